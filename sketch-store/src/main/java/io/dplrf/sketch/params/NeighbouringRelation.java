@@ -1,0 +1,22 @@
+package io.dplrf.sketch.params;
+
+/**
+ * Which pairs of inputs a guarantee protects (DESIGN.md, privacy model). Every relation is scaled
+ * by the contribution bound C.
+ */
+public enum NeighbouringRelation {
+  /** Priv1 of Upadhyay 2018 (paper 002, §2): A − A' = C·u vᵀ for unit vectors u, v. */
+  RANK_ONE("A - A' = C u v^T, |u| = |v| = 1 (Priv1)"),
+  /** Priv2 of paper 002, §2: ‖A − A'‖_F ≤ C. Implies RANK_ONE. */
+  FROBENIUS("||A - A'||_F <= C (Priv2)");
+
+  private final String description;
+
+  NeighbouringRelation(String description) {
+    this.description = description;
+  }
+
+  public String description() {
+    return description;
+  }
+}
