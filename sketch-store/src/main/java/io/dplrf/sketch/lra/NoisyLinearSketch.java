@@ -1,0 +1,95 @@
+package io.dplrf.sketch.lra;
+
+import io.dplrf.sketch.noise.GridGaussian;
+import io.dplrf.sketch.randomness.KeyStream;
+import io.dplrf.sketch.randomness.RandomBits;
+import io.dplrf.sketch.randomness.SecretKey;
+
+/**
+ * A noisy linear sketch of an m×n matrix updated by turnstile updates (Δ, i, j), meaning
+ * A[i][j] += Δ.
+ *
+ * <p>Privacy contract. The noise of a sketch is fixed when the sketch is created: it is a pure
+ * function of the secret key and the sketch's node label, drawn by an exact discrete sampler
+ * from the keystream of that label. Nothing can redraw it with other values; a restart that
+ * recreates the node regenerates the very same noise, so no second independent noisy view can
+ * ever exist. Only {@link #release()}-style methods hand out data, and only with the noise in.
+ *
+ * <p>Not thread-safe: one writer owns a sketch.
+ */
+public abstract sealed class NoisyLinearSketch
+    permits Priv1Sketch, Priv2Sketch, DenseInputPerturbation {
+  final int m;
+  final int n;
+  final SecretKey key;
+  final String nodeLabel;
+  private long updates;
+
+  NoisyLinearSketch(int m, int n, SecretKey key, String nodeLabel) {
+    this.m = m;
+    this.n = n;
+    this.key = key;
+    this.nodeLabel = nodeLabel;
+  }
+
+  public final int rows() {
+    return m;
+  }
+
+  public final int cols() {
+    return n;
+  }
+
+  /** The label that derives this sketch's noise; public, not secret. */
+  public final String nodeLabel() {
+    return nodeLabel;
+  }
+
+  public final long updateCount() {
+    return updates;
+  }
+
+  /**
+   * Applies A[i][j] += Δ in time proportional to the sketch width.
+   *
+   * @throws IllegalArgumentException if an index is out of range or Δ is not finite; the sketch
+   *     is unchanged
+   */
+  public final void update(int i, int j, double delta) {
+    if (i < 0 || i >= m || j < 0 || j >= n) {
+      throw new IllegalArgumentException(
+          "update index (" + i + ", " + j + ") out of range for a " + m + "x" + n + " matrix");
+    }
+    if (!Double.isFinite(delta)) {
+      throw new IllegalArgumentException("update delta must be finite. Provided value: " + delta);
+    }
+    apply(i, j, delta);
+    updates++;
+  }
+
+  abstract void apply(int i, int j, double delta);
+
+  /** Bytes of state this sketch keeps (accumulators and cached sketching-matrix rows). */
+  public abstract long sizeInBytes();
+
+  /** Adds this node's discrete Gaussian noise for {@code part}, on the plan's grid, to dst. */
+  final void addNoise(String part, GaussianSketchNoise noise, double[] dst) {
+    RandomBits bits = KeyStream.of(key, nodeLabel + "/" + part).bits();
+    GridGaussian grid = noise.grid();
+    double[] buf = new double[Math.min(dst.length, 1 << 16)];
+    for (int off = 0; off < dst.length; off += buf.length) {
+      int len = Math.min(buf.length, dst.length - off);
+      grid.fill(bits, buf, 0, len);
+      for (int x = 0; x < len; x++) {
+        dst[off + x] += buf[x];
+      }
+    }
+  }
+
+  /** Rounds every entry to the noise grid (the query rounding that the slack accounts for). */
+  static void roundToGrid(double[] data, double gamma) {
+    for (int x = 0; x < data.length; x++) {
+      data[x] = GridGaussian.roundToGrid(data[x], gamma);
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package io.dplrf.sketch.lra;
+
+import io.dplrf.sketch.matrix.Dense;
+import io.dplrf.sketch.randomness.SecretKey;
+import java.util.List;
+
+/**
+ * Priv2 sketches (paper 002 §3): Y = AΦ + N1 (m×t) and Z = SA + N2 (v×n), private for any
+ * change of Frobenius norm ≤ C ({@link Priv2Plan}).
+ *
+ * <p>Per update (Δ, i, j): Y row i += Δ·Φ row j (O(t)); Z column j += Δ·S column i (O(v),
+ * buffered so each S column is generated once per flush). Z is kept transposed so that a
+ * column is contiguous.
+ */
+public final class Priv2Sketch extends NoisyLinearSketch {
+  private static final int BUFFER = 1 << 16;
+
+  private final Priv2Plan plan;
+  private final Priv2Matrices mats;
+  private final int tw;
+  private final int v;
+  private final double[] y; // m × t
+  private final double[] zT; // n × v: (SA)ᵀ
+  private final UpdateBuffer buffer = new UpdateBuffer(BUFFER);
+
+  private Priv2Sketch(Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel) {
+    super(plan.sizes().m(), plan.sizes().n(), key, nodeLabel);
+    if (!mats.sizes.equals(plan.sizes())) {
+      throw new IllegalArgumentException("plan and sketching matrices disagree on sizes");
+    }
+    this.plan = plan;
+    this.mats = mats;
+    this.tw = plan.sizes().t();
+    this.v = plan.sizes().v();
+    y = new double[Math.multiplyExact(m, tw)];
+    zT = new double[Math.multiplyExact(n, v)];
+  }
+
+  public static Priv2Sketch create(
+      Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel) {
+    return new Priv2Sketch(plan, mats, key, nodeLabel);
+  }
+
+  public Priv2Plan plan() {
+    return plan;
+  }
+
+  @Override
+  void apply(int i, int j, double delta) {
+    double[] phi = mats.phiRows;
+    int yo = i * tw;
+    int po = j * tw;
+    for (int a = 0; a < tw; a++) {
+      y[yo + a] += delta * phi[po + a];
+    }
+    if (buffer.add(i, j, delta)) {
+      flush();
+    }
+  }
+
+  private void flush() {
+    if (buffer.size() == 0) {
+      return;
+    }
+    double[] col = new double[v];
+    buffer.drainGroupedBy(buffer.rows, (i, positions, count) -> {
+      mats.s.columns(i, i + 1, col);
+      for (int c = 0; c < count; c++) {
+        int p = positions[c];
+        double d = buffer.deltas[p];
+        int zo = buffer.cols[p] * v;
+        for (int b = 0; b < v; b++) {
+          zT[zo + b] += d * col[b];
+        }
+      }
+    });
+  }
+
+  /** Y = round(AΦ) + N1 and Z = round(SA) + N2, noise regenerated from the node label. */
+  public Priv2Sketches release() {
+    flush();
+    double[] yOut = y.clone();
+    roundToGrid(yOut, plan.yNoise().grid().gamma());
+    addNoise("N1", plan.yNoise(), yOut);
+    double[] z = new double[v * n];
+    for (int j = 0; j < n; j++) {
+      for (int b = 0; b < v; b++) {
+        z[b * n + j] = zT[j * v + b];
+      }
+    }
+    roundToGrid(z, plan.zNoise().grid().gamma());
+    addNoise("N2", plan.zNoise(), z);
+    List<NoiseScale> noise =
+        List.of(plan.yNoise().scale((long) m * tw), plan.zNoise().scale((long) v * n));
+    return new Priv2Sketches(m, n, new Dense(m, tw, yOut), new Dense(v, n, z), mats.s, noise);
+  }
+
+  @Override
+  public long sizeInBytes() {
+    return 8L * (y.length + zT.length + 3L * BUFFER) + mats.sizeInBytes();
+  }
+}
