@@ -13,7 +13,7 @@ public final class DenseInputPerturbation extends NoisyLinearSketch {
   private final double[] a;
 
   private DenseInputPerturbation(DensePlan plan, SecretKey key, String nodeLabel) {
-    super(plan.m(), plan.n(), key, nodeLabel);
+    super(plan.m(), plan.n(), key, nodeLabel, false);
     this.plan = plan;
     this.a = new double[Math.multiplyExact(plan.m(), plan.n())];
   }
@@ -36,7 +36,7 @@ public final class DenseInputPerturbation extends NoisyLinearSketch {
     roundToGrid(out, plan.noise().grid().gamma());
     addNoise("N", plan.noise(), out);
     return new DenseNoisyMatrix(
-        new Dense(m, n, out), List.of(plan.noise().scale((long) m * n)));
+        new Dense(m, n, out), List.of(noiseScale(plan.noise(), (long) m * n)));
   }
 
   @Override

@@ -23,13 +23,23 @@ public abstract sealed class NoisyLinearSketch
   final int n;
   final SecretKey key;
   final String nodeLabel;
+  final boolean noiseless;
   private long updates;
 
-  NoisyLinearSketch(int m, int n, SecretKey key, String nodeLabel) {
+  NoisyLinearSketch(int m, int n, SecretKey key, String nodeLabel, boolean noiseless) {
     this.m = m;
     this.n = n;
     this.key = key;
     this.nodeLabel = nodeLabel;
+    this.noiseless = noiseless;
+  }
+
+  /**
+   * True for a sketch made by a {@code createWithoutNoise} factory: its releases carry no noise
+   * and are NOT private. For sketch-quality studies only; callers must not label them private.
+   */
+  public final boolean isNoiseless() {
+    return noiseless;
   }
 
   public final int rows() {
@@ -74,6 +84,9 @@ public abstract sealed class NoisyLinearSketch
 
   /** Adds this node's discrete Gaussian noise for {@code part}, on the plan's grid, to dst. */
   final void addNoise(String part, GaussianSketchNoise noise, double[] dst) {
+    if (noiseless) {
+      return;
+    }
     RandomBits bits = KeyStream.of(key, nodeLabel + "/" + part).bits();
     GridGaussian grid = noise.grid();
     double[] buf = new double[Math.min(dst.length, 1 << 16)];
@@ -87,9 +100,19 @@ public abstract sealed class NoisyLinearSketch
   }
 
   /** Rounds every entry to the noise grid (the query rounding that the slack accounts for). */
-  static void roundToGrid(double[] data, double gamma) {
+  final void roundToGrid(double[] data, double gamma) {
+    if (noiseless) {
+      return;
+    }
     for (int x = 0; x < data.length; x++) {
       data[x] = GridGaussian.roundToGrid(data[x], gamma);
     }
+  }
+
+  /** The noise scale as released: zero for a noiseless sketch. */
+  final NoiseScale noiseScale(GaussianSketchNoise noise, long entries) {
+    return noiseless
+        ? new NoiseScale(noise.sketch(), 0, noise.sensitivity(), 0)
+        : noise.scale(entries);
   }
 }

@@ -35,8 +35,9 @@ public final class Priv1Sketch extends NoisyLinearSketch {
   private final double[] w; // m × v row-major: Â Tᵀ
   private final UpdateBuffer buffer = new UpdateBuffer(BUFFER);
 
-  private Priv1Sketch(Priv1Plan plan, Priv1Matrices mats, SecretKey key, String nodeLabel) {
-    super(plan.sizes().m(), plan.sizes().n(), key, nodeLabel);
+  private Priv1Sketch(
+      Priv1Plan plan, Priv1Matrices mats, SecretKey key, String nodeLabel, boolean noiseless) {
+    super(plan.sizes().m(), plan.sizes().n(), key, nodeLabel, noiseless);
     if (!mats.sizes.equals(plan.sizes())) {
       throw new IllegalArgumentException("plan and sketching matrices disagree on sizes");
     }
@@ -44,7 +45,7 @@ public final class Priv1Sketch extends NoisyLinearSketch {
     this.mats = mats;
     this.tw = plan.sizes().t();
     this.v = plan.sizes().v();
-    double sigmaMin = plan.sigmaMin();
+    double sigmaMin = sigmaMin();
     // Yc starts as σmin·G: the node's padding Gaussian, regenerated from its own label.
     SketchMatrix gT = GaussianMatrices.gaussian(key, nodeLabel + "/G", tw, m, 1 / Math.sqrt(tw));
     yc = new double[Math.multiplyExact(m, tw)];
@@ -67,7 +68,17 @@ public final class Priv1Sketch extends NoisyLinearSketch {
   /** A sketch with its noise, for the node {@code nodeLabel} of an instance. */
   public static Priv1Sketch create(
       Priv1Plan plan, Priv1Matrices mats, SecretKey key, String nodeLabel) {
-    return new Priv1Sketch(plan, mats, key, nodeLabel);
+    return new Priv1Sketch(plan, mats, key, nodeLabel, false);
+  }
+
+  /** NOT private: σmin = 0 and no noise. For sketch-quality studies ({@code --no-noise}). */
+  public static Priv1Sketch createWithoutNoise(
+      Priv1Plan plan, Priv1Matrices mats, SecretKey key, String nodeLabel) {
+    return new Priv1Sketch(plan, mats, key, nodeLabel, true);
+  }
+
+  private double sigmaMin() {
+    return noiseless ? 0 : plan.sigmaMin();
   }
 
   private static void scale(double[] a, double c) {
@@ -164,11 +175,11 @@ public final class Priv1Sketch extends NoisyLinearSketch {
     addNoise("N2", zNoise, z);
     List<NoiseScale> noise = List.of(
         // Yc carries no additive noise; its randomness is the padding σmin·G, N(0, σmin²/t).
-        new NoiseScale("Yc", plan.sigmaMin() / Math.sqrt(tw), plan.clip(), (long) m * tw),
-        yrNoise.scale((long) tw * cols),
-        zNoise.scale((long) v * v));
+        new NoiseScale("Yc", sigmaMin() / Math.sqrt(tw), plan.clip(), (long) m * tw),
+        noiseScale(yrNoise, (long) tw * cols),
+        noiseScale(zNoise, (long) v * v));
     return new Priv1Sketches(
-        m, n, plan.sigmaMin(), ycOut, new Dense(tw, cols, yr), new Dense(v, v, z), mats.s, mats.t,
+        m, n, sigmaMin(), ycOut, new Dense(tw, cols, yr), new Dense(v, v, z), mats.s, mats.t,
         noise);
   }
 

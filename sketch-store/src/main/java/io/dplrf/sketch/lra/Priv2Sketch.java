@@ -23,8 +23,9 @@ public final class Priv2Sketch extends NoisyLinearSketch {
   private final double[] zT; // n × v: (SA)ᵀ
   private final UpdateBuffer buffer = new UpdateBuffer(BUFFER);
 
-  private Priv2Sketch(Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel) {
-    super(plan.sizes().m(), plan.sizes().n(), key, nodeLabel);
+  private Priv2Sketch(
+      Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel, boolean noiseless) {
+    super(plan.sizes().m(), plan.sizes().n(), key, nodeLabel, noiseless);
     if (!mats.sizes.equals(plan.sizes())) {
       throw new IllegalArgumentException("plan and sketching matrices disagree on sizes");
     }
@@ -38,7 +39,13 @@ public final class Priv2Sketch extends NoisyLinearSketch {
 
   public static Priv2Sketch create(
       Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel) {
-    return new Priv2Sketch(plan, mats, key, nodeLabel);
+    return new Priv2Sketch(plan, mats, key, nodeLabel, false);
+  }
+
+  /** NOT private: no noise. For sketch-quality studies ({@code --no-noise}). */
+  public static Priv2Sketch createWithoutNoise(
+      Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel) {
+    return new Priv2Sketch(plan, mats, key, nodeLabel, true);
   }
 
   public Priv2Plan plan() {
@@ -91,7 +98,7 @@ public final class Priv2Sketch extends NoisyLinearSketch {
     roundToGrid(z, plan.zNoise().grid().gamma());
     addNoise("N2", plan.zNoise(), z);
     List<NoiseScale> noise =
-        List.of(plan.yNoise().scale((long) m * tw), plan.zNoise().scale((long) v * n));
+        List.of(noiseScale(plan.yNoise(), (long) m * tw), noiseScale(plan.zNoise(), (long) v * n));
     return new Priv2Sketches(m, n, new Dense(m, tw, yOut), new Dense(v, n, z), mats.s, noise);
   }
 

@@ -1,0 +1,88 @@
+package io.dplrf.deploy.bench;
+
+import io.dplrf.sketch.matrix.Dense;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * Benchmark inputs: a synthetic exactly-rank-k matrix and the MovieLens users × movies ratings
+ * matrix read from ../shared/data at run time (never copied into the repository).
+ */
+public final class Datasets {
+  private Datasets() {}
+
+  /**
+   * A = L Rᵀ with L (m×k) and R (n×k) standard normal, scaled so that max |A_ij| = maxEntry.
+   * Exactly rank k, so the best rank-k error is 0. Synthetic data, not private noise: a seeded
+   * {@link SplittableRandom} is fine here.
+   */
+  public static Dense lowRank(int m, int n, int k, double maxEntry, long seed) {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    double[] l = normals(rnd, m * k);
+    double[] r = normals(rnd, n * k);
+    double[] a = new double[m * n];
+    double max = 0;
+    for (int i = 0; i < m; i++) {
+      for (int j = 0; j < n; j++) {
+        double s = 0;
+        for (int c = 0; c < k; c++) {
+          s += l[i * k + c] * r[j * k + c];
+        }
+        a[i * n + j] = s;
+        max = Math.max(max, Math.abs(s));
+      }
+    }
+    double scale = maxEntry / max;
+    for (int x = 0; x < a.length; x++) {
+      a[x] *= scale;
+    }
+    return new Dense(m, n, a);
+  }
+
+  /** Standard normals by Box–Muller over a seeded generator (synthetic data only). */
+  static double[] normals(SplittableRandom rnd, int count) {
+    double[] out = new double[count];
+    for (int x = 0; x < count; x += 2) {
+      double u1 = 1 - rnd.nextDouble();
+      double u2 = rnd.nextDouble();
+      double rad = Math.sqrt(-2 * Math.log(u1));
+      out[x] = rad * Math.cos(2 * Math.PI * u2);
+      if (x + 1 < count) {
+        out[x + 1] = rad * Math.sin(2 * Math.PI * u2);
+      }
+    }
+    return out;
+  }
+
+  /** MovieLens ratings.csv (userId,movieId,rating,timestamp) as a users × rated-movies matrix. */
+  public static Dense movieLens(Path ratingsCsv) throws IOException {
+    Map<Integer, Integer> users = new HashMap<>();
+    Map<Integer, Integer> movies = new HashMap<>();
+    java.util.List<double[]> triples = new java.util.ArrayList<>();
+    try (BufferedReader r = Files.newBufferedReader(ratingsCsv)) {
+      String line = r.readLine(); // header
+      if (line == null || !line.startsWith("userId")) {
+        throw new IOException(ratingsCsv + ": expected the MovieLens header userId,movieId,...");
+      }
+      while ((line = r.readLine()) != null) {
+        if (line.isBlank()) {
+          continue;
+        }
+        String[] f = line.split(",");
+        int u = users.computeIfAbsent(Integer.parseInt(f[0]), x -> users.size());
+        int mv = movies.computeIfAbsent(Integer.parseInt(f[1]), x -> movies.size());
+        triples.add(new double[] {u, mv, Double.parseDouble(f[2])});
+      }
+    }
+    Dense a = new Dense(users.size(), movies.size());
+    for (double[] t : triples) {
+      a.add((int) t[0], (int) t[1], t[2]);
+    }
+    return a;
+  }
+}

@@ -1,0 +1,77 @@
+package io.dplrf.deploy.cli;
+
+import io.dplrf.deploy.io.InputException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+
+/**
+ * Dispatches {@code dplrf <command>}. Errors become one line on stderr: exit 2 for a usage or
+ * parameter mistake, 1 for bad input or a failure while running. Never a stack trace for a
+ * user's mistake.
+ */
+public final class Cli {
+  static final String USAGE = """
+      dplrf: differentially private low-rank factorization
+
+      usage: dplrf <command> [options]
+        factorize   one-shot private factorization of a matrix file
+        bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens'
+        help        this text
+
+      'dplrf <command> --help' describes a command.
+      """;
+
+  private Cli() {}
+
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
+      out.print(USAGE);
+      return args.length == 0 ? 2 : 0;
+    }
+    String command = args[0];
+    boolean help = args.length > 1 && (args[1].equals("--help") || args[1].equals("-h"));
+    try {
+      switch (command) {
+        case "factorize" -> {
+          if (help) {
+            out.print(FactorizeCommand.USAGE);
+            return 0;
+          }
+          return FactorizeCommand.run(args, out);
+        }
+        case "bench" -> {
+          if (help) {
+            out.print(BenchCommand.USAGE);
+            return 0;
+          }
+          return BenchCommand.run(args, out);
+        }
+        default -> {
+          err.println("dplrf: unknown command '" + command + "' (try 'dplrf help')");
+          return 2;
+        }
+      }
+    } catch (Args.UsageException e) {
+      err.println("dplrf " + e.getMessage());
+      return 2;
+    } catch (IllegalArgumentException e) {
+      err.println("dplrf " + command + ": " + e.getMessage());
+      return 2;
+    } catch (InputException e) {
+      err.println("dplrf " + command + ": " + e.getMessage());
+      return 1;
+    } catch (IOException | UncheckedIOException e) {
+      err.println("dplrf " + command + ": " + oneLine(e));
+      return 1;
+    } catch (Exception e) {
+      err.println("dplrf " + command + ": internal error: " + oneLine(e));
+      return 1;
+    }
+  }
+
+  private static String oneLine(Throwable e) {
+    String m = e.getMessage();
+    return (m == null ? e.getClass().getSimpleName() : m).replace('\n', ' ');
+  }
+}

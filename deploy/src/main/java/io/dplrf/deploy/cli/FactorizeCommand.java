@@ -1,0 +1,174 @@
+package io.dplrf.deploy.cli;
+
+import io.dplrf.deploy.io.InputException;
+import io.dplrf.deploy.io.Json;
+import io.dplrf.deploy.io.MatrixInput;
+import io.dplrf.deploy.io.Npy;
+import io.dplrf.deploy.io.OutputDirectory;
+import io.dplrf.deploy.oneshot.MechanismName;
+import io.dplrf.deploy.oneshot.OneShot;
+import io.dplrf.deploy.oneshot.ReleaseDocument;
+import io.dplrf.release.Factorization;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code dplrf factorize}: reads a matrix as a stream of turnstile updates and writes a one-shot
+ * private rank-k factorization: U.npy (m×k), S.npy (k), V.npy (n×k) and release.json. On any
+ * error: one line on stderr, a non-zero exit code and no output directory.
+ */
+final class FactorizeCommand {
+  static final String USAGE = """
+      usage: dplrf factorize --input FILE --rank K --epsilon E --delta D --mechanism NAME --out DIR
+                             [--sketch-cols t] [--sketch-rows v] [--alpha A] [--clip C] [--key FILE]
+                             [--rows M --cols N] [--overwrite] [--no-noise]
+        FILE       Matrix Market (.mtx, 1-based) or CSV lines i,j,delta (0-based)
+        NAME       priv1 | priv2 | input-perturbation
+        --clip C   the protected change: Priv1 A-A' = C u v^T, Priv2 ||A-A'||_F <= C (default 1)
+        --key FILE secret key, created with owner-only permissions if absent
+                   (default: $DPLRF_KEY or ~/.config/dplrf/secret.key)
+        --rows/--cols  public dimensions; without them a CSV's dimensions are read from the data
+        --no-noise NOT private: sketches without noise, for sketch-quality studies
+      """;
+
+  private static final Set<String> OPTIONS = Set.of(
+      "input", "rank", "epsilon", "delta", "mechanism", "out", "sketch-cols", "sketch-rows",
+      "alpha", "clip", "key", "rows", "cols");
+  private static final Set<String> FLAGS = Set.of("overwrite", "no-noise");
+
+  private FactorizeCommand() {}
+
+  static int run(String[] argv, PrintStream out) throws Exception {
+    Args a = Args.parse("factorize", argv, 1, OPTIONS, FLAGS);
+    Path input = Path.of(a.required("input"));
+    Path outDir = Path.of(a.required("out"));
+    int k = a.integer("rank", -1);
+    if (k == -1) {
+      a.required("rank");
+    }
+    PrivacyParams privacy = new PrivacyParams(a.requiredNumber("epsilon"), a.requiredNumber("delta"));
+    MechanismName mechanism = MechanismName.parse(a.required("mechanism"));
+    double clip = a.number("clip", 1.0);
+    if (!(clip > 0)) {
+      throw new IllegalArgumentException("clip must be > 0 and < infinity. Provided value: " + clip);
+    }
+    double alpha = a.number("alpha", SketchSizes.DEFAULT_ALPHA);
+    boolean noNoise = a.flag("no-noise");
+    boolean overwrite = a.flag("overwrite");
+    if (!overwrite && Files.exists(outDir) && !isEmptyDir(outDir)) {
+      throw new IllegalArgumentException(
+          "output directory " + outDir + " exists and is not empty (use --overwrite to replace it)");
+    }
+
+    MatrixInput in = MatrixInput.open(input);
+    Integer rowsOpt = a.integerOrNull("rows");
+    Integer colsOpt = a.integerOrNull("cols");
+    boolean dimsFromData = false;
+    int m;
+    int n;
+    if (rowsOpt != null && colsOpt != null) {
+      m = rowsOpt;
+      n = colsOpt;
+    } else if (rowsOpt != null || colsOpt != null) {
+      throw new Args.UsageException("factorize: give both --rows and --cols, or neither");
+    } else if (in.rows().isPresent() && in.cols().isPresent()) {
+      m = in.rows().getAsInt();
+      n = in.cols().getAsInt();
+    } else {
+      MatrixInput.Dimensions d = in.scanDimensions();
+      m = d.rows();
+      n = d.cols();
+      dimsFromData = true;
+    }
+    SketchSizes sizes = mechanism == MechanismName.INPUT_PERTURBATION
+        ? denseSizes(m, n, k)
+        : SketchSizes.of(m, n, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"), alpha);
+    SecretKey key = SecretKey.loadOrCreate(keyPath(a));
+
+    OneShot.Result r = OneShot.run(
+        new OneShot.Request(mechanism, sizes, privacy, clip, noNoise), key,
+        sink -> in.forEach(m, n, sink::accept));
+    Factorization f = r.release().factorization();
+    Map<String, Object> doc = document(mechanism, privacy, clip, sizes, noNoise, dimsFromData, key, r);
+    OutputDirectory.write(outDir, overwrite, tmp -> {
+      Npy.writeDoubles(tmp.resolve("U.npy"), f.u().data(), f.u().rows(), f.u().cols());
+      Npy.writeDoubles(tmp.resolve("S.npy"), f.s(), f.s().length);
+      Npy.writeDoubles(tmp.resolve("V.npy"), f.v().data(), f.v().rows(), f.v().cols());
+      Files.writeString(tmp.resolve("release.json"), Json.write(doc) + "\n");
+    });
+    out.printf("wrote %s: rank-%d %s factorization of a %dx%d matrix (%d updates), %s%n",
+        outDir, k, mechanism.cliName(), m, n, r.updates(),
+        noNoise ? "NOT PRIVATE (--no-noise)" : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
+    return 0;
+  }
+
+  private static SketchSizes denseSizes(int m, int n, int k) {
+    int lim = Math.min(m, n);
+    if (k > lim) {
+      throw new IllegalArgumentException("rank (k) must be <= min(rows, cols) = " + lim + ". Provided value: " + k);
+    }
+    return new SketchSizes(m, n, k, k, k);
+  }
+
+  static Path keyPath(Args a) {
+    String p = a.string("key", System.getenv("DPLRF_KEY"));
+    if (p != null && !p.isBlank()) {
+      return Path.of(p);
+    }
+    return Path.of(System.getProperty("user.home"), ".config", "dplrf", "secret.key");
+  }
+
+  private static boolean isEmptyDir(Path p) throws java.io.IOException {
+    if (!Files.isDirectory(p)) {
+      return false;
+    }
+    try (var s = Files.list(p)) {
+      return s.findAny().isEmpty();
+    }
+  }
+
+  static Map<String, Object> document(
+      MechanismName mechanism, PrivacyParams privacy, double clip, SketchSizes sizes,
+      boolean noNoise, boolean dimsFromData, SecretKey key, OneShot.Result r) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("format", "dplrf-release/1");
+    doc.put("mechanism", mechanism.cliName());
+    doc.put("reference", mechanism.reference());
+    doc.put("private", !noNoise);
+    if (noNoise) {
+      doc.put("warning", "--no-noise: sketches without noise. This release is NOT differentially private.");
+    } else {
+      doc.put("epsilon", privacy.epsilon());
+      doc.put("delta", privacy.delta());
+      doc.put("neighbouringRelation", mechanism.relation().description());
+      doc.put("clip", clip);
+    }
+    doc.put("rank", sizes.k());
+    doc.put("rows", sizes.m());
+    doc.put("cols", sizes.n());
+    doc.put("dimensionsFromData", dimsFromData);
+    if (mechanism != MechanismName.INPUT_PERTURBATION) {
+      doc.put("sketchCols", sizes.t());
+      doc.put("sketchRows", sizes.v());
+    }
+    doc.put("runId", r.runId());
+    doc.put("keyFingerprint", key.fingerprint());
+    doc.put("sketchBytes", r.sketchBytes());
+    if (!noNoise) {
+      doc.put("calibration", ReleaseDocument.describe(r.plan()));
+    }
+    doc.put("utility", ReleaseDocument.describe(r.release().report()));
+    return doc;
+  }
+
+  static boolean isInputError(Throwable e) {
+    return e instanceof InputException;
+  }
+}

@@ -1,0 +1,92 @@
+package io.dplrf.deploy.oneshot;
+
+import io.dplrf.release.DenseRelease;
+import io.dplrf.release.Priv1Release;
+import io.dplrf.release.Priv2Release;
+import io.dplrf.release.Release;
+import io.dplrf.sketch.lra.DenseInputPerturbation;
+import io.dplrf.sketch.lra.DensePlan;
+import io.dplrf.sketch.lra.NoisyLinearSketch;
+import io.dplrf.sketch.lra.Priv1Matrices;
+import io.dplrf.sketch.lra.Priv1Plan;
+import io.dplrf.sketch.lra.Priv1Sketch;
+import io.dplrf.sketch.lra.Priv2Matrices;
+import io.dplrf.sketch.lra.Priv2Plan;
+import io.dplrf.sketch.lra.Priv2Sketch;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/**
+ * A one-shot private factorization: sizes → noise plan → sketch (noise in from the start) →
+ * stream every update in → release → post-process. Every run draws its own sketching matrices
+ * and noise under a fresh random run id: two runs must never share randomness, or their
+ * difference would expose the data difference.
+ */
+public final class OneShot {
+  private OneShot() {}
+
+  /** What to compute. {@code noNoise} produces a NON-private release (sketch-quality studies). */
+  public record Request(
+      MechanismName mechanism,
+      SketchSizes sizes,
+      PrivacyParams privacy,
+      double clip,
+      boolean noNoise) {}
+
+  /** The release plus what a report needs. */
+  public record Result(Release release, Object plan, String runId, long sketchBytes, long updates) {}
+
+  public static Result run(Request req, SecretKey key, UpdateSource source) throws Exception {
+    String runId = newRunId();
+    String instance = "oneshot/" + runId;
+    String node = instance + "/node";
+    SketchSizes sz = req.sizes();
+    switch (req.mechanism()) {
+      case PRIV1 -> {
+        Priv1Plan plan = Priv1Plan.calibrate(req.privacy(), req.clip(), sz);
+        Priv1Matrices mats = Priv1Matrices.generate(key, instance, sz);
+        Priv1Sketch sk = req.noNoise()
+            ? Priv1Sketch.createWithoutNoise(plan, mats, key, node)
+            : Priv1Sketch.create(plan, mats, key, node);
+        feed(sk, source);
+        return new Result(Priv1Release.factorize(sk.release(), sz.k()), plan, runId,
+            sk.sizeInBytes(), sk.updateCount());
+      }
+      case PRIV2 -> {
+        Priv2Plan plan = Priv2Plan.calibrate(req.privacy(), req.clip(), sz);
+        Priv2Matrices mats = Priv2Matrices.generate(key, instance, sz);
+        Priv2Sketch sk = req.noNoise()
+            ? Priv2Sketch.createWithoutNoise(plan, mats, key, node)
+            : Priv2Sketch.create(plan, mats, key, node);
+        feed(sk, source);
+        return new Result(Priv2Release.factorize(sk.release(), sz.k()), plan, runId,
+            sk.sizeInBytes(), sk.updateCount());
+      }
+      case INPUT_PERTURBATION -> {
+        if (req.noNoise()) {
+          throw new IllegalArgumentException(
+              "--no-noise is meaningless for input-perturbation (it would be the exact SVD)");
+        }
+        DensePlan plan = DensePlan.calibrate(req.privacy(), req.clip(), sz.m(), sz.n());
+        DenseInputPerturbation sk = DenseInputPerturbation.create(plan, key, node);
+        feed(sk, source);
+        return new Result(DenseRelease.factorize(sk.release(), sz.k()), plan, runId,
+            sk.sizeInBytes(), sk.updateCount());
+      }
+      default -> throw new AssertionError(req.mechanism());
+    }
+  }
+
+  private static void feed(NoisyLinearSketch sketch, UpdateSource source) throws Exception {
+    source.forEach(sketch::update);
+  }
+
+  private static String newRunId() {
+    byte[] b = new byte[16];
+    new SecureRandom().nextBytes(b);
+    return HexFormat.of().formatHex(b);
+  }
+}
