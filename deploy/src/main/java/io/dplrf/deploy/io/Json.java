@@ -212,6 +212,7 @@ public final class Json {
       char c = s.charAt(pos);
       switch (c) {
         case '{': {
+          pos++;
           Map<String, Object> m = new LinkedHashMap<>();
           if (consume('}')) {
             return m;
@@ -231,6 +232,7 @@ public final class Json {
           return m;
         }
         case '[': {
+          pos++;
           List<Object> list = new ArrayList<>();
           if (consume(']')) {
             return list;
