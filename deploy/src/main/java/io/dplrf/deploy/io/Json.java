@@ -68,8 +68,14 @@ public final class Json {
 
   @Override
   public String toString() {
+    return write(this);
+  }
+
+  /** Pretty-prints any JSON value: Json, Map, Iterable, array, string, number, boolean, null. */
+  public static String write(Object value) {
+    check(value, "$");
     StringBuilder out = new StringBuilder();
-    write(out, this, "");
+    write(out, value, "");
     return out.toString();
   }
 

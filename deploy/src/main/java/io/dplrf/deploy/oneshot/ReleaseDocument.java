@@ -20,6 +20,9 @@ public final class ReleaseDocument {
     if (value == null || value instanceof String || value instanceof Boolean) {
       return value;
     }
+    if (value instanceof Double d && !Double.isFinite(d)) {
+      return null; // JSON has no NaN/∞; a report field that is undefined is written as null
+    }
     if (value instanceof Number num) {
       return num;
     }
@@ -29,7 +32,7 @@ public final class ReleaseDocument {
     if (value instanceof double[] a) {
       List<Object> l = new ArrayList<>(a.length);
       for (double d : a) {
-        l.add(d);
+        l.add(describe(d));
       }
       return l;
     }
