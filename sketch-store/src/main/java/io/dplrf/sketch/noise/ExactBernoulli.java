@@ -1,10 +1,12 @@
 package io.dplrf.sketch.noise;
 
 import io.dplrf.sketch.randomness.RandomBits;
+import java.math.BigInteger;
 
 /**
  * Exact Bernoulli trials with rational (or exp(−rational)) success probabilities: CKS Algorithm 1
- * and the uniform-integer comparisons under it. Integer arithmetic only.
+ * and the uniform-integer comparisons under it. Integer arithmetic only (BigInteger once, at class
+ * initialisation, for the bits of e^{−1}).
  */
 final class ExactBernoulli {
   private ExactBernoulli() {}
@@ -46,9 +48,64 @@ final class ExactBernoulli {
     return (k & 1) == 1;
   }
 
-  /** Bernoulli(exp(−1)). */
+  /** Words of the binary expansion of e^{−1}, computed exactly; grown on the (2^−256) demand. */
+  private static volatile long[] expMinusOneWords = expansionOfExpMinusOne(4);
+
+  /**
+   * Bernoulli(e^{−1}) by lazy comparison: a uniform real W = 0.w₀w₁w₂… (64-bit words from {@code
+   * bits}) is below e^{−1} iff, at the first word where W and the binary expansion of e^{−1}
+   * differ, W's word is smaller. Exact (e^{−1} is irrational, so the comparison ends with
+   * probability 1) and uses one word except with probability 2^−64. Equivalent in distribution to
+   * CKS Algorithm 1 with γ = 1, which costs e − 1 ≈ 1.7 words and as many unpredictable branches;
+   * this is the sampler's hottest trial (the geometric count V of Algorithm 2).
+   */
   static boolean expMinusOne(RandomBits bits) {
-    return expMinusAtMostOne(bits, 1, 1);
+    long[] e = expMinusOneWords;
+    for (int i = 0; ; i++) {
+      if (i == e.length) {
+        e = expansionOfExpMinusOne(2 * e.length);
+        expMinusOneWords = e;
+      }
+      long w = bits.nextLong();
+      if (w != e[i]) {
+        return Long.compareUnsigned(w, e[i]) < 0;
+      }
+    }
+  }
+
+  /**
+   * The first 64·words bits of e^{−1} after the binary point, exactly. With A = Σ_{k≤n} (−1)^k
+   * n!/k!, the alternating series gives A/n! − 1/(n+1)! < e^{−1} < A/n! + 1/(n+1)!; n grows until
+   * both bounds have the same first B = 64·words bits (BigInteger arithmetic, class-init only).
+   */
+  static long[] expansionOfExpMinusOne(int words) {
+    int b = 64 * words;
+    for (int n = 8; ; n += 8) {
+      BigInteger nFact = BigInteger.ONE;
+      for (int k = 2; k <= n; k++) {
+        nFact = nFact.multiply(BigInteger.valueOf(k));
+      }
+      BigInteger a = BigInteger.ZERO;
+      BigInteger term = nFact; // n!/k! for k = 0
+      for (int k = 0; k <= n; k++) {
+        a = (k % 2 == 0) ? a.add(term) : a.subtract(term);
+        if (k < n) {
+          term = term.divide(BigInteger.valueOf(k + 1));
+        }
+      }
+      // Bounds times 2^B: (A(n+1) ∓ 1)·2^B / (n+1)!.
+      BigInteger den = nFact.multiply(BigInteger.valueOf(n + 1));
+      BigInteger mid = a.multiply(BigInteger.valueOf(n + 1));
+      BigInteger lo = mid.subtract(BigInteger.ONE).shiftLeft(b).divide(den);
+      BigInteger hi = mid.add(BigInteger.ONE).shiftLeft(b).divide(den);
+      if (lo.equals(hi)) {
+        long[] out = new long[words];
+        for (int i = 0; i < words; i++) {
+          out[i] = lo.shiftRight(64 * (words - 1 - i)).longValue();
+        }
+        return out;
+      }
+    }
   }
 
   /**

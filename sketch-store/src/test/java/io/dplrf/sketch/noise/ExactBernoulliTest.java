@@ -45,4 +45,32 @@ class ExactBernoulliTest {
       assertFalse(ExactBernoulli.expMinus(bits, 1, 0, 3));
     }
   }
+
+  @Test
+  void expansionOfExpMinusOne_matchesDoubleAndIsPrefixConsistent() {
+    long[] four = ExactBernoulli.expansionOfExpMinusOne(4);
+    long[] eight = ExactBernoulli.expansionOfExpMinusOne(8);
+    for (int i = 0; i < 4; i++) {
+      org.junit.jupiter.api.Assertions.assertEquals(four[i], eight[i]);
+    }
+    // Independent reference: floor(2^128 · Σ_{k<80} (−1)^k/k!) with Python's Fraction.
+    org.junit.jupiter.api.Assertions.assertEquals(0x5e2d58d8b3bcdf1aL, four[0]);
+    org.junit.jupiter.api.Assertions.assertEquals(0xbadec7829054f90dL, four[1]);
+  }
+
+  @Test
+  void expMinusOne_lazyComparison_matchesAlgorithm1WithGammaOne_falseAlarm1e6() {
+    RandomBits bits = KeyStream.of(SecretKey.forTesting(SEED), "bern-e1").bits();
+    int trials = 400_000;
+    int lazy = 0;
+    int alg1 = 0;
+    for (int i = 0; i < trials; i++) {
+      lazy += ExactBernoulli.expMinusOne(bits) ? 1 : 0;
+      alg1 += ExactBernoulli.expMinusAtMostOne(bits, 1, 1) ? 1 : 0;
+    }
+    double p = Math.exp(-1);
+    double tol = ChiSquare.Z_1E6_TWO_SIDED * Math.sqrt(p * (1 - p) / trials);
+    assertTrue(Math.abs((double) lazy / trials - p) <= tol, "lazy " + lazy + " seed " + SEED);
+    assertTrue(Math.abs((double) alg1 / trials - p) <= tol, "alg1 " + alg1 + " seed " + SEED);
+  }
 }
