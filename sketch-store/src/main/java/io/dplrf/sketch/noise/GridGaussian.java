@@ -1,0 +1,116 @@
+package io.dplrf.sketch.noise;
+
+import io.dplrf.sketch.params.Preconditions;
+import io.dplrf.sketch.randomness.RandomBits;
+import java.util.Objects;
+
+/**
+ * Gaussian noise for real-valued queries, exactly: the query is rounded to a power-of-two grid
+ * γℤ and γ·N_ℤ(0, s²) is added, so that noisy value / γ is an integer query plus discrete Gaussian
+ * noise — the setting of Canonne, Kamath, Steinke (NeurIPS 2020) — with σ_eff = s·γ ≥ the
+ * requested σ.
+ *
+ * <p><b>Grid.</b> γ = 2^e is chosen so that s = ⌈σ/γ⌉ ∈ [2^30, 2^31) (K = 30, the largest the
+ * exact long arithmetic of {@link DiscreteGaussian} allows). Hence σ ≤ σ_eff < σ + γ ≤
+ * σ(1 + 2^−30).
+ *
+ * <p><b>Rounding slack.</b> Let r(a) = γ·round(a/γ) ({@link #roundToGrid}); |r(a) − a| ≤ γ/2, so
+ * for one coordinate |r(a) − r(b)| ≤ |a − b| + γ, and r(a) = r(b) when a = b. For query values x,
+ * x′ that differ in k coordinates, r(x) − r(x′) = (x − x′) + e with |e_j| ≤ γ on those k
+ * coordinates and e_j = 0 elsewhere, so ‖e‖₂ ≤ γ√k and, by the triangle inequality,
+ * ‖r(x) − r(x′)‖₂ ≤ ‖x − x′‖₂ + γ√k. Calibration must therefore use the sensitivity
+ * Δ₂ + {@link #roundingSlack}(γ, k), measured in grid units as (Δ₂ + γ√k)/γ against s.
+ *
+ * <p>Immutable and thread-safe (the {@link RandomBits} argument is not).
+ */
+public final class GridGaussian {
+  /** log2 of the smallest grid scale s; s ∈ [2^K, 2^(K+1)). */
+  public static final int K = PowerOfTwoGrid.K;
+
+  private final PowerOfTwoGrid grid;
+  private final DiscreteGaussian gaussian;
+
+  private GridGaussian(PowerOfTwoGrid grid) {
+    this.grid = grid;
+    this.gaussian = DiscreteGaussian.withScale(grid.scale());
+  }
+
+  /**
+   * The grid Gaussian with the smallest σ_eff = s·γ ≥ {@code sigma} on the grid described above.
+   *
+   * @param sigma the required standard deviation, in [2^−992, 2^960]
+   */
+  public static GridGaussian atLeast(double sigma) {
+    return new GridGaussian(PowerOfTwoGrid.fit("sigma", sigma));
+  }
+
+  /** The grid step γ, a power of two. */
+  public double gamma() {
+    return grid.gamma();
+  }
+
+  /** s: σ_eff in grid units. */
+  public long scale() {
+    return grid.scale();
+  }
+
+  /** σ_eff = s·γ (exact). */
+  public double effectiveSigma() {
+    return grid.scaled(grid.scale());
+  }
+
+  /** γ·X with X ~ N_ℤ(0, s²); a multiple of γ, exactly. */
+  public double sample(RandomBits bits) {
+    return grid.scaled(gaussian.sample(bits));
+  }
+
+  /** Writes {@code len} independent samples to {@code dst[off .. off + len)}. */
+  public void fill(RandomBits bits, double[] dst, int off, int len) {
+    Objects.requireNonNull(bits, "bits");
+    Objects.checkFromIndexSize(off, len, dst.length);
+    for (int i = off; i < off + len; i++) {
+      dst[i] = grid.scaled(gaussian.sample(bits));
+    }
+  }
+
+  /**
+   * x rounded to the nearest multiple of γ, halves away from zero. Exact: x/γ and the result are
+   * scalings by a power of two, and the integer/fraction split below is exact for |x/γ| < 2^52
+   * (beyond that x is already a multiple of γ).
+   *
+   * @param x finite
+   * @param gamma a positive normal power of two
+   */
+  public static double roundToGrid(double x, double gamma) {
+    Preconditions.check(Double.isFinite(x), "x", "finite", x);
+    PowerOfTwoGrid.checkPowerOfTwo(gamma);
+    double q = Math.abs(x / gamma);
+    if (q >= 0x1.0p52) {
+      return x;
+    }
+    double whole = Math.floor(q);
+    double rounded = (q - whole >= 0.5) ? whole + 1 : whole;
+    return Math.copySign(rounded * gamma, x);
+  }
+
+  /**
+   * The extra ℓ2 sensitivity γ√k that rounding to the grid can add when k coordinates change (see
+   * the class comment), rounded up one ulp so it is never below the real value.
+   *
+   * @param changedCoordinates k, {@code >= 0}
+   */
+  public static double roundingSlack(double gamma, long changedCoordinates) {
+    PowerOfTwoGrid.checkPowerOfTwo(gamma);
+    Preconditions.check(changedCoordinates >= 0, "changedCoordinates", ">= 0", changedCoordinates);
+    if (changedCoordinates == 0) {
+      return 0;
+    }
+    return Math.nextUp(gamma * Math.sqrt((double) changedCoordinates));
+  }
+
+  @Override
+  public String toString() {
+    return "GridGaussian[gamma=2^" + grid.exponent() + ", s=" + grid.scale()
+        + ", sigmaEff=" + effectiveSigma() + "]";
+  }
+}
