@@ -10,7 +10,8 @@ import org.ojalgo.matrix.store.MatrixStore;
  * Release for PRIVATE-OPTIMAL-LRF, paper 002 (Upadhyay 2018) Algorithm 1, steps 3–6: from the
  * released sketches Yc = ÂΦ (m×t), Yr = ΨÂ + N1 (t×(m+n)), Z = SÂTᵀ + N2 (v×v) of the padded
  * Â = (A σmin·I_m) to a rank-k factorization of A. X below is the solution of
- * min_{rank X ≤ k} ‖S(U X V − Â)Tᵀ‖_F (the paper's reading; see docs/papers/README.md).
+ * min_{rank X ≤ k} ‖S(U X V − Â)Tᵀ‖_F (our reading of the paper, with all dimensions, is in
+ * the shared papers README).
  *
  * <p>Pure post-processing of the mechanism's output: no privacy cost, no randomness. S and T are
  * streamed in blocks of {@value Linalg#BLOCK} columns, never materialised. Memory is dominated

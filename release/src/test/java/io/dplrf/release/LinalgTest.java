@@ -38,4 +38,22 @@ class LinalgTest {
     }
     TestMatrices.assertInvariants(f, 4, "seed " + seed);
   }
+
+  /**
+   * More than {@link Linalg#PANEL} columns (the block Gram–Schmidt path) and rank 5 only: the
+   * basis must still be orthonormal and must span the input.
+   */
+  @Test
+  void orthonormalColumns_rankDeficientManyColumns_isOrthonormalAndSpansInput() {
+    long seed = 421;
+    Random rnd = new Random(seed);
+    Dense y = TestMatrices.rankK(rnd, 300, 150, 5);
+    var q = Linalg.orthonormalColumns(Linalg.copyOf(y));
+    Dense qd = Linalg.toDense(q);
+    assertEquals(150, qd.cols());
+    TestMatrices.assertOrthonormalColumns(qd, 1e-10, "seed " + seed + ": Q");
+    var yy = Linalg.copyOf(y);
+    double residual = yy.subtract(q.multiply(q.transpose().multiply(yy))).norm();
+    assertEquals(0.0, residual / TestMatrices.frobenius(y), 1e-12, "seed " + seed);
+  }
 }
