@@ -1,0 +1,14 @@
+/**
+ * Release step of dplrf: turns released noisy sketches into a rank-k factorization U Σ Vᵀ plus a
+ * {@link io.dplrf.release.UtilityReport}. Everything here is post-processing of already-private
+ * outputs (paper 002, Algorithm 1 steps 3–6; the Priv2 variant; the dense baseline), so it has
+ * no privacy cost and draws no randomness.
+ *
+ * <p>Public: {@link io.dplrf.release.Priv1Release}, {@link io.dplrf.release.Priv2Release},
+ * {@link io.dplrf.release.DenseRelease}, the result records and {@link io.dplrf.release.Errors}.
+ * The ojAlgo glue ({@code Linalg}) and the report formulas ({@code Reports}) are package-private.
+ * This is the only module that may import ojAlgo (STYLE.md 6); no ojAlgo type appears in the
+ * public API. Random sketching matrices S and T are streamed column block by column block and
+ * never materialised.
+ */
+package io.dplrf.release;
