@@ -55,11 +55,11 @@ public final class CovarianceMechanism {
   /** ...or at this many points per variable. */
   static final int MAX_NODES = 256;
   /** Angles in the initial scan of [0, π]. */
-  static final int THETA_SCAN = 24;
+  static final int THETA_SCAN = 16;
   /** Golden-section stop: bracket width in radians. */
-  static final double THETA_TOLERANCE = 1e-7;
+  static final double THETA_TOLERANCE = 1e-6;
   /** calibrate stops bisecting κ at this relative width. */
-  static final double KAPPA_RELATIVE_TOLERANCE = 1e-9;
+  static final double KAPPA_RELATIVE_TOLERANCE = 1e-8;
 
   /**
    * δ(ε) of Yc with contribution-to-σmin ratio r = C/σmin and t sketch columns, composed with a
