@@ -46,7 +46,8 @@ public final class AccuracyBench {
     this.key = key;
   }
 
-  public List<Row> run(double[] epsilons, double bestRankK, PrintStream out) throws Exception {
+  public List<Row> run(double[] epsilons, double bestRankK, List<MechanismName> mechanisms,
+      PrintStream out) throws Exception {
     int m = a.rows();
     int n = a.cols();
     long denseBytes = 8L * m * n;
@@ -58,13 +59,17 @@ public final class AccuracyBench {
     out.printf("%-22s %6s %14s %10s %12s %9s %14s %8s%n", "mechanism", "eps", "||A-A~||_F",
         "rel ||A||", "x baseline", "vs best", "sketch bytes", "time s");
     List<Row> rows = new ArrayList<>();
-    for (MechanismName mech : List.of(MechanismName.PRIV1, MechanismName.PRIV2)) {
+    List<MechanismName> sketches =
+        mechanisms.stream().filter(x -> x != MechanismName.INPUT_PERTURBATION).toList();
+    for (MechanismName mech : sketches) {
       one(mech, sizes, 1, true, rows, denseBytes, 0, out, normA, bestRankK);
     }
     for (double eps : epsilons) {
-      double base = one(MechanismName.INPUT_PERTURBATION, new SketchSizes(m, n, k, k, k), eps, false,
-          rows, denseBytes, 0, out, normA, bestRankK);
-      for (MechanismName mech : List.of(MechanismName.PRIV1, MechanismName.PRIV2)) {
+      double base = mechanisms.contains(MechanismName.INPUT_PERTURBATION)
+          ? one(MechanismName.INPUT_PERTURBATION, new SketchSizes(m, n, k, k, k), eps, false,
+              rows, denseBytes, 0, out, normA, bestRankK)
+          : 0;
+      for (MechanismName mech : sketches) {
         one(mech, sizes, eps, false, rows, denseBytes, base, out, normA, bestRankK);
       }
     }

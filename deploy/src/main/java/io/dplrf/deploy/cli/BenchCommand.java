@@ -2,6 +2,7 @@ package io.dplrf.deploy.cli;
 
 import io.dplrf.deploy.bench.AccuracyBench;
 import io.dplrf.deploy.bench.Datasets;
+import io.dplrf.deploy.oneshot.MechanismName;
 import io.dplrf.release.Errors;
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.SketchSizes;
@@ -10,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -22,12 +24,13 @@ final class BenchCommand {
       usage: dplrf bench accuracy  [--rows 2000] [--cols 3000] [--rank 10] [--max-entry 50]
                                    [--epsilons 0.5,1,2,4] [--delta 1e-6] [--clip 1]
                                    [--sketch-cols t] [--sketch-rows v] [--alpha 0.25] [--seed 1]
+                                   [--mechanisms input-perturbation,priv1,priv2]
              dplrf bench movielens [--data ../shared/data/movielens-latest-small/ratings.csv]
                                    [--rank 10] [--epsilons 0.5,1,2,4] [--delta 1e-6] [--clip 5] ...
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
-      "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data");
+      "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms");
 
   private BenchCommand() {}
 
@@ -43,6 +46,9 @@ final class BenchCommand {
     double delta = a.number("delta", 1e-6);
     long seed = a.integer("seed", 1);
     SecretKey key = SecretKey.forTesting(seed);
+    List<MechanismName> mechanisms = Arrays.stream(
+            a.string("mechanisms", "input-perturbation,priv1,priv2").split(","))
+        .map(String::trim).map(MechanismName::parse).toList();
     Dense matrix;
     String name;
     double clip;
@@ -71,7 +77,7 @@ final class BenchCommand {
     }
     new AccuracyBench(name, matrix, k, delta, clip, a.integerOrNull("sketch-cols"),
         a.integerOrNull("sketch-rows"), a.number("alpha", SketchSizes.DEFAULT_ALPHA), key)
-        .run(eps, best, out);
+        .run(eps, best, mechanisms, out);
     return 0;
   }
 }

@@ -47,7 +47,7 @@ public final class OneShot {
     switch (req.mechanism()) {
       case PRIV1 -> {
         Priv1Plan plan = Priv1Plan.calibrate(req.privacy(), req.clip(), sz);
-        Priv1Matrices mats = Priv1Matrices.generate(key, instance, sz);
+        Priv1Matrices mats = Priv1Matrices.generate(key, instance, sz, false);
         Priv1Sketch sk = req.noNoise()
             ? Priv1Sketch.createWithoutNoise(plan, mats, key, node)
             : Priv1Sketch.create(plan, mats, key, node);
@@ -57,7 +57,7 @@ public final class OneShot {
       }
       case PRIV2 -> {
         Priv2Plan plan = Priv2Plan.calibrate(req.privacy(), req.clip(), sz);
-        Priv2Matrices mats = Priv2Matrices.generate(key, instance, sz);
+        Priv2Matrices mats = Priv2Matrices.generate(key, instance, sz, false);
         Priv2Sketch sk = req.noNoise()
             ? Priv2Sketch.createWithoutNoise(plan, mats, key, node)
             : Priv2Sketch.create(plan, mats, key, node);

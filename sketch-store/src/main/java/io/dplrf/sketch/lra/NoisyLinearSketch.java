@@ -115,4 +115,11 @@ public abstract sealed class NoisyLinearSketch
         ? new NoiseScale(noise.sketch(), 0, noise.sensitivity(), 0)
         : noise.scale(entries);
   }
+
+  /** dst[off .. off+len) += a·x[0 .. len). */
+  static void axpy(double a, double[] x, double[] dst, int off, int len) {
+    for (int e = 0; e < len; e++) {
+      dst[off + e] += a * x[e];
+    }
+  }
 }

@@ -11,9 +11,10 @@ import io.dplrf.sketch.randomness.SecretKey;
  * A's columns), Ψ, S and T. The last m rows of Φ — the rows that meet the σmin·I padding — are
  * NOT here: they are per-node randomness (see {@link Priv1Sketch}).
  *
- * <p>Φ_top (n×t) and Ψ (t×m) are cached because every update reads one row of Φ_top and one
- * column of Ψ; they are the same size as Yc and Yr. S (v×m) and T (v×(m+n)) are regenerated on
- * demand, a column at a time.
+ * <p>All four are regenerated from the key on demand, a column at a time. With
+ * {@code cacheUpdateColumns} the two an update reads in O(t) — Φ_top's rows and Ψ's columns, the
+ * same size as Yr and Yc — are held in memory instead (for the streaming service, where
+ * regenerating them per update would dominate).
  */
 public final class Priv1Matrices {
   final SketchSizes sizes;
@@ -21,28 +22,25 @@ public final class Priv1Matrices {
   final SketchMatrix psi; // t × m, entries N(0, 1/t)
   final SketchMatrix s; // v × m, entries N(0, 1/v)
   final SketchMatrix t; // v × (m+n), entries N(0, 1/v)
-  final double[] phiTopRows; // row j of Φ_top at [j*t, (j+1)*t)
-  final double[] psiColumns; // column i of Ψ at [i*t, (i+1)*t)
 
-  private Priv1Matrices(SecretKey key, String instance, SketchSizes sizes) {
+  private Priv1Matrices(SecretKey key, String instance, SketchSizes sizes, boolean cache) {
     this.sizes = sizes;
     int tw = sizes.t();
     int v = sizes.v();
     double phiStd = 1 / Math.sqrt(tw);
     double sStd = 1 / Math.sqrt(v);
-    phiTopT = GaussianMatrices.gaussian(key, instance + "/phi", tw, sizes.n(), phiStd);
-    psi = GaussianMatrices.gaussian(key, instance + "/psi", tw, sizes.m(), phiStd);
+    phiTopT = CachedColumns.maybe(
+        GaussianMatrices.gaussian(key, instance + "/phi", tw, sizes.n(), phiStd), cache);
+    psi = CachedColumns.maybe(
+        GaussianMatrices.gaussian(key, instance + "/psi", tw, sizes.m(), phiStd), cache);
     s = GaussianMatrices.gaussian(key, instance + "/S", v, sizes.m(), sStd);
     t = GaussianMatrices.gaussian(key, instance + "/T", v, sizes.m() + sizes.n(), sStd);
-    phiTopRows = new double[Math.multiplyExact(tw, sizes.n())];
-    phiTopT.columns(0, sizes.n(), phiTopRows);
-    psiColumns = new double[Math.multiplyExact(tw, sizes.m())];
-    psi.columns(0, sizes.m(), psiColumns);
   }
 
   /** Regenerates the matrices of mechanism instance {@code instance} from the key. */
-  public static Priv1Matrices generate(SecretKey key, String instance, SketchSizes sizes) {
-    return new Priv1Matrices(key, instance, sizes);
+  public static Priv1Matrices generate(
+      SecretKey key, String instance, SketchSizes sizes, boolean cacheUpdateColumns) {
+    return new Priv1Matrices(key, instance, sizes, cacheUpdateColumns);
   }
 
   public SketchSizes sizes() {
@@ -50,6 +48,6 @@ public final class Priv1Matrices {
   }
 
   long sizeInBytes() {
-    return 8L * (phiTopRows.length + psiColumns.length);
+    return CachedColumns.bytes(phiTopT) + CachedColumns.bytes(psi);
   }
 }

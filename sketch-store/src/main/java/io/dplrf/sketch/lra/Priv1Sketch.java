@@ -24,7 +24,7 @@ import java.util.List;
  * node label; Φ_top, Ψ, S, T are shared by all nodes of the instance ({@link Priv1Matrices}).
  */
 public final class Priv1Sketch extends NoisyLinearSketch {
-  private static final int BUFFER = 1 << 16;
+  private static final int BUFFER = 1 << 14;
 
   private final Priv1Plan plan;
   private final Priv1Matrices mats;
@@ -51,13 +51,12 @@ public final class Priv1Sketch extends NoisyLinearSketch {
     yc = new double[Math.multiplyExact(m, tw)];
     gT.columns(0, m, yc); // column i of Gᵀ = row i of G
     scale(yc, sigmaMin);
-    // Yr's padding columns: Ψ·σmin·I_m.
+    // Yr's padding columns: Ψ·σmin·I_m, i.e. column n+i of Yr is σmin·(column i of Ψ).
     yrT = new double[Math.multiplyExact(m + n, tw)];
-    for (int i = 0; i < m; i++) {
-      int dst = (n + i) * tw;
-      for (int a = 0; a < tw; a++) {
-        yrT[dst + a] = sigmaMin * mats.psiColumns[i * tw + a];
-      }
+    double[] psiAll = new double[Math.multiplyExact(m, tw)];
+    mats.psi.columns(0, m, psiAll);
+    for (int x = 0; x < psiAll.length; x++) {
+      yrT[n * tw + x] = sigmaMin * psiAll[x];
     }
     // W's padding part: σmin·T_rightᵀ, i.e. row i of W is σmin·(column n+i of T).
     w = new double[Math.multiplyExact(m, v)];
@@ -93,40 +92,42 @@ public final class Priv1Sketch extends NoisyLinearSketch {
 
   @Override
   void apply(int i, int j, double delta) {
-    double[] phi = mats.phiTopRows;
-    int yo = i * tw;
-    int po = j * tw;
-    for (int a = 0; a < tw; a++) {
-      yc[yo + a] += delta * phi[po + a];
-    }
-    double[] psi = mats.psiColumns;
-    int ro = j * tw;
-    int so = i * tw;
-    for (int a = 0; a < tw; a++) {
-      yrT[ro + a] += delta * psi[so + a];
-    }
     if (buffer.add(i, j, delta)) {
       flush();
     }
   }
 
-  /** Applies the buffered W updates: W row i += Δ·T column j, one T column per distinct j. */
+  /**
+   * Applies the buffered updates, generating each needed sketching-matrix column once: per
+   * distinct j, row j of Φ_top (Yc row i += Δ·Φ_top[j,:]) and column j of T (W row i += Δ·T[:,j]);
+   * per distinct i, column i of Ψ (Yr column j += Δ·Ψ[:,i]).
+   */
   private void flush() {
     if (buffer.size() == 0) {
       return;
     }
-    double[] col = new double[v];
-    buffer.drainGroupedBy(buffer.cols, (j, positions, count) -> {
-      mats.t.columns(j, j + 1, col);
+    double[] phiRow = new double[tw];
+    double[] tCol = new double[v];
+    buffer.forEachGroup(buffer.cols, (j, positions, count) -> {
+      mats.phiTopT.columns(j, j + 1, phiRow);
+      mats.t.columns(j, j + 1, tCol);
       for (int c = 0; c < count; c++) {
         int p = positions[c];
         double d = buffer.deltas[p];
-        int wo = buffer.rows[p] * v;
-        for (int b = 0; b < v; b++) {
-          w[wo + b] += d * col[b];
-        }
+        int i = buffer.rows[p];
+        axpy(d, phiRow, yc, i * tw, tw);
+        axpy(d, tCol, w, i * v, v);
       }
     });
+    double[] psiCol = new double[tw];
+    buffer.forEachGroup(buffer.rows, (i, positions, count) -> {
+      mats.psi.columns(i, i + 1, psiCol);
+      for (int c = 0; c < count; c++) {
+        int p = positions[c];
+        axpy(buffer.deltas[p], psiCol, yrT, buffer.cols[p] * tw, tw);
+      }
+    });
+    buffer.clear();
   }
 
   /**
@@ -185,6 +186,6 @@ public final class Priv1Sketch extends NoisyLinearSketch {
 
   @Override
   public long sizeInBytes() {
-    return 8L * (yc.length + yrT.length + w.length + 3L * BUFFER) + mats.sizeInBytes();
+    return 8L * (yc.length + yrT.length + w.length) + buffer.sizeInBytes() + mats.sizeInBytes();
   }
 }

@@ -7,28 +7,29 @@ import io.dplrf.sketch.randomness.SecretKey;
 
 /**
  * The secret sketching matrices of the Priv2 mechanism shared by all nodes of one instance:
- * Φ (n×t, N(0,1/t), rows cached: every update reads one) and S (v×m, N(0,1/v), regenerated a
- * column at a time).
+ * Φ (n×t, N(0,1/t)) and S (v×m, N(0,1/v)), regenerated from the key a column at a time. With
+ * {@code cacheUpdateColumns} Φ's rows (n·t numbers, read by every update) are
+ * held in memory instead, for the streaming service.
  */
 public final class Priv2Matrices {
   final SketchSizes sizes;
-  final SketchMatrix s;
-  final double[] phiRows; // row j of Φ at [j*t, (j+1)*t)
+  final SketchMatrix phiT; // t × n: column j is row j of Φ
+  final SketchMatrix s; // v × m
 
-  private Priv2Matrices(SecretKey key, String instance, SketchSizes sizes) {
+  private Priv2Matrices(SecretKey key, String instance, SketchSizes sizes, boolean cache) {
     this.sizes = sizes;
-    SketchMatrix phiT =
-        GaussianMatrices.gaussian(key, instance + "/phi", sizes.t(), sizes.n(), 1 / Math.sqrt(sizes.t()));
-    phiRows = new double[Math.multiplyExact(sizes.t(), sizes.n())];
-    phiT.columns(0, sizes.n(), phiRows);
-    s = GaussianMatrices.gaussian(key, instance + "/S", sizes.v(), sizes.m(), 1 / Math.sqrt(sizes.v()));
+    phiT = CachedColumns.maybe(GaussianMatrices.gaussian(
+        key, instance + "/phi", sizes.t(), sizes.n(), 1 / Math.sqrt(sizes.t())), cache);
+    s = GaussianMatrices.gaussian(
+        key, instance + "/S", sizes.v(), sizes.m(), 1 / Math.sqrt(sizes.v()));
   }
 
-  public static Priv2Matrices generate(SecretKey key, String instance, SketchSizes sizes) {
-    return new Priv2Matrices(key, instance, sizes);
+  public static Priv2Matrices generate(
+      SecretKey key, String instance, SketchSizes sizes, boolean cacheUpdateColumns) {
+    return new Priv2Matrices(key, instance, sizes, cacheUpdateColumns);
   }
 
   long sizeInBytes() {
-    return 8L * phiRows.length;
+    return CachedColumns.bytes(phiT);
   }
 }

@@ -13,7 +13,7 @@ import java.util.List;
  * column is contiguous.
  */
 public final class Priv2Sketch extends NoisyLinearSketch {
-  private static final int BUFFER = 1 << 16;
+  private static final int BUFFER = 1 << 14;
 
   private final Priv2Plan plan;
   private final Priv2Matrices mats;
@@ -54,33 +54,37 @@ public final class Priv2Sketch extends NoisyLinearSketch {
 
   @Override
   void apply(int i, int j, double delta) {
-    double[] phi = mats.phiRows;
-    int yo = i * tw;
-    int po = j * tw;
-    for (int a = 0; a < tw; a++) {
-      y[yo + a] += delta * phi[po + a];
-    }
     if (buffer.add(i, j, delta)) {
       flush();
     }
   }
 
+  /**
+   * Applies the buffered updates, generating each needed sketching-matrix column once: per
+   * distinct j, row j of Φ (Y row i += Δ·Φ[j,:]); per distinct i, column i of S
+   * (Z column j += Δ·S[:,i]).
+   */
   private void flush() {
     if (buffer.size() == 0) {
       return;
     }
-    double[] col = new double[v];
-    buffer.drainGroupedBy(buffer.rows, (i, positions, count) -> {
-      mats.s.columns(i, i + 1, col);
+    double[] phiRow = new double[tw];
+    buffer.forEachGroup(buffer.cols, (j, positions, count) -> {
+      mats.phiT.columns(j, j + 1, phiRow);
       for (int c = 0; c < count; c++) {
         int p = positions[c];
-        double d = buffer.deltas[p];
-        int zo = buffer.cols[p] * v;
-        for (int b = 0; b < v; b++) {
-          zT[zo + b] += d * col[b];
-        }
+        axpy(buffer.deltas[p], phiRow, y, buffer.rows[p] * tw, tw);
       }
     });
+    double[] sCol = new double[v];
+    buffer.forEachGroup(buffer.rows, (i, positions, count) -> {
+      mats.s.columns(i, i + 1, sCol);
+      for (int c = 0; c < count; c++) {
+        int p = positions[c];
+        axpy(buffer.deltas[p], sCol, zT, buffer.cols[p] * v, v);
+      }
+    });
+    buffer.clear();
   }
 
   /** Y = round(AΦ) + N1 and Z = round(SA) + N2, noise regenerated from the node label. */
@@ -104,6 +108,6 @@ public final class Priv2Sketch extends NoisyLinearSketch {
 
   @Override
   public long sizeInBytes() {
-    return 8L * (y.length + zT.length + 3L * BUFFER) + mats.sizeInBytes();
+    return 8L * (y.length + zT.length) + buffer.sizeInBytes() + mats.sizeInBytes();
   }
 }

@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * Buffers turnstile updates so that a sketch whose update needs a column of a regenerated
- * sketching matrix (T or S) generates each column once per flush instead of once per update.
+ * sketching matrix generates each column once per flush instead of once per update.
  * Package-private: an implementation detail of the sketches.
  */
 final class UpdateBuffer {
@@ -16,12 +16,16 @@ final class UpdateBuffer {
   final int[] rows;
   final int[] cols;
   final double[] deltas;
+  private final long[] order;
+  private final int[] positions;
   private int size;
 
   UpdateBuffer(int capacity) {
     rows = new int[capacity];
     cols = new int[capacity];
     deltas = new double[capacity];
+    order = new long[capacity];
+    positions = new int[capacity];
   }
 
   /** Returns true when the buffer is full after this add. */
@@ -36,14 +40,16 @@ final class UpdateBuffer {
     return size;
   }
 
-  /** Visits the buffered updates grouped by {@code keys[position]} (rows or cols), then clears. */
-  void drainGroupedBy(int[] keys, GroupConsumer consumer) {
-    long[] order = new long[size];
+  void clear() {
+    size = 0;
+  }
+
+  /** Visits the buffered updates grouped by {@code keys[position]} (rows or cols). */
+  void forEachGroup(int[] keys, GroupConsumer consumer) {
     for (int p = 0; p < size; p++) {
       order[p] = ((long) keys[p] << 32) | p;
     }
-    Arrays.sort(order);
-    int[] positions = new int[size];
+    Arrays.sort(order, 0, size);
     int p = 0;
     while (p < size) {
       int key = (int) (order[p] >>> 32);
@@ -54,6 +60,9 @@ final class UpdateBuffer {
       }
       consumer.group(key, positions, count);
     }
-    size = 0;
+  }
+
+  long sizeInBytes() {
+    return (long) rows.length * (4 + 4 + 8 + 8 + 4);
   }
 }

@@ -18,7 +18,7 @@ class Priv1SketchTest {
   private static final PrivacyParams PRIVACY = new PrivacyParams(1, 1e-6);
   private final SecretKey key = SecretKey.forTesting(SEED);
   private final Priv1Plan plan = Priv1Plan.calibrate(PRIVACY, 1, SIZES);
-  private final Priv1Matrices mats = Priv1Matrices.generate(key, "test", SIZES);
+  private final Priv1Matrices mats = Priv1Matrices.generate(key, "test", SIZES, false);
 
   private Dense randomMatrix(long seed) {
     SplittableRandom r = new SplittableRandom(seed);
@@ -135,7 +135,7 @@ class Priv1SketchTest {
     assertArrayEquals(r1.yr().data(), r2.yr().data());
     assertArrayEquals(r1.z().data(), r2.z().data());
     // A restart that recreates the node from the key regenerates the very same view.
-    Priv1Sketches r3 = feed(Priv1Sketch.create(plan, Priv1Matrices.generate(key, "test", SIZES), key,
+    Priv1Sketches r3 = feed(Priv1Sketch.create(plan, Priv1Matrices.generate(key, "test", SIZES, false), key,
         "node-b"), a).release();
     assertArrayEquals(r1.yr().data(), r3.yr().data());
     assertArrayEquals(r1.yc().data(), r3.yc().data());
@@ -151,7 +151,7 @@ class Priv1SketchTest {
   void emptyNode_releasesNoiseAtTheCalibratedScale_failsIfMissingOrHalved() {
     SketchSizes wide = new SketchSizes(30, 400, 2, 6, 12);
     Priv1Plan widePlan = Priv1Plan.calibrate(PRIVACY, 1, wide);
-    Priv1Sketches r = Priv1Sketch.create(widePlan, Priv1Matrices.generate(key, "wide", wide), key,
+    Priv1Sketches r = Priv1Sketch.create(widePlan, Priv1Matrices.generate(key, "wide", wide, false), key,
         "node-c").release();
     Dense yr = r.yr();
     double sigma = widePlan.yrNoise().sigma();
@@ -190,6 +190,17 @@ class Priv1SketchTest {
     }
     double rho = s12 / Math.sqrt(s11 * s22);
     assertTrue(Math.abs(rho) < 0.35, "correlation of two nodes' noise " + rho + " (seed " + SEED + ")");
+  }
+
+  @Test
+  void cachedAndRegeneratedSketchingColumns_giveTheSameRelease() {
+    Dense a = randomMatrix(13);
+    Priv1Sketches regenerated = feed(Priv1Sketch.create(plan, mats, key, "node-e"), a).release();
+    Priv1Sketches cached = feed(Priv1Sketch.create(plan,
+        Priv1Matrices.generate(key, "test", SIZES, true), key, "node-e"), a).release();
+    assertArrayEquals(regenerated.yc().data(), cached.yc().data());
+    assertArrayEquals(regenerated.yr().data(), cached.yr().data());
+    assertArrayEquals(regenerated.z().data(), cached.z().data());
   }
 
   @Test

@@ -1,0 +1,184 @@
+package io.dplrf.deploy.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.deploy.io.Json;
+import io.dplrf.deploy.io.Npy;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class FactorizeCommandTest {
+  @TempDir Path dir;
+  private Path key;
+  private Path input;
+
+  /** Result of one CLI invocation. */
+  record Run(int code, String out, String err) {}
+
+  @BeforeEach
+  void setUp() throws IOException {
+    key = dir.resolve("secret.key");
+    input = dir.resolve("a.csv");
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 30; i++) {
+      for (int j = 0; j < 25; j++) {
+        double x = (i % 5 + 1) * (j % 3 + 1) + (i == j ? 2 : 0);
+        sb.append(i).append(',').append(j).append(',').append(x).append('\n');
+      }
+    }
+    Files.writeString(input, sb);
+  }
+
+  private Run run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private String[] args(Path in, Path out, String... extra) {
+    List<String> a = new ArrayList<>(List.of("factorize", "--input", in.toString(), "--rank", "2",
+        "--epsilon", "1", "--delta", "1e-6", "--mechanism", "priv2", "--out", out.toString(),
+        "--key", key.toString()));
+    a.addAll(Arrays.asList(extra));
+    return a.toArray(String[]::new);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> releaseJson(Path out) throws IOException {
+    return (Map<String, Object>) Json.parse(Files.readString(out.resolve("release.json")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mechanisms")
+  void factorize_writesFactorsAndAReleaseDocument(String mechanism) throws IOException {
+    Path out = dir.resolve("out-" + mechanism);
+    Run r = run(replace(args(input, out), "priv2", mechanism));
+    assertEquals(0, r.code(), r.err());
+    int[] shape = new int[2];
+    double[] u = Npy.readDoubles(out.resolve("U.npy"), shape);
+    assertEquals(30, shape[0]);
+    assertEquals(2, shape[1]);
+    // Columns of U are orthonormal.
+    for (int a = 0; a < 2; a++) {
+      for (int b = 0; b < 2; b++) {
+        double dot = 0;
+        for (int i = 0; i < 30; i++) {
+          dot += u[i * 2 + a] * u[i * 2 + b];
+        }
+        assertEquals(a == b ? 1 : 0, dot, 1e-9);
+      }
+    }
+    Npy.readDoubles(out.resolve("V.npy"), shape);
+    assertEquals(25, shape[0]);
+    int[] s1 = new int[1];
+    assertEquals(2, Npy.readDoubles(out.resolve("S.npy"), s1).length);
+    Map<String, Object> doc = releaseJson(out);
+    assertEquals(Boolean.TRUE, doc.get("private"));
+    assertEquals(1.0, doc.get("epsilon"));
+    assertEquals(mechanism, doc.get("mechanism"));
+    assertTrue(doc.containsKey("calibration"), "every noise scale is written");
+    assertTrue(Files.readString(out.resolve("release.json")).contains("sigma"));
+  }
+
+  static Stream<Arguments> mechanisms() {
+    return Stream.of(Arguments.of("priv1"), Arguments.of("priv2"), Arguments.of("input-perturbation"));
+  }
+
+  private static String[] replace(String[] a, String from, String to) {
+    return Arrays.stream(a).map(x -> x.equals(from) ? to : x).toArray(String[]::new);
+  }
+
+  @Test
+  void twoRuns_drawIndependentRandomness() throws IOException {
+    Path o1 = dir.resolve("o1");
+    Path o2 = dir.resolve("o2");
+    assertEquals(0, run(args(input, o1)).code());
+    assertEquals(0, run(args(input, o2)).code());
+    assertNotEquals(releaseJson(o1).get("runId"), releaseJson(o2).get("runId"));
+    assertFalse(Arrays.equals(Files.readAllBytes(o1.resolve("S.npy")), Files.readAllBytes(o2.resolve("S.npy"))),
+        "two runs must not share noise");
+  }
+
+  @Test
+  void noNoise_refusesToClaimPrivacy() throws IOException {
+    Path out = dir.resolve("nn");
+    assertEquals(0, run(args(input, out, "--no-noise")).code());
+    Map<String, Object> doc = releaseJson(out);
+    assertEquals(Boolean.FALSE, doc.get("private"));
+    assertFalse(doc.containsKey("epsilon"));
+    assertFalse(doc.containsKey("calibration"));
+    assertTrue(((String) doc.get("warning")).contains("NOT differentially private"));
+  }
+
+  static Stream<Arguments> badInvocations() {
+    return Stream.of(
+        Arguments.of("missing file", "nofile.csv", List.of(), "nofile.csv"),
+        Arguments.of("malformed line", "0,1\n", List.of(), ":1:"),
+        Arguments.of("index out of range", "0,0,1\n40,0,2\n", List.of("--rows", "30", "--cols", "25"), ":2:"),
+        Arguments.of("negative index", "0,-1,1\n", List.of(), ":1:"),
+        Arguments.of("NaN", "0,0,NaN\n", List.of(), ":1:"),
+        Arguments.of("infinite", "0,0,1e999\n", List.of(), ":1:"),
+        Arguments.of("k larger than the sketch allows", null, List.of("--rank", "99"), "rank"),
+        Arguments.of("epsilon <= 0", null, List.of("--epsilon", "0"), "epsilon"),
+        Arguments.of("delta >= 1", null, List.of("--delta", "1"), "delta"),
+        Arguments.of("delta <= 0", null, List.of("--delta", "-1e-6"), "delta"),
+        Arguments.of("unknown mechanism", null, List.of("--mechanism", "magic"), "mechanism"),
+        Arguments.of("unknown option", null, List.of("--bogus", "1"), "--bogus"),
+        Arguments.of("non-numeric epsilon", null, List.of("--epsilon", "one"), "--epsilon"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badInvocations")
+  void badInput_givesOneLineErrorNonZeroExitAndNoOutputDirectory(
+      String what, String fileContent, List<String> overrides, String mentioned) throws IOException {
+    Path in = input;
+    if (fileContent != null && !fileContent.endsWith(".csv")) {
+      in = dir.resolve("bad.csv");
+      Files.writeString(in, fileContent);
+    } else if (fileContent != null) {
+      in = dir.resolve(fileContent);
+    }
+    Path out = dir.resolve("out");
+    String[] a = args(in, out);
+    List<String> list = new ArrayList<>(Arrays.asList(a));
+    for (int x = 0; x < overrides.size(); x += 2) {
+      int at = list.indexOf(overrides.get(x));
+      if (at >= 0) {
+        list.set(at + 1, overrides.get(x + 1));
+      } else {
+        list.add(overrides.get(x));
+        list.add(overrides.get(x + 1));
+      }
+    }
+    Run r = run(list.toArray(String[]::new));
+    assertNotEquals(0, r.code(), what);
+    String err = r.err().strip();
+    assertEquals(1, err.lines().count(), "one line: " + err);
+    assertTrue(err.contains(mentioned), what + ": '" + err + "' should mention " + mentioned);
+    assertFalse(err.contains("Exception"), "no stack traces or exception names: " + err);
+    assertFalse(Files.exists(out), what + ": no output directory");
+    try (Stream<Path> s = Files.list(dir)) {
+      assertTrue(s.noneMatch(p -> p.getFileName().toString().startsWith(".out")), "no temp dirs left");
+    }
+  }
+}
