@@ -116,10 +116,10 @@ public abstract sealed class NoisyLinearSketch
         : noise.scale(entries);
   }
 
-  /** dst[off .. off+len) += a·x[0 .. len). */
-  static void axpy(double a, double[] x, double[] dst, int off, int len) {
+  /** dst[off .. off+len) += a·x[xOff .. xOff+len). */
+  static void axpy(double a, double[] x, int xOff, double[] dst, int off, int len) {
     for (int e = 0; e < len; e++) {
-      dst[off + e] += a * x[e];
+      dst[off + e] += a * x[xOff + e];
     }
   }
 }

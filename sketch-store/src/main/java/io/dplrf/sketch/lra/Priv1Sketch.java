@@ -106,25 +106,28 @@ public final class Priv1Sketch extends NoisyLinearSketch {
     if (buffer.size() == 0) {
       return;
     }
-    double[] phiRow = new double[tw];
-    double[] tCol = new double[v];
+    ColumnCursor phi = new ColumnCursor(mats.phiTopT);
+    ColumnCursor tc = new ColumnCursor(mats.t);
     buffer.forEachGroup(buffer.cols, (j, positions, count) -> {
-      mats.phiTopT.columns(j, j + 1, phiRow);
-      mats.t.columns(j, j + 1, tCol);
+      double[] phiRow = phi.column(j);
+      int po = phi.offset(j);
+      double[] tCol = tc.column(j);
+      int to = tc.offset(j);
       for (int c = 0; c < count; c++) {
         int p = positions[c];
         double d = buffer.deltas[p];
         int i = buffer.rows[p];
-        axpy(d, phiRow, yc, i * tw, tw);
-        axpy(d, tCol, w, i * v, v);
+        axpy(d, phiRow, po, yc, i * tw, tw);
+        axpy(d, tCol, to, w, i * v, v);
       }
     });
-    double[] psiCol = new double[tw];
+    ColumnCursor psi = new ColumnCursor(mats.psi);
     buffer.forEachGroup(buffer.rows, (i, positions, count) -> {
-      mats.psi.columns(i, i + 1, psiCol);
+      double[] psiCol = psi.column(i);
+      int so = psi.offset(i);
       for (int c = 0; c < count; c++) {
         int p = positions[c];
-        axpy(buffer.deltas[p], psiCol, yrT, buffer.cols[p] * tw, tw);
+        axpy(buffer.deltas[p], psiCol, so, yrT, buffer.cols[p] * tw, tw);
       }
     });
     buffer.clear();

@@ -68,20 +68,22 @@ public final class Priv2Sketch extends NoisyLinearSketch {
     if (buffer.size() == 0) {
       return;
     }
-    double[] phiRow = new double[tw];
+    ColumnCursor phi = new ColumnCursor(mats.phiT);
     buffer.forEachGroup(buffer.cols, (j, positions, count) -> {
-      mats.phiT.columns(j, j + 1, phiRow);
+      double[] phiRow = phi.column(j);
+      int po = phi.offset(j);
       for (int c = 0; c < count; c++) {
         int p = positions[c];
-        axpy(buffer.deltas[p], phiRow, y, buffer.rows[p] * tw, tw);
+        axpy(buffer.deltas[p], phiRow, po, y, buffer.rows[p] * tw, tw);
       }
     });
-    double[] sCol = new double[v];
+    ColumnCursor sc = new ColumnCursor(mats.s);
     buffer.forEachGroup(buffer.rows, (i, positions, count) -> {
-      mats.s.columns(i, i + 1, sCol);
+      double[] sCol = sc.column(i);
+      int so = sc.offset(i);
       for (int c = 0; c < count; c++) {
         int p = positions[c];
-        axpy(buffer.deltas[p], sCol, zT, buffer.cols[p] * v, v);
+        axpy(buffer.deltas[p], sCol, so, zT, buffer.cols[p] * v, v);
       }
     });
     buffer.clear();

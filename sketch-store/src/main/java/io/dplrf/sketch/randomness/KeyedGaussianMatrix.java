@@ -45,22 +45,23 @@ final class KeyedGaussianMatrix implements SketchMatrix {
     if (count == 0) {
       return;
     }
-    long startByte = 8L * from * rows;
-    Cipher c = stream.cipherAtBlock(startByte / KeyStream.BLOCK);
-    byte[] buf = new byte[CHUNK];
-    int skip = (int) (startByte % KeyStream.BLOCK);
-    if (skip > 0) {
-      KeyStream.generate(c, buf, 0, skip);
-    }
+    // Entry e uses stream bytes [8e, 8e + 8): two entries per 16-byte block.
+    long firstEntry = (long) from * rows;
+    long block = firstEntry / 2;
+    int skip = (int) (firstEntry % 2); // an odd first entry starts in the second half of a block
+    byte[] buf = new byte[(int) Math.min(CHUNK, 16 * (count / 2 + 1))];
     int n = (int) count;
     int out = 0;
     while (out < n) {
-      int words = Math.min(n - out, CHUNK / 8);
-      KeyStream.generate(c, buf, 0, words * 8);
-      for (int w = 0; w < words; w++) {
-        dst[out + w] = stdDev * GaussianMatrices.standardNormal((long) LONGS.get(buf, 8 * w));
+      int words = Math.min(n - out + skip, buf.length / 8);
+      int blocks = (words + 1) / 2;
+      stream.blocks(block, buf, 0, blocks);
+      for (int w = skip; w < words; w++) {
+        dst[out + w - skip] = stdDev * GaussianMatrices.standardNormal((long) LONGS.get(buf, 8 * w));
       }
-      out += words;
+      out += words - skip;
+      block += blocks;
+      skip = 0;
     }
   }
 

@@ -1,0 +1,43 @@
+package io.dplrf.sketch.lra;
+
+import io.dplrf.sketch.matrix.SketchMatrix;
+
+/**
+ * Serves columns of a regenerated sketching matrix for non-decreasing column indices (a flush
+ * visits its updates grouped by sorted index). When the requested indices are dense it generates
+ * a window of {@value #WIDE} columns per call, amortising the per-call cost; when they are sparse
+ * it generates only the column asked for, so nothing is generated in vain.
+ */
+final class ColumnCursor {
+  static final int WIDE = 64;
+  private static final int DENSE_GAP = 4;
+
+  private final SketchMatrix matrix;
+  private final int rows;
+  private final double[] window;
+  private int lo;
+  private int hi;
+  private int last = -1;
+
+  ColumnCursor(SketchMatrix matrix) {
+    this.matrix = matrix;
+    this.rows = matrix.rows();
+    this.window = new double[WIDE * rows];
+  }
+
+  /** The window holding column j; read it at {@link #offset(int)}. */
+  double[] column(int j) {
+    if (j < lo || j >= hi) {
+      int width = last >= 0 && j - last <= DENSE_GAP ? WIDE : 1;
+      lo = j;
+      hi = Math.min(matrix.cols(), j + width);
+      matrix.columns(lo, hi, window);
+    }
+    last = j;
+    return window;
+  }
+
+  int offset(int j) {
+    return (j - lo) * rows;
+  }
+}
