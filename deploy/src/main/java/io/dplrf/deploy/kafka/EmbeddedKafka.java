@@ -1,0 +1,286 @@
+package io.dplrf.deploy.kafka;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A single-node Kafka cluster in this JVM: one {@link KafkaRaftServer} in combined mode
+ * ({@code process.roles=broker,controller}), a PLAINTEXT listener on the requested host and port
+ * for clients, and a CONTROLLER listener on a free loopback port for its own KRaft quorum of one
+ * (a static voter set, so the controller port may change between restarts).
+ *
+ * <p>The data directory is the broker's only log directory (and metadata log directory); the
+ * broker owns it and nothing else should be put there. It is formatted on first start, as
+ * {@code kafka-storage.sh format} would, and reused afterwards: topics, records and committed
+ * consumer offsets survive a restart of the embedding process.
+ *
+ * <p>Set for a laptop, not for production durability: replication factor 1 for every internal
+ * topic, small segments and indexes, two network and two I/O threads, no automatic topic
+ * creation. Kafka's own fault handler stays in place: a fatal broker fault (for example a failed
+ * metadata log write) halts the JVM, as it would halt a stand-alone broker.
+ *
+ * <p>Thread-safety: {@link #createTopic} may be called from any thread; {@link #close} is
+ * idempotent.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
+
+  private static final int NODE_ID = 1;
+  private static final String CLIENT_LISTENER = "PLAINTEXT";
+  private static final String CONTROLLER_LISTENER = "CONTROLLER";
+  /** Attempts when a free port chosen for {@code port = 0} is taken before the broker binds it. */
+  private static final int PORT_ATTEMPTS = 3;
+  private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+
+  private final KafkaRaftServer server;
+  private final String bootstrapServers;
+  private Admin admin;
+  private boolean closed;
+
+  private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers) {
+    this.server = server;
+    this.bootstrapServers = bootstrapServers;
+  }
+
+  /**
+   * Starts the broker and returns once it accepts clients.
+   *
+   * @param dataDir the broker's log directory; created and formatted if it holds no Kafka storage
+   * @param host the address of the client listener, e.g. {@code 127.0.0.1}
+   * @param port the client port, or 0 for a free one (see {@link #bootstrapServers()})
+   * @throws IllegalArgumentException if the port is out of range
+   * @throws IllegalStateException if the broker fails to start (the cause says why)
+   */
+  public static EmbeddedKafka start(Path dataDir, String host, int port) {
+    if (port < 0 || port > 65_535) {
+      throw new IllegalArgumentException("port must be >= 0 and <= 65535. Provided value: " + port);
+    }
+    Path logDir = dataDir.toAbsolutePath().normalize();
+    for (int attempt = 1; ; attempt++) {
+      int clientPort = port != 0 ? port : freePort(host);
+      int controllerPort = freePort("127.0.0.1");
+      try {
+        return startOnce(logDir, host, clientPort, controllerPort);
+      } catch (RuntimeException e) {
+        // Another process may take a port between freePort() and the broker's bind.
+        if (!causedByBind(e) || attempt >= PORT_ATTEMPTS || (port != 0 && attempt > 1)) {
+          throw new IllegalStateException("embedded Kafka failed to start on " + host + ":"
+              + clientPort + " (controller 127.0.0.1:" + controllerPort + ") with data in "
+              + logDir + ": " + e.getMessage(), e);
+        }
+        LOG.info("embedded Kafka: port taken, retrying with other ports ({})", e.getMessage());
+      }
+    }
+  }
+
+  private static EmbeddedKafka startOnce(Path logDir, String host, int clientPort, int controllerPort) {
+    long t0 = System.nanoTime();
+    KafkaConfig config = new KafkaConfig(brokerProperties(logDir, host, clientPort, controllerPort), false);
+    formatIfNeeded(logDir);
+    KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+    try {
+      server.startup();
+    } catch (RuntimeException e) {
+      shutdownQuietly(server);
+      throw e;
+    }
+    String bootstrap = hostForClients(host) + ":" + clientPort;
+    LOG.info("embedded Kafka started at {} in {} ms, data in {}", bootstrap,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), logDir);
+    return new EmbeddedKafka(server, bootstrap);
+  }
+
+  /** Broker configuration; keys are the documented broker config names (stable across versions). */
+  static Map<String, Object> brokerProperties(Path logDir, String host, int clientPort, int controllerPort) {
+    Map<String, Object> p = new HashMap<>();
+    p.put("process.roles", "broker,controller");
+    p.put("node.id", Integer.toString(NODE_ID));
+    p.put("controller.quorum.voters", NODE_ID + "@127.0.0.1:" + controllerPort);
+    p.put("controller.listener.names", CONTROLLER_LISTENER);
+    p.put("inter.broker.listener.name", CLIENT_LISTENER);
+    p.put("listeners", CLIENT_LISTENER + "://" + listenerHost(host) + ":" + clientPort + ","
+        + CONTROLLER_LISTENER + "://127.0.0.1:" + controllerPort);
+    p.put("listener.security.protocol.map", CLIENT_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+    p.put("log.dirs", logDir.toString());
+    // One node: every internal topic has one replica; few partitions keep start-up and memory small.
+    p.put("offsets.topic.replication.factor", "1");
+    p.put("offsets.topic.num.partitions", "1");
+    p.put("transaction.state.log.replication.factor", "1");
+    p.put("transaction.state.log.min.isr", "1");
+    p.put("transaction.state.log.num.partitions", "1");
+    p.put("share.coordinator.state.topic.replication.factor", "1");
+    p.put("share.coordinator.state.topic.min.isr", "1");
+    p.put("default.replication.factor", "1");
+    p.put("min.insync.replicas", "1");
+    p.put("num.partitions", "1");
+    p.put("auto.create.topics.enable", "false");
+    p.put("group.initial.rebalance.delay.ms", "0");
+    // Laptop sizes: 16 MiB segments, 1 MiB (sparse, pre-allocated) indexes, a 2 MiB cleaner buffer
+    // instead of 128 MiB, and threads for 2 cores.
+    p.put("log.segment.bytes", Integer.toString(16 << 20));
+    p.put("log.index.size.max.bytes", Integer.toString(1 << 20));
+    p.put("log.cleaner.dedupe.buffer.size", Integer.toString(2 << 20));
+    p.put("num.network.threads", "2");
+    p.put("num.io.threads", "2");
+    p.put("background.threads", "2");
+    p.put("num.recovery.threads.per.data.dir", "1");
+    // Fail instead of waiting forever if the node cannot catch up with its own metadata log.
+    p.put("server.max.startup.time.ms", "60000");
+    return p;
+  }
+
+  /** {@code kafka-storage.sh format} on first start; an already formatted directory is reused. */
+  private static void formatIfNeeded(Path logDir) {
+    if (Files.exists(logDir.resolve("meta.properties"))) {
+      return;
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      Files.createDirectories(logDir);
+      new Formatter()
+          .setPrintStream(new PrintStream(out, true, StandardCharsets.UTF_8))
+          .setNodeId(NODE_ID)
+          .setClusterId(Uuid.randomUuid().toString())
+          .setControllerListenerName(CONTROLLER_LISTENER)
+          .setMetadataLogDirectory(logDir.toString())
+          .setDirectories(List.of(logDir.toString()))
+          // Static voter set (controller.quorum.voters), as `format` without --standalone does.
+          .setHasDynamicQuorum(false)
+          .run();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create Kafka data directory " + logDir, e);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot format Kafka storage in " + logDir + ": " + e.getMessage(), e);
+    }
+    LOG.info("embedded Kafka: formatted new storage in {}", logDir);
+    LOG.debug("{}", out.toString(StandardCharsets.UTF_8).strip());
+  }
+
+  /** The client listener's address, {@code host:port}, for producers, consumers and admins. */
+  public String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  /**
+   * Creates a topic with one replica, or does nothing if a topic of that name exists (whatever its
+   * partition count).
+   *
+   * @throws IllegalArgumentException if partitions &lt; 1
+   * @throws IllegalStateException if the broker refuses or does not answer within 30 s
+   */
+  public void createTopic(String name, int partitions) {
+    if (partitions < 1) {
+      throw new IllegalArgumentException("partitions must be >= 1. Provided value: " + partitions);
+    }
+    try {
+      admin().createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+          .all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new IllegalStateException("cannot create topic " + name + ": " + e.getCause().getMessage(), e.getCause());
+      }
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("cannot create topic " + name + ": no answer within " + ADMIN_TIMEOUT, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topic " + name, e);
+    }
+  }
+
+  private synchronized Admin admin() {
+    if (closed) {
+      throw new IllegalStateException("embedded Kafka is closed");
+    }
+    if (admin == null) {
+      admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+    }
+    return admin;
+  }
+
+  /** Shuts the broker and controller down and waits for them; the data directory stays. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    long t0 = System.nanoTime();
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(5));
+    }
+    shutdownQuietly(server);
+    LOG.info("embedded Kafka at {} stopped in {} ms", bootstrapServers,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+  }
+
+  private static void shutdownQuietly(KafkaRaftServer server) {
+    try {
+      server.shutdown();
+      server.awaitShutdown();
+    } catch (RuntimeException e) {
+      LOG.warn("embedded Kafka: error during shutdown", e);
+    }
+  }
+
+  private static int freePort(String host) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(false);
+      socket.bind(new InetSocketAddress(InetAddress.getByName(host), 0));
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot find a free port on " + host, e);
+    }
+  }
+
+  private static boolean causedByBind(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Kafka's listener syntax wants IPv6 literals in brackets. */
+  private static String listenerHost(String host) {
+    return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+  }
+
+  /** A wildcard listen address is not an address clients can dial; they use loopback instead. */
+  private static String hostForClients(String host) {
+    String bare = host.replace("[", "").replace("]", "");
+    if (bare.equals("0.0.0.0") || bare.equals("::") || bare.isEmpty()) {
+      return "127.0.0.1";
+    }
+    return listenerHost(host);
+  }
+}

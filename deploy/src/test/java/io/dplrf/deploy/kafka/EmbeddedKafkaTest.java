@@ -1,0 +1,144 @@
+package io.dplrf.deploy.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real Kafka server, started in this JVM: records go in and come out again, also after a
+ * restart on the same data directory. Start and stop times are printed, not asserted (STYLE.md:
+ * no timed unit tests); the whole class takes a few seconds.
+ */
+class EmbeddedKafkaTest {
+
+  private static final int RECORDS = 1000;
+  private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+  @TempDir Path dataDir;
+
+  @Test
+  void produce1000_consumeBack_andAgainAfterRestartOnSameDataDir() {
+    List<String> sent = new ArrayList<>();
+    for (int k = 0; k < RECORDS; k++) {
+      sent.add("update-" + k);
+    }
+    try (EmbeddedKafka kafka = timedStart("first start")) {
+      kafka.createTopic("updates", 3);
+      kafka.createTopic("updates", 3); // idempotent
+      produce(kafka.bootstrapServers(), "updates", sent);
+      assertEquals(sent, sortedByIndex(consumeAll(kafka.bootstrapServers(), "updates", "g1")));
+      timedClose(kafka, "first close");
+    }
+    try (EmbeddedKafka kafka = timedStart("restart")) {
+      kafka.createTopic("updates", 3); // exists from before the restart
+      assertEquals(sent, sortedByIndex(consumeAll(kafka.bootstrapServers(), "updates", "g2")),
+          "records written before the restart must be read back after it");
+      timedClose(kafka, "second close");
+    }
+  }
+
+  @Test
+  void portZero_picksFreePorts_twoBrokersSideBySide() {
+    try (EmbeddedKafka a = EmbeddedKafka.start(dataDir.resolve("a"), "127.0.0.1", 0);
+         EmbeddedKafka b = EmbeddedKafka.start(dataDir.resolve("b"), "127.0.0.1", 0)) {
+      assertTrue(a.bootstrapServers().matches("127\\.0\\.0\\.1:[1-9][0-9]*"), a.bootstrapServers());
+      assertNotEquals(a.bootstrapServers(), b.bootstrapServers());
+      b.createTopic("t", 1);
+      produce(b.bootstrapServers(), "t", List.of("x"));
+      assertEquals(List.of("x"), consumeAll(b.bootstrapServers(), "t", "g"));
+    }
+  }
+
+  @Test
+  void invalidArguments_areRejectedWithTheValue() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> EmbeddedKafka.start(dataDir, "127.0.0.1", 70_000));
+    assertTrue(e.getMessage().contains("70000"), e.getMessage());
+  }
+
+  private EmbeddedKafka timedStart(String what) {
+    long t0 = System.nanoTime();
+    EmbeddedKafka kafka = EmbeddedKafka.start(dataDir, "127.0.0.1", 0);
+    System.out.printf("EmbeddedKafkaTest: %s took %d ms%n", what, (System.nanoTime() - t0) / 1_000_000);
+    return kafka;
+  }
+
+  private static void timedClose(EmbeddedKafka kafka, String what) {
+    long t0 = System.nanoTime();
+    kafka.close();
+    System.out.printf("EmbeddedKafkaTest: %s took %d ms%n", what, (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  static void produce(String bootstrap, String topic, List<String> values) {
+    Map<String, Object> config = Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
+      for (String v : values) {
+        producer.send(new ProducerRecord<>(topic, v, v));
+      }
+      producer.flush();
+    }
+  }
+
+  /** Reads from the beginning until {@code expected} records arrived or the deadline passed. */
+  static List<String> consumeAll(String bootstrap, String topic, String group) {
+    Map<String, Object> config = Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.GROUP_ID_CONFIG, group + "-" + UUID.randomUUID(),
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+    List<String> got = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
+      consumer.subscribe(List.of(topic));
+      long end = System.nanoTime() + DEADLINE.toNanos();
+      int idle = 0;
+      while (System.nanoTime() < end) {
+        var records = consumer.poll(Duration.ofMillis(200));
+        for (ConsumerRecord<String, String> r : records) {
+          got.add(r.value());
+        }
+        // Done once something arrived and two polls in a row brought nothing more.
+        idle = records.isEmpty() && !got.isEmpty() ? idle + 1 : 0;
+        if (idle >= 2 && consumer.assignment().size() > 0
+            && consumer.endOffsets(consumer.assignment()).entrySet().stream()
+                .allMatch(e -> consumer.position(e.getKey()) >= e.getValue())) {
+          break;
+        }
+      }
+    }
+    return got;
+  }
+
+  private static List<String> sortedByIndex(List<String> values) {
+    List<String> sorted = new ArrayList<>(values);
+    sorted.sort((x, y) -> Integer.compare(index(x), index(y)));
+    return sorted;
+  }
+
+  private static int index(String v) {
+    return Integer.parseInt(v.substring(v.indexOf('-') + 1));
+  }
+}
