@@ -31,6 +31,19 @@ public final class DenseInputPerturbation extends NoisyLinearSketch {
     a[i * n + j] += delta;
   }
 
+  @Override
+  void flushPending() {}
+
+  @Override
+  double[][] state() {
+    return new double[][] {a};
+  }
+
+  @Override
+  String instance() {
+    return "";
+  }
+
   public DenseNoisyMatrix release() {
     double[] out = a.clone();
     roundToGrid(out, plan.noise().grid().gamma());

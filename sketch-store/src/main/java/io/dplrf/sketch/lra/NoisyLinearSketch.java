@@ -79,6 +79,19 @@ public abstract sealed class NoisyLinearSketch
 
   abstract void apply(int i, int j, double delta);
 
+  /** Applies any buffered updates, so that {@link #state()} is complete. */
+  abstract void flushPending();
+
+  /** The accumulators, in a fixed order, for {@link SketchCodec}; live arrays, not copies. */
+  abstract double[][] state();
+
+  /** The instance label of the shared sketching matrices ("" when there are none). */
+  abstract String instance();
+
+  final void restoreUpdateCount(long count) {
+    updates = count;
+  }
+
   /** Bytes of state this sketch keeps (accumulators and cached sketching-matrix rows). */
   public abstract long sizeInBytes();
 

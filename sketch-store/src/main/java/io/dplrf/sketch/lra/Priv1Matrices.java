@@ -18,6 +18,7 @@ import io.dplrf.sketch.randomness.SecretKey;
  */
 public final class Priv1Matrices {
   final SketchSizes sizes;
+  final String instance;
   final SketchMatrix phiTopT; // t × n: column j is row j of Φ_top, entries N(0, 1/t)
   final SketchMatrix psi; // t × m, entries N(0, 1/t)
   final SketchMatrix s; // v × m, entries N(0, 1/v)
@@ -25,6 +26,7 @@ public final class Priv1Matrices {
 
   private Priv1Matrices(SecretKey key, String instance, SketchSizes sizes, boolean cache) {
     this.sizes = sizes;
+    this.instance = instance;
     int tw = sizes.t();
     int v = sizes.v();
     double phiStd = 1 / Math.sqrt(tw);
@@ -45,6 +47,11 @@ public final class Priv1Matrices {
 
   public SketchSizes sizes() {
     return sizes;
+  }
+
+  /** The instance label the matrices derive from (public, not secret). */
+  public String instance() {
+    return instance;
   }
 
   long sizeInBytes() {

@@ -97,6 +97,30 @@ public final class Priv1Sketch extends NoisyLinearSketch {
     }
   }
 
+  @Override
+  void flushPending() {
+    flush();
+  }
+
+  @Override
+  double[][] state() {
+    return new double[][] {yc, yrT, w};
+  }
+
+  @Override
+  String instance() {
+    return mats.instance;
+  }
+
+  Priv1Matrices matrices() {
+    return mats;
+  }
+
+  static Priv1Sketch restore(Priv1Plan plan, Priv1Matrices mats, SecretKey key, String nodeLabel,
+      boolean noiseless) {
+    return new Priv1Sketch(plan, mats, key, nodeLabel, noiseless);
+  }
+
   /**
    * Applies the buffered updates, generating each needed sketching-matrix column once: per
    * distinct j, row j of Φ_top (Yc row i += Δ·Φ_top[j,:]) and column j of T (W row i += Δ·T[:,j]);

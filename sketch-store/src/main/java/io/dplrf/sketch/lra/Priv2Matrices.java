@@ -13,11 +13,13 @@ import io.dplrf.sketch.randomness.SecretKey;
  */
 public final class Priv2Matrices {
   final SketchSizes sizes;
+  final String instance;
   final SketchMatrix phiT; // t × n: column j is row j of Φ
   final SketchMatrix s; // v × m
 
   private Priv2Matrices(SecretKey key, String instance, SketchSizes sizes, boolean cache) {
     this.sizes = sizes;
+    this.instance = instance;
     phiT = CachedColumns.maybe(GaussianMatrices.gaussian(
         key, instance + "/phi", sizes.t(), sizes.n(), 1 / Math.sqrt(sizes.t())), cache);
     s = GaussianMatrices.gaussian(
@@ -27,6 +29,15 @@ public final class Priv2Matrices {
   public static Priv2Matrices generate(
       SecretKey key, String instance, SketchSizes sizes, boolean cacheUpdateColumns) {
     return new Priv2Matrices(key, instance, sizes, cacheUpdateColumns);
+  }
+
+  public SketchSizes sizes() {
+    return sizes;
+  }
+
+  /** The instance label the matrices derive from (public, not secret). */
+  public String instance() {
+    return instance;
   }
 
   long sizeInBytes() {

@@ -59,6 +59,26 @@ public final class Priv2Sketch extends NoisyLinearSketch {
     }
   }
 
+  @Override
+  void flushPending() {
+    flush();
+  }
+
+  @Override
+  double[][] state() {
+    return new double[][] {y, zT};
+  }
+
+  @Override
+  String instance() {
+    return mats.instance;
+  }
+
+  static Priv2Sketch restore(Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel,
+      boolean noiseless) {
+    return new Priv2Sketch(plan, mats, key, nodeLabel, noiseless);
+  }
+
   /**
    * Applies the buffered updates, generating each needed sketching-matrix column once: per
    * distinct j, row j of Φ (Y row i += Δ·Φ[j,:]); per distinct i, column i of S

@@ -108,6 +108,17 @@ public final class GridGaussian {
     return Math.nextUp(gamma * Math.sqrt((double) changedCoordinates));
   }
 
+  /** Two samplers are equal when they have the same grid step and scale (the same law). */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof GridGaussian g && g.gamma() == gamma() && g.scale() == scale();
+  }
+
+  @Override
+  public int hashCode() {
+    return Double.hashCode(gamma()) * 31 + Long.hashCode(scale());
+  }
+
   @Override
   public String toString() {
     return "GridGaussian[gamma=2^" + grid.exponent() + ", s=" + grid.scale()

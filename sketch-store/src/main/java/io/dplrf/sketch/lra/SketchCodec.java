@@ -1,0 +1,289 @@
+package io.dplrf.sketch.lra;
+
+import io.dplrf.sketch.noise.GridGaussian;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+import java.util.zip.CheckedOutputStream;
+
+/**
+ * The one owner of the sketch binary format (STYLE.md 12). A snapshot holds a sketch's
+ * accumulators and the exact parameters of its noise — never the noise itself, which is
+ * regenerated from the key and the node label, and never a recalibration: a restored sketch
+ * uses exactly the grid and scale it was created with, so a restart can never release a second,
+ * differently-drawn noisy view.
+ *
+ * <pre>
+ * Format version 1, big-endian (java.io.DataOutput):
+ *
+ *  field                 type        notes
+ *  --------------------  ----------  ----------------------------------------------------------
+ *  magic                 8 bytes     ASCII "DPLRFSK1"
+ *  version               int32       1
+ *  mechanism             int8        1 = priv1, 2 = priv2, 3 = dense input perturbation
+ *  noiseless             int8        1 for a --no-noise sketch (not private), else 0
+ *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
+ *  instance              UTF         label of the shared sketching matrices ("" for dense)
+ *  node                  UTF         label of this sketch's own randomness
+ *  m, n, k, t, v         5 × int32   sizes (dense: t = v = k)
+ *  epsilon, delta, clip  3 × float64
+ *  plan                  float64[]   mechanism-specific numbers, count int32 first (below)
+ *  updates               int64       updates applied so far
+ *  arrays                int32 count, then per array: int32 length, length × float64
+ *  crc                   int32       CRC32C of every byte before it
+ *
+ *  plan, priv1: jlDeltaShare, ycShare, sigmaMin, covarianceR, achievedMechanismDelta,
+ *               psiNormBound, sNormBound, tNormBound, then Yr and Z noise (4 each below)
+ *  plan, priv2: jlDeltaShare, phiFactor, sFactor, then Y and Z noise
+ *  plan, dense: the A+N noise
+ *  noise:       baseSensitivity, changedCoordinates, mu, effectiveSigma (σ = s·γ, exact)
+ * </pre>
+ */
+public final class SketchCodec {
+  private static final byte[] MAGIC = "DPLRFSK1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  static final int VERSION = 1;
+
+  private SketchCodec() {}
+
+  /** Writes {@code sketch} (flushing its buffered updates first). Does not close {@code out}. */
+  public static void write(NoisyLinearSketch sketch, OutputStream out) throws IOException {
+    sketch.flushPending();
+    CRC32C crc = new CRC32C();
+    DataOutputStream d =
+        new DataOutputStream(new CheckedOutputStream(new BufferedOutputStream(out, 1 << 16), crc));
+    d.write(MAGIC);
+    d.writeInt(VERSION);
+    SketchSizes sz;
+    PrivacyParams privacy;
+    double clip;
+    double[] plan;
+    int mechanism;
+    if (sketch instanceof Priv1Sketch p1) {
+      Priv1Plan p = p1.plan();
+      mechanism = 1;
+      sz = p.sizes();
+      privacy = p.privacy();
+      clip = p.clip();
+      plan = concat(new double[] {p.jlDeltaShare(), p.ycShare(), p.sigmaMin(), p.covarianceR(),
+          p.achievedMechanismDelta(), p.psiNormBound(), p.sNormBound(), p.tNormBound()},
+          noise(p.yrNoise()), noise(p.zNoise()));
+    } else if (sketch instanceof Priv2Sketch p2) {
+      Priv2Plan p = p2.plan();
+      mechanism = 2;
+      sz = p.sizes();
+      privacy = p.privacy();
+      clip = p.clip();
+      plan = concat(new double[] {p.jlDeltaShare(), p.phiFactor(), p.sFactor()},
+          noise(p.yNoise()), noise(p.zNoise()));
+    } else {
+      DensePlan p = ((DenseInputPerturbation) sketch).plan();
+      mechanism = 3;
+      sz = null;
+      privacy = p.privacy();
+      clip = p.clip();
+      plan = noise(p.noise());
+    }
+    d.writeByte(mechanism);
+    d.writeByte(sketch.isNoiseless() ? 1 : 0);
+    d.writeUTF(sketch.key.fingerprint());
+    d.writeUTF(sketch.instance());
+    d.writeUTF(sketch.nodeLabel());
+    d.writeInt(sketch.rows());
+    d.writeInt(sketch.cols());
+    d.writeInt(sz == null ? 0 : sz.k());
+    d.writeInt(sz == null ? 0 : sz.t());
+    d.writeInt(sz == null ? 0 : sz.v());
+    d.writeDouble(privacy.epsilon());
+    d.writeDouble(privacy.delta());
+    d.writeDouble(clip);
+    writeArray(d, plan);
+    d.writeLong(sketch.updateCount());
+    double[][] state = sketch.state();
+    d.writeInt(state.length);
+    for (double[] a : state) {
+      writeArray(d, a);
+    }
+    d.flush();
+    // The checksum covers everything above; write it outside the checked stream.
+    DataOutputStream tail = new DataOutputStream(out);
+    tail.writeInt((int) crc.getValue());
+    tail.flush();
+  }
+
+  /**
+   * Reads a sketch written by {@link #write}, regenerating its sketching matrices and noise from
+   * {@code key}.
+   *
+   * @throws IOException if the bytes are not a version-1 snapshot, are truncated or corrupt
+   *     (checksum), or were written under another key
+   */
+  public static NoisyLinearSketch read(InputStream in, SecretKey key, boolean cacheUpdateColumns)
+      throws IOException {
+    CRC32C crc = new CRC32C();
+    DataInputStream d =
+        new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
+    try {
+      byte[] magic = new byte[MAGIC.length];
+      d.readFully(magic);
+      if (!java.util.Arrays.equals(magic, MAGIC)) {
+        throw new IOException("not a dplrf sketch snapshot (bad magic number)");
+      }
+      int version = d.readInt();
+      if (version != VERSION) {
+        throw new IOException("unsupported sketch snapshot version " + version + " (this build reads " + VERSION + ")");
+      }
+      int mechanism = d.readByte();
+      boolean noiseless = d.readByte() == 1;
+      String fingerprint = d.readUTF();
+      String instance = d.readUTF();
+      String node = d.readUTF();
+      int m = d.readInt();
+      int n = d.readInt();
+      int k = d.readInt();
+      int t = d.readInt();
+      int v = d.readInt();
+      PrivacyParams privacy = new PrivacyParams(d.readDouble(), d.readDouble());
+      double clip = d.readDouble();
+      double[] plan = readArray(d, 64);
+      long updates = d.readLong();
+      int count = d.readInt();
+      if (count < 0 || count > 8) {
+        throw new IOException("corrupt sketch snapshot: " + count + " arrays");
+      }
+      double[][] state = new double[count][];
+      for (int a = 0; a < count; a++) {
+        state[a] = readArray(d, Integer.MAX_VALUE - 8);
+      }
+      int expected = (int) crc.getValue(); // before the stored checksum's own bytes
+      int stored = d.readInt();
+      if (stored != expected) {
+        throw new IOException("sketch snapshot checksum mismatch: the file is corrupt");
+      }
+      if (!fingerprint.equals(key.fingerprint())) {
+        throw new IOException("sketch snapshot was written under key " + fingerprint
+            + " but the key given is " + key.fingerprint() + ": its noise cannot be regenerated");
+      }
+      NoisyLinearSketch sketch =
+          build(mechanism, noiseless, key, instance, node, m, n, k, t, v, privacy, clip, plan,
+              cacheUpdateColumns);
+      double[][] live = sketch.state();
+      if (live.length != state.length) {
+        throw new IOException("corrupt sketch snapshot: " + state.length + " arrays, expected " + live.length);
+      }
+      for (int a = 0; a < live.length; a++) {
+        if (live[a].length != state[a].length) {
+          throw new IOException("corrupt sketch snapshot: array " + a + " has " + state[a].length
+              + " numbers, expected " + live[a].length);
+        }
+        System.arraycopy(state[a], 0, live[a], 0, live[a].length);
+      }
+      sketch.restoreUpdateCount(updates);
+      return sketch;
+    } catch (EOFException e) {
+      throw new IOException("sketch snapshot is truncated", e);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("corrupt sketch snapshot: " + e.getMessage(), e);
+    }
+  }
+
+  private static NoisyLinearSketch build(int mechanism, boolean noiseless, SecretKey key,
+      String instance, String node, int m, int n, int k, int t, int v, PrivacyParams privacy,
+      double clip, double[] p, boolean cache) throws IOException {
+    switch (mechanism) {
+      case 1 -> {
+        expect(p, 16);
+        SketchSizes sz = new SketchSizes(m, n, k, t, v);
+        Priv1Plan plan = new Priv1Plan(privacy, clip, sz, p[0], p[1], p[2], p[3], p[4], p[5], p[6],
+            p[7], noise("Yr", p, 8), noise("Z", p, 12));
+        return Priv1Sketch.restore(plan, Priv1Matrices.generate(key, instance, sz, cache), key,
+            node, noiseless);
+      }
+      case 2 -> {
+        expect(p, 11);
+        SketchSizes sz = new SketchSizes(m, n, k, t, v);
+        Priv2Plan plan = new Priv2Plan(privacy, clip, sz, p[0], p[1], p[2], noise("Y", p, 3),
+            noise("Z", p, 7));
+        return Priv2Sketch.restore(plan, Priv2Matrices.generate(key, instance, sz, cache), key,
+            node, noiseless);
+      }
+      case 3 -> {
+        expect(p, 4);
+        return DenseInputPerturbation.create(
+            new DensePlan(privacy, clip, m, n, noise("A+N", p, 0)), key, node);
+      }
+      default -> throw new IOException("unknown mechanism code " + mechanism + " in sketch snapshot");
+    }
+  }
+
+  private static double[] noise(GaussianSketchNoise g) {
+    return new double[] {g.baseSensitivity(), g.changedCoordinates(), g.mu(), g.sigma()};
+  }
+
+  /** Rebuilds a noise part on exactly the stored grid; refuses if the grid does not round-trip. */
+  private static GaussianSketchNoise noise(String name, double[] p, int at) throws IOException {
+    GridGaussian grid = GridGaussian.atLeast(p[at + 3]);
+    if (grid.effectiveSigma() != p[at + 3]) {
+      throw new IOException("corrupt sketch snapshot: noise scale of " + name + " is not on its grid");
+    }
+    return new GaussianSketchNoise(name, p[at], (long) p[at + 1], p[at + 2], grid);
+  }
+
+  private static void expect(double[] plan, int length) throws IOException {
+    if (plan.length != length) {
+      throw new IOException("corrupt sketch snapshot: plan has " + plan.length + " numbers, expected " + length);
+    }
+  }
+
+  private static double[] concat(double[]... parts) {
+    int len = 0;
+    for (double[] p : parts) {
+      len += p.length;
+    }
+    double[] out = new double[len];
+    int at = 0;
+    for (double[] p : parts) {
+      System.arraycopy(p, 0, out, at, p.length);
+      at += p.length;
+    }
+    return out;
+  }
+
+  private static void writeArray(DataOutputStream d, double[] a) throws IOException {
+    d.writeInt(a.length);
+    byte[] buf = new byte[8 * Math.min(a.length, 8192)];
+    java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(buf);
+    for (int off = 0; off < a.length; off += 8192) {
+      int len = Math.min(8192, a.length - off);
+      bb.clear();
+      bb.asDoubleBuffer().put(a, off, len);
+      d.write(buf, 0, 8 * len);
+    }
+  }
+
+  private static double[] readArray(DataInputStream d, int max) throws IOException {
+    int length = d.readInt();
+    if (length < 0 || length > max) {
+      throw new IOException("corrupt sketch snapshot: array length " + length);
+    }
+    double[] a = new double[length];
+    byte[] buf = new byte[8 * Math.min(Math.max(length, 1), 8192)];
+    java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(buf);
+    for (int off = 0; off < length; off += 8192) {
+      int len = Math.min(8192, length - off);
+      d.readFully(buf, 0, 8 * len);
+      bb.clear();
+      bb.asDoubleBuffer().get(a, off, len);
+    }
+    return a;
+  }
+}
