@@ -56,8 +56,8 @@ public final class AccuracyBench {
     out.printf("%n== %s: %d x %d, k = %d, delta = %s, clip = %s, t = %d, v = %d%n",
         name, m, n, k, delta, clip, sizes.t(), sizes.v());
     out.printf("||A||_F = %.6g, best rank-%d error ||A - [A]_k||_F = %.6g%n", normA, k, bestRankK);
-    out.printf("%-22s %6s %14s %10s %12s %9s %14s %8s%n", "mechanism", "eps", "||A-A~||_F",
-        "rel ||A||", "x baseline", "vs best", "sketch bytes", "time s");
+    out.printf("%-22s %6s %14s %10s %12s %9s %14s %8s %8s%n", "mechanism", "eps", "||A-A~||_F",
+        "rel ||A||", "x baseline", "vs best", "sketch bytes", "vs dense", "time s");
     List<Row> rows = new ArrayList<>();
     List<MechanismName> sketches =
         mechanisms.stream().filter(x -> x != MechanismName.INPUT_PERTURBATION).toList();
@@ -88,10 +88,11 @@ public final class AccuracyBench {
     String label = mech.cliName() + (noNoise ? " (no noise)" : "");
     double rel = baseline > 0 ? err / baseline : Double.NaN;
     double mem = (double) r.sketchBytes() / denseBytes;
-    out.printf("%-22s %6s %14.6g %10.4f %12s %9s %14d %8.1f%n", label, noNoise ? "-" : eps, err,
-        err / normA, baseline > 0 ? String.format("%.3f", rel) : (noNoise ? "-" : "1 (baseline)"),
-        best > 0 ? String.format("%.3f", err / best) : "-",
-        r.sketchBytes(), secs);
+    String vsBaseline = baseline > 0 ? String.format("%.3f", rel)
+        : mech == MechanismName.INPUT_PERTURBATION ? "(baseline)" : "-";
+    out.printf("%-22s %6s %14.6g %10.4f %12s %9s %14d %7.1f%% %8.1f%n", label,
+        noNoise ? "-" : eps, err, err / normA, vsBaseline,
+        best > 0 ? String.format("%.3f", err / best) : "-", r.sketchBytes(), 100 * mem, secs);
     out.flush();
     rows.add(new Row(label, noNoise ? 0 : eps, err, rel, r.sketchBytes(), mem, secs));
     return err;
