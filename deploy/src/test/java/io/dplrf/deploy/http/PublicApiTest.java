@@ -226,6 +226,21 @@ class PublicApiTest {
   }
 
   @Test
+  void malformedPercentEncoding_is400WithoutStackTrace() throws Exception {
+    cache.publish(Fixtures.release(4));
+    // java.net.URI refuses to build this request, so write it by hand. The JDK server rejects it
+    // before any handler runs, with its own short HTML 400 (not our JSON shape).
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      socket.getOutputStream().write(("GET /v1/score?i=%zz&j=0 HTTP/1.1\r\nHost: x\r\n"
+          + "Connection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String response = new String(socket.getInputStream().readAllBytes(),
+          java.nio.charset.StandardCharsets.US_ASCII);
+      assertTrue(response.startsWith("HTTP/1.1 400"), response);
+      assertFalse(response.contains("\tat "), response);
+    }
+  }
+
+  @Test
   void unknownRoutes_are404() throws Exception {
     assertError(get(port, "/"), 404, "no such route: /");
     assertError(get(port, "/v1/rows"), 404, "no such route");
