@@ -2,6 +2,7 @@ package io.dplrf.deploy.io;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -40,18 +41,7 @@ public final class Npy {
 
   /** Writes {@code data} (C order) with the given shape, replacing {@code file} if it exists. */
   public static void writeDoubles(Path file, double[] data, int... shape) throws IOException {
-    long count = 1;
-    for (int d : shape) {
-      if (d < 0) {
-        throw new IllegalArgumentException(
-            "shape must be non-negative. Provided value: " + Arrays.toString(shape));
-      }
-      count *= d;
-    }
-    if (count != data.length) {
-      throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " needs " + count
-          + " values. Provided value: " + data.length + " values");
-    }
+    checkShape(data, shape);
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
         StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
       writeFully(ch, ByteBuffer.wrap(preamble(shape)));
@@ -63,6 +53,37 @@ public final class Npy {
         buf.limit(len * Double.BYTES);
         writeFully(ch, buf);
       }
+    }
+  }
+
+  /**
+   * Writes {@code data} (C order) with the given shape to {@code out} as one npy file, without
+   * closing the stream (for zip entries and HTTP responses).
+   */
+  public static void writeDoubles(OutputStream out, double[] data, int... shape) throws IOException {
+    checkShape(data, shape);
+    out.write(preamble(shape));
+    ByteBuffer buf = ByteBuffer.allocate(CHUNK * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    for (int off = 0; off < data.length; off += CHUNK) {
+      int len = Math.min(CHUNK, data.length - off);
+      buf.clear();
+      buf.asDoubleBuffer().put(data, off, len);
+      out.write(buf.array(), 0, len * Double.BYTES);
+    }
+  }
+
+  private static void checkShape(double[] data, int[] shape) {
+    long count = 1;
+    for (int d : shape) {
+      if (d < 0) {
+        throw new IllegalArgumentException(
+            "shape must be non-negative. Provided value: " + Arrays.toString(shape));
+      }
+      count *= d;
+    }
+    if (count != data.length) {
+      throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " needs " + count
+          + " values. Provided value: " + data.length + " values");
     }
   }
 

@@ -1,0 +1,493 @@
+package io.dplrf.deploy.config;
+
+import io.dplrf.sketch.params.SketchSizes;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Every setting of {@code dplrf serve} (DESIGN.md "Contracts"), validated. Immutable.
+ *
+ * <p><b>Sources and precedence.</b> A setting {@code some-name} may be given as a line
+ * {@code some-name = value} or {@code some-name: value} of the config file (blank lines and lines
+ * starting with {@code #} are ignored; a {@code #} later on a line is part of the value, so tokens may
+ * contain it), as the environment variable {@code DPLRF_SOME_NAME} (an empty variable counts as
+ * unset, as docker-compose writes them), or as the flag {@code --some-name value} /
+ * {@code --some-name=value}. A flag wins over the environment, which wins over the file. The file
+ * is named by {@code --config FILE}, else by {@code DPLRF_CONFIG}. Unknown names in the file or
+ * among the flags are errors naming the line or flag; other {@code DPLRF_*} variables are ignored
+ * (the launcher script and container images set some of their own).
+ *
+ * <p><b>Validation.</b> Every value is checked once, here, with the project's message shape
+ * "{name} must be {condition}. Provided value: {value}", followed by where the value came from.
+ * Cross-field rules: exactly one of {@code epoch-updates} and {@code epoch-seconds};
+ * {@code rank <= min(rows, cols)}; distinct HTTP and operator ports (unless 0).
+ *
+ * <p>{@link #describe()} lists every setting, its value and its source for the startup log; the
+ * admin token is never printed.
+ */
+public final class ServiceConfig {
+  /** Mechanisms the service runs. */
+  public enum Mechanism { PRIV1, PRIV2 }
+
+  /** The privacy unit of the stream neighbouring relation (DESIGN.md "Privacy model"). */
+  public enum PrivacyUnit { UPDATE, KEY, ROW }
+
+  /** What happens to an update beyond its unit's remaining ℓ1 budget (key and row units). */
+  public enum BudgetPolicy { CLIP, DROP }
+
+  /** Every setting name, in the order {@link #describe()} lists them. */
+  public static final List<String> NAMES = List.of(
+      "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
+      "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
+      "alpha", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
+      "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token");
+
+  private static final Pattern LINE = Pattern.compile("([A-Za-z0-9][A-Za-z0-9-]*)\\s*[=:]\\s*(.*)");
+  private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+
+  /** One raw value and where it came from ("flag --rank", "env DPLRF_RANK", "file x.conf:3"). */
+  private record Raw(String value, Source source, String where) {}
+
+  private final Map<String, Raw> raw;
+  private final Map<String, Object> values = new LinkedHashMap<>();
+
+  private ServiceConfig(Map<String, Raw> raw) {
+    this.raw = raw;
+    positiveInt("rows");
+    positiveInt("cols");
+    positiveInt("rank");
+    number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
+    number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
+    choice("mechanism", Mechanism.class, Mechanism.PRIV2);
+    positiveInt("epochs");
+    optionalPositiveLong("epoch-updates");
+    number("epoch-seconds", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), Double.NaN);
+    number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
+    choice("privacy-unit", PrivacyUnit.class, PrivacyUnit.UPDATE);
+    choice("budget-policy", BudgetPolicy.class, BudgetPolicy.CLIP);
+    optionalPositiveInt("sketch-cols");
+    optionalPositiveInt("sketch-rows");
+    number("alpha", "in the open interval (0, 1)", x -> x > 0 && x < 1, SketchSizes.DEFAULT_ALPHA);
+    path("state-dir", "./state");
+    path("key", values.get("state-dir") + "/secret.key");
+    string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
+    string("topic", "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
+        s -> TOPIC.matcher(s).matches());
+    string("dead-letter-topic", values.get("topic") + ".dead-letter",
+        "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)", s -> TOPIC.matcher(s).matches());
+    intIn("partitions", 1, 1, 100_000);
+    intIn("embedded-kafka-port", 9092, 0, 65535);
+    string("bind", "127.0.0.1", "a non-empty address", s -> !s.isBlank());
+    intIn("http-port", 8080, 0, 65535);
+    intIn("operator-port", 9464, 0, 65535);
+    string("admin-token", null, "non-empty without whitespace", s -> !s.isEmpty() && !s.matches(".*\\s.*"));
+    crossChecks();
+  }
+
+  /**
+   * Loads from command-line flags (from {@code argv[from]} on, {@code --config FILE} among them),
+   * the given environment and the config file.
+   */
+  public static ServiceConfig load(String[] argv, int from, Map<String, String> env) {
+    Map<String, String> flags = new LinkedHashMap<>();
+    for (int x = from; x < argv.length; x++) {
+      String arg = argv[x];
+      if (!arg.startsWith("--") || arg.length() == 2) {
+        throw new ConfigException("unexpected argument '" + arg + "'");
+      }
+      String name = arg.substring(2);
+      String value;
+      int eq = name.indexOf('=');
+      if (eq >= 0) {
+        value = name.substring(eq + 1);
+        name = name.substring(0, eq);
+      } else if (x + 1 < argv.length) {
+        value = argv[++x];
+      } else {
+        throw new ConfigException("flag --" + name + " needs a value");
+      }
+      if (!name.equals("config") && !NAMES.contains(name)) {
+        throw new ConfigException("unknown setting in flag --" + name);
+      }
+      if (flags.put(name, value) != null) {
+        throw new ConfigException("flag --" + name + " given twice");
+      }
+    }
+    String file = flags.remove("config");
+    if (file == null) {
+      file = emptyToNull(env.get("DPLRF_CONFIG"));
+    }
+    return load(file == null ? null : Path.of(file), env, flags);
+  }
+
+  /**
+   * Loads from an optional config file, an environment map and flag values (names without
+   * dashes). Throws {@link ConfigException} for any mistake.
+   */
+  public static ServiceConfig load(Path file, Map<String, String> env, Map<String, String> flags) {
+    Map<String, Raw> raw = new LinkedHashMap<>();
+    if (file != null) {
+      readFile(file, raw);
+    }
+    for (String name : NAMES) {
+      String var = envName(name);
+      String v = emptyToNull(env.get(var));
+      if (v != null) {
+        raw.put(name, new Raw(v.trim(), Source.ENV, "env " + var));
+      }
+    }
+    for (Map.Entry<String, String> f : flags.entrySet()) {
+      if (!NAMES.contains(f.getKey())) {
+        throw new ConfigException("unknown setting in flag --" + f.getKey());
+      }
+      raw.put(f.getKey(), new Raw(f.getValue().trim(), Source.FLAG, "flag --" + f.getKey()));
+    }
+    return new ServiceConfig(raw);
+  }
+
+  /** {@code epoch-updates} → {@code DPLRF_EPOCH_UPDATES}. */
+  public static String envName(String name) {
+    return "DPLRF_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
+  }
+
+  private static String emptyToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+
+  private static void readFile(Path file, Map<String, Raw> raw) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+    }
+    for (int n = 1; n <= lines.size(); n++) {
+      String line = lines.get(n - 1).strip();
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      String where = file + ":" + n;
+      Matcher m = LINE.matcher(line);
+      if (!m.matches()) {
+        throw new ConfigException(where + ": expected 'name = value' or 'name: value'. Provided line: " + line);
+      }
+      String name = m.group(1);
+      if (!NAMES.contains(name)) {
+        throw new ConfigException(where + ": unknown setting '" + name + "'");
+      }
+      if (raw.containsKey(name)) {
+        throw new ConfigException(where + ": setting '" + name + "' given twice (first at "
+            + raw.get(name).where().substring("file ".length()) + ")");
+      }
+      raw.put(name, new Raw(m.group(2).strip(), Source.FILE, "file " + where));
+    }
+  }
+
+  // ---- typed accessors ----------------------------------------------------------------------
+
+  public int rows() {
+    return (Integer) values.get("rows");
+  }
+
+  public int cols() {
+    return (Integer) values.get("cols");
+  }
+
+  public int rank() {
+    return (Integer) values.get("rank");
+  }
+
+  public double epsilon() {
+    return (Double) values.get("epsilon");
+  }
+
+  public double delta() {
+    return (Double) values.get("delta");
+  }
+
+  public Mechanism mechanism() {
+    return (Mechanism) values.get("mechanism");
+  }
+
+  /** T, the number of epochs the privacy budget covers. */
+  public int epochs() {
+    return (Integer) values.get("epochs");
+  }
+
+  /** Updates per epoch, when epochs are closed by count. */
+  public OptionalLong epochUpdates() {
+    Long v = (Long) values.get("epoch-updates");
+    return v == null ? OptionalLong.empty() : OptionalLong.of(v);
+  }
+
+  /** Length of an epoch, when epochs are closed by time. */
+  public Optional<Duration> epochDuration() {
+    double s = (Double) values.get("epoch-seconds");
+    return Double.isNaN(s) ? Optional.empty() : Optional.of(Duration.ofNanos(Math.round(s * 1e9)));
+  }
+
+  public double clip() {
+    return (Double) values.get("clip");
+  }
+
+  public PrivacyUnit privacyUnit() {
+    return (PrivacyUnit) values.get("privacy-unit");
+  }
+
+  public BudgetPolicy budgetPolicy() {
+    return (BudgetPolicy) values.get("budget-policy");
+  }
+
+  public OptionalInt sketchCols() {
+    Integer v = (Integer) values.get("sketch-cols");
+    return v == null ? OptionalInt.empty() : OptionalInt.of(v);
+  }
+
+  public OptionalInt sketchRows() {
+    Integer v = (Integer) values.get("sketch-rows");
+    return v == null ? OptionalInt.empty() : OptionalInt.of(v);
+  }
+
+  public double alpha() {
+    return (Double) values.get("alpha");
+  }
+
+  public Path stateDir() {
+    return (Path) values.get("state-dir");
+  }
+
+  public Path key() {
+    return (Path) values.get("key");
+  }
+
+  /** External Kafka; empty means: start the embedded broker. */
+  public Optional<String> bootstrapServers() {
+    return Optional.ofNullable((String) values.get("bootstrap-servers"));
+  }
+
+  public String topic() {
+    return (String) values.get("topic");
+  }
+
+  public String deadLetterTopic() {
+    return (String) values.get("dead-letter-topic");
+  }
+
+  /** Partitions of topics the service creates. */
+  public int partitions() {
+    return (Integer) values.get("partitions");
+  }
+
+  public int embeddedKafkaPort() {
+    return (Integer) values.get("embedded-kafka-port");
+  }
+
+  /** The address both HTTP servers bind to. */
+  public String bind() {
+    return (String) values.get("bind");
+  }
+
+  public int httpPort() {
+    return (Integer) values.get("http-port");
+  }
+
+  public int operatorPort() {
+    return (Integer) values.get("operator-port");
+  }
+
+  /** The operator endpoints' bearer token; empty means they are open (bind them to loopback). */
+  public Optional<String> adminToken() {
+    return Optional.ofNullable((String) values.get("admin-token"));
+  }
+
+  /** Where {@code name}'s value came from. */
+  public Source source(String name) {
+    if (!NAMES.contains(name)) {
+      throw new IllegalArgumentException("unknown setting " + name);
+    }
+    Raw r = raw.get(name);
+    return r == null ? Source.DEFAULT : r.source();
+  }
+
+  /** One line per setting, "name = value (source)", for the startup log. Never prints the token. */
+  public String describe() {
+    StringBuilder b = new StringBuilder("settings:\n");
+    int width = NAMES.stream().mapToInt(String::length).max().orElse(0);
+    for (String name : NAMES) {
+      Object v = values.get(name);
+      String shown;
+      if (name.equals("admin-token")) {
+        shown = v == null ? "(none: operator endpoints are open)" : "(set, " + ((String) v).length() + " characters)";
+      } else if (v == null || v instanceof Double d && d.isNaN()) {
+        shown = name.equals("bootstrap-servers") ? "(none: embedded broker)" : "(unset)";
+      } else {
+        shown = v instanceof Enum<?> e ? e.name().toLowerCase(Locale.ROOT) : v.toString();
+      }
+      Raw r = raw.get(name);
+      b.append("  ").append(name).append(" ".repeat(width - name.length())).append(" = ")
+          .append(shown).append("  (").append(r == null ? "default" : r.where()).append(")\n");
+    }
+    return b.toString();
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+
+  // ---- parsing helpers: one message shape -----------------------------------------------------
+
+  private ConfigException invalid(String name, String requirement) {
+    Raw r = raw.get(name);
+    return new ConfigException(name + " must be " + requirement + ". Provided value: " + r.value()
+        + " (" + r.where() + ")");
+  }
+
+  private ConfigException missing(String name) {
+    return new ConfigException("missing required setting " + name + ": give --" + name + ", "
+        + envName(name) + " or a '" + name + " = ...' line in the config file");
+  }
+
+  private interface DoubleCheck {
+    boolean ok(double x);
+  }
+
+  private void number(String name, String requirement, DoubleCheck check, Double fallback) {
+    Raw r = raw.get(name);
+    if (r == null) {
+      if (fallback == null) {
+        throw missing(name);
+      }
+      values.put(name, fallback);
+      return;
+    }
+    double x;
+    try {
+      x = Double.parseDouble(r.value());
+    } catch (NumberFormatException e) {
+      throw invalid(name, requirement);
+    }
+    if (!check.ok(x)) {
+      throw invalid(name, requirement);
+    }
+    values.put(name, x);
+  }
+
+  private void positiveInt(String name) {
+    if (!raw.containsKey(name)) {
+      throw missing(name);
+    }
+    optionalPositiveInt(name);
+  }
+
+  private void optionalPositiveInt(String name) {
+    intIn(name, null, 1, Integer.MAX_VALUE);
+  }
+
+  private void intIn(String name, Integer fallback, int lo, int hi) {
+    Raw r = raw.get(name);
+    if (r == null) {
+      values.put(name, fallback);
+      return;
+    }
+    String requirement = hi == Integer.MAX_VALUE ? "an integer >= " + lo
+        : "an integer in [" + lo + ", " + hi + "]";
+    try {
+      int x = Integer.parseInt(r.value());
+      if (x < lo || x > hi) {
+        throw invalid(name, requirement);
+      }
+      values.put(name, x);
+    } catch (NumberFormatException e) {
+      throw invalid(name, requirement);
+    }
+  }
+
+  private void optionalPositiveLong(String name) {
+    Raw r = raw.get(name);
+    if (r == null) {
+      values.put(name, null);
+      return;
+    }
+    try {
+      long x = Long.parseLong(r.value());
+      if (x < 1) {
+        throw invalid(name, "an integer >= 1");
+      }
+      values.put(name, x);
+    } catch (NumberFormatException e) {
+      throw invalid(name, "an integer >= 1");
+    }
+  }
+
+  private <E extends Enum<E>> void choice(String name, Class<E> type, E fallback) {
+    Raw r = raw.get(name);
+    if (r == null) {
+      values.put(name, fallback);
+      return;
+    }
+    for (E e : type.getEnumConstants()) {
+      if (e.name().toLowerCase(Locale.ROOT).equals(r.value())) {
+        values.put(name, e);
+        return;
+      }
+    }
+    StringBuilder names = new StringBuilder();
+    for (E e : type.getEnumConstants()) {
+      names.append(names.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
+    }
+    throw invalid(name, "one of " + names);
+  }
+
+  private interface StringCheck {
+    boolean ok(String s);
+  }
+
+  private void string(String name, String fallback, String requirement, StringCheck check) {
+    Raw r = raw.get(name);
+    if (r == null) {
+      values.put(name, fallback);
+    } else if (!check.ok(r.value())) {
+      throw invalid(name, requirement);
+    } else {
+      values.put(name, r.value());
+    }
+  }
+
+  private void path(String name, String fallback) {
+    Raw r = raw.get(name);
+    if (r != null && r.value().isEmpty()) {
+      throw invalid(name, "a non-empty path");
+    }
+    values.put(name, Path.of(r == null ? fallback : r.value()));
+  }
+
+  private void crossChecks() {
+    boolean byCount = values.get("epoch-updates") != null;
+    boolean byTime = !((Double) values.get("epoch-seconds")).isNaN();
+    if (byCount == byTime) {
+      throw new ConfigException("exactly one of epoch-updates and epoch-seconds must be set. Provided: "
+          + (byCount ? "both (" + raw.get("epoch-updates").where() + ", "
+              + raw.get("epoch-seconds").where() + ")" : "neither"));
+    }
+    int min = Math.min(rows(), cols());
+    if (rank() > min) {
+      throw invalid("rank", "<= min(rows, cols) = " + min);
+    }
+    if (httpPort() != 0 && httpPort() == operatorPort()) {
+      throw invalid("operator-port", "different from http-port (the operator endpoints need their own port)");
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package io.dplrf.deploy.http;
+
+import io.dplrf.deploy.io.Json;
+import io.dplrf.deploy.metrics.Metrics;
+import io.dplrf.release.Factorization;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The public HTTP API (DESIGN.md "Contracts"), GET and HEAD only:
+ *
+ * <pre>
+ * GET /v1/release/latest            the latest release: JSON, or with Accept: application/x-npy
+ *                                   (or ?format=npy) a zip of U.npy, S.npy, V.npy, release.json
+ * GET /v1/release?from=s&amp;to=e       the release of epochs [s, e], same shapes
+ * GET /v1/rows/{i}                  {"epoch", "i", "k", "values": U_i Σ}
+ * GET /v1/cols/{j}                  {"epoch", "j", "k", "values": V_j Σ}
+ * GET /v1/score?i=&amp;j=               {"epoch", "i", "j", "score": U_i Σ V_jᵀ}
+ * GET /v1/status                    epochs, privacy parameters and relation, exhaustion
+ * GET /health                       {"status": "ok"}
+ * </pre>
+ *
+ * Errors are {@code {"error": "..."}}: 400 for a bad, missing or out-of-range parameter (the
+ * message names it), 404 for an unknown route or before the first release, 405 for other methods,
+ * 503 when a range release is unavailable, 500 without details otherwise. Every answer about the
+ * matrix comes from one release snapshot, named by its {@code epoch}.
+ */
+public final class PublicApi implements AutoCloseable {
+  static final String NO_RELEASE = "no release yet: the first epoch has not closed";
+  private static final int THREADS = 4;
+  private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]{1,10}");
+
+  private final Server server;
+  private final ReleaseCache cache;
+  private final StatusSource status;
+
+  private PublicApi(InetSocketAddress address, ReleaseCache cache, StatusSource status,
+      Metrics metrics) throws IOException {
+    this.cache = Objects.requireNonNull(cache, "cache");
+    this.status = Objects.requireNonNull(status, "status");
+    Router router = new Router(metrics, null)
+        .route("/v1/release/latest", Set.of("format"), this::latest)
+        .route("/v1/release", Set.of("from", "to", "format"), this::range)
+        .route("/v1/rows/{i}", Set.of(), r -> embedding(r, "i", true))
+        .route("/v1/cols/{j}", Set.of(), r -> embedding(r, "j", false))
+        .route("/v1/score", Set.of("i", "j"), this::score)
+        .route("/v1/status", Set.of(), r -> Response.json(200, status(this.status.status())))
+        .route("/health", Set.of(), r -> Response.json(200, Json.object().put("status", "ok")));
+    server = new Server("dplrf-http", address, THREADS, router);
+  }
+
+  /** Starts serving on {@code address} (port 0 picks a free port). */
+  public static PublicApi start(InetSocketAddress address, ReleaseCache cache, StatusSource status,
+      Metrics metrics) throws IOException {
+    return new PublicApi(address, cache, status, Objects.requireNonNull(metrics, "metrics"));
+  }
+
+  /** The bound address, with the actual port. */
+  public InetSocketAddress address() {
+    return server.address();
+  }
+
+  public int port() {
+    return address().getPort();
+  }
+
+  @Override
+  public void close() {
+    server.close();
+  }
+
+  // ---- handlers -----------------------------------------------------------------------------
+
+  private Release latestOr404() {
+    return cache.latest().orElseThrow(() -> ApiException.notFound(NO_RELEASE));
+  }
+
+  private Response latest(Router.Request r) {
+    return release(latestOr404(), r);
+  }
+
+  private Response range(Router.Request r) {
+    Release latest = latestOr404();
+    int epochs = status.status().epochs();
+    int from = integer(r.query(), "from", 1, epochs);
+    int to = integer(r.query(), "to", 1, epochs);
+    if (from > to) {
+      throw ApiException.badRequest("from must be <= to = " + to + ". Provided value: " + from);
+    }
+    if (to > latest.epoch()) {
+      throw ApiException.notFound("no release for epochs [" + from + ", " + to
+          + "] yet: the latest closed epoch is " + latest.epoch());
+    }
+    if (from == 1 && to == latest.epoch()) {
+      return release(latest, r);
+    }
+    RangeReleases ranges = cache.ranges().orElseThrow(() -> ApiException.notFound(
+        "range releases are not offered by this service; [1, " + latest.epoch() + "] is"));
+    Release release;
+    try {
+      release = ranges.release(from, to);
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest(String.valueOf(e.getMessage()));
+    } catch (IllegalStateException e) {
+      throw new ApiException(503, "range release unavailable: " + e.getMessage());
+    }
+    return release(release, r);
+  }
+
+  private static Response release(Release release, Router.Request r) {
+    String format = r.query().get("format");
+    boolean npy;
+    if (format == null) {
+      String accept = r.header("Accept");
+      npy = accept != null && (accept.contains("application/x-npy") || accept.contains(ReleaseWriter.ZIP));
+    } else if (format.equals("npy") || format.equals("json")) {
+      npy = format.equals("npy");
+    } else {
+      throw ApiException.badRequest("format must be one of json, npy. Provided value: "
+          + Router.truncate(format));
+    }
+    Response out = npy
+        ? Response.stream(200, ReleaseWriter.ZIP, o -> ReleaseWriter.npyZip(release, o))
+            .header("Content-Disposition", "attachment; filename=\"dplrf-release-" + release.from()
+                + "-" + release.to() + ".zip\"")
+        : Response.stream(200, Response.JSON, o -> ReleaseWriter.json(release, o));
+    return out.header("X-Dplrf-Epoch", Integer.toString(release.epoch()));
+  }
+
+  private Response embedding(Router.Request r, String name, boolean row) {
+    Release release = latestOr404();
+    Factorization f = release.factorization();
+    int index = index(name, r.path().get(name), row ? f.rows() : f.cols());
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("epoch", release.epoch());
+    out.put(name, index);
+    out.put("k", f.k());
+    out.put("values", row ? f.row(index) : f.col(index));
+    return Response.json(200, out);
+  }
+
+  private Response score(Router.Request r) {
+    Release release = latestOr404();
+    Factorization f = release.factorization();
+    int i = index("i", required(r.query(), "i"), f.rows());
+    int j = index("j", required(r.query(), "j"), f.cols());
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("epoch", release.epoch());
+    out.put("i", i);
+    out.put("j", j);
+    out.put("score", f.score(i, j));
+    return Response.json(200, out);
+  }
+
+  private Map<String, Object> status(Status s) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("epoch", s.epoch());
+    out.put("epochs", s.epochs());
+    out.put("latestRelease", cache.latest().map(Release::epoch).orElse(null));
+    out.put("lastReleaseTime", s.lastRelease() == null ? null : s.lastRelease().toString());
+    out.put("exhausted", s.exhausted());
+    out.put("message", s.message());
+    out.put("mechanism", s.mechanism());
+    out.put("neighbouring", s.neighbouring());
+    out.put("privacyUnit", s.privacyUnit());
+    out.put("clip", s.clip());
+    out.put("epsilon", s.epsilon());
+    out.put("delta", s.delta());
+    out.put("rows", s.rows());
+    out.put("cols", s.cols());
+    out.put("rank", s.rank());
+    return out;
+  }
+
+  // ---- parameters ---------------------------------------------------------------------------
+
+  private static String required(Map<String, String> query, String name) {
+    String v = query.get(name);
+    if (v == null) {
+      throw ApiException.badRequest("missing parameter " + name);
+    }
+    return v;
+  }
+
+  /** A 0-based index in [0, bound). */
+  private static int index(String name, String raw, int bound) {
+    if (!INTEGER.matcher(raw).matches()) {
+      throw ApiException.badRequest(name + " must be an integer in [0, " + bound
+          + "). Provided value: " + Router.truncate(raw));
+    }
+    long v = Long.parseLong(raw);
+    if (v < 0 || v >= bound) {
+      throw ApiException.badRequest(name + " must be in [0, " + bound + "). Provided value: " + raw);
+    }
+    return (int) v;
+  }
+
+  /** An epoch in [lo, hi]. */
+  private static int integer(Map<String, String> query, String name, int lo, int hi) {
+    String raw = required(query, name);
+    if (!INTEGER.matcher(raw).matches()) {
+      throw ApiException.badRequest(name + " must be an integer in [" + lo + ", " + hi
+          + "]. Provided value: " + Router.truncate(raw));
+    }
+    long v = Long.parseLong(raw);
+    if (v < lo || v > hi) {
+      throw ApiException.badRequest(name + " must be in [" + lo + ", " + hi + "]. Provided value: " + raw);
+    }
+    return (int) v;
+  }
+}

@@ -1,0 +1,53 @@
+package io.dplrf.deploy.http;
+
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The release being served. The release loop {@link #publish}es each new prefix release; HTTP
+ * threads read {@link #latest()}. A {@link Release} is immutable and the swap is one atomic
+ * reference write, so a reader sees a whole release, never a half-updated one (STYLE.md 14).
+ * Thread-safe.
+ */
+public final class ReleaseCache {
+  private final AtomicReference<Release> latest = new AtomicReference<>();
+  private final RangeReleases ranges;
+
+  /** A cache without range releases: {@code /v1/release?from=&to=} answers only the prefix [1, latest]. */
+  public ReleaseCache() {
+    this(null);
+  }
+
+  /** @param ranges computes range releases on demand; null when the service offers none */
+  public ReleaseCache(RangeReleases ranges) {
+    this.ranges = ranges;
+  }
+
+  /**
+   * Makes {@code release} the latest. It must be a prefix release ({@code from = 1}) of a later
+   * epoch than the current one: a release is never replaced by an older or equal one.
+   */
+  public void publish(Release release) {
+    if (release.from() != 1) {
+      throw new IllegalArgumentException("published releases must be prefix releases (from = 1). "
+          + "Provided value: from = " + release.from());
+    }
+    latest.updateAndGet(current -> {
+      if (current != null && release.epoch() <= current.epoch()) {
+        throw new IllegalArgumentException("epoch must be > the latest released epoch "
+            + current.epoch() + ". Provided value: " + release.epoch());
+      }
+      return release;
+    });
+  }
+
+  /** The latest release; empty until the first epoch closes. */
+  public Optional<Release> latest() {
+    return Optional.ofNullable(latest.get());
+  }
+
+  /** The range computation, if the service offers one. */
+  public Optional<RangeReleases> ranges() {
+    return Optional.ofNullable(ranges);
+  }
+}

@@ -1,0 +1,30 @@
+package io.dplrf.deploy.http;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * What {@code /v1/status} reports: where the service is in its T epochs and the privacy
+ * guarantee of what it releases. All of it is public (the parameters are part of the guarantee).
+ *
+ * @param epoch the epoch being ingested, 1..T (T once exhausted)
+ * @param epochs T, the number of epochs the budget covers
+ * @param mechanism "priv1" or "priv2"
+ * @param neighbouring the neighbouring relation, in words, e.g. "streams differing in one update
+ *     of |Δ| ≤ C; matrices differ by ‖A − A'‖_F ≤ C"
+ * @param privacyUnit "update", "key" or "row"
+ * @param exhausted true once epoch T has been released and releasing has stopped
+ * @param message a human sentence about the state (why releasing stopped, ...); may be empty
+ * @param lastRelease when the latest release was made; null before the first
+ */
+public record Status(int epoch, int epochs, double epsilon, double delta, String mechanism,
+    String neighbouring, double clip, String privacyUnit, boolean exhausted, String message,
+    Instant lastRelease, int rows, int cols, int rank) {
+
+  public Status {
+    Objects.requireNonNull(mechanism, "mechanism");
+    Objects.requireNonNull(neighbouring, "neighbouring");
+    Objects.requireNonNull(privacyUnit, "privacyUnit");
+    Objects.requireNonNull(message, "message");
+  }
+}

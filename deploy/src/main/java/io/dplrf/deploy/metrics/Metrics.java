@@ -1,0 +1,220 @@
+package io.dplrf.deploy.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+
+/**
+ * The service's metrics: one {@link PrometheusMeterRegistry} and the meters the rest of the
+ * service updates through the helpers below. Thread-safe.
+ *
+ * <p>Exported names (Prometheus): {@code dplrf_records_consumed_total},
+ * {@code dplrf_updates_consumed_total}, {@code dplrf_updates_applied_total},
+ * {@code dplrf_updates_clipped_total}, {@code dplrf_updates_dropped_total},
+ * {@code dplrf_records_dead_lettered_total{reason}}, {@code dplrf_epoch_current},
+ * {@code dplrf_epochs_left}, {@code dplrf_consumer_lag{partition}}, {@code dplrf_sketch_memory_bytes},
+ * {@code dplrf_release_exhausted}, {@code dplrf_release_duration_seconds},
+ * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
+ * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters.
+ *
+ * <p>Kafka client metrics are bound by the ingest wiring, e.g.
+ * {@code new KafkaClientMetrics(consumer).bindTo(metrics.registry())}.
+ */
+public final class Metrics implements AutoCloseable {
+  /** Distinct dead-letter reasons kept as tags; later ones are counted under {@code other}. */
+  static final int MAX_REASONS = 32;
+  private static final Pattern REASON = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,39}");
+
+  private final PrometheusMeterRegistry registry;
+  private final JvmGcMetrics gc;
+  private final Counter recordsConsumed;
+  private final Counter updatesConsumed;
+  private final Counter updatesApplied;
+  private final Counter updatesClipped;
+  private final Counter updatesDropped;
+  private final Map<String, Counter> deadLettered = new ConcurrentHashMap<>();
+  private final AtomicLong epochCurrent = new AtomicLong();
+  private final AtomicLong epochsLeft = new AtomicLong();
+  private final AtomicLong sketchMemory = new AtomicLong();
+  private final AtomicLong exhausted = new AtomicLong();
+  private final Map<Integer, AtomicLong> lag = new ConcurrentHashMap<>();
+  private final Timer releaseDuration;
+  private final Timer snapshotDuration;
+  private final DistributionSummary snapshotSize;
+
+  public Metrics() {
+    registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+
+    recordsConsumed = counter("dplrf.records.consumed", "Kafka records read from the update topic");
+    updatesConsumed = counter("dplrf.updates.consumed", "updates decoded from consumed records");
+    updatesApplied = counter("dplrf.updates.applied", "updates folded into the sketches");
+    updatesClipped = counter("dplrf.updates.clipped",
+        "updates whose delta was clamped to the clip bound or the unit's remaining budget");
+    updatesDropped = counter("dplrf.updates.dropped",
+        "updates dropped because their privacy unit's budget was spent");
+    Gauge.builder("dplrf.epoch.current", epochCurrent, AtomicLong::get)
+        .description("the epoch being ingested (1..T)").register(registry);
+    Gauge.builder("dplrf.epochs.left", epochsLeft, AtomicLong::get)
+        .description("epochs left before the privacy budget is exhausted").register(registry);
+    Gauge.builder("dplrf.sketch.memory", sketchMemory, AtomicLong::get).baseUnit("bytes")
+        .description("memory held by the noisy sketches and tree nodes").register(registry);
+    Gauge.builder("dplrf.release.exhausted", exhausted, AtomicLong::get)
+        .description("1 once epoch T has been released and releasing has stopped").register(registry);
+    releaseDuration = Timer.builder("dplrf.release.duration")
+        .description("time to post-process the tree nodes into a release").register(registry);
+    snapshotDuration = Timer.builder("dplrf.snapshot.duration")
+        .description("time to write a crash-safe state snapshot").register(registry);
+    snapshotSize = DistributionSummary.builder("dplrf.snapshot.size").baseUnit("bytes")
+        .description("size of written state snapshots").register(registry);
+  }
+
+  private Counter counter(String name, String description) {
+    return Counter.builder(name).description(description).register(registry);
+  }
+
+  /** The registry, for binders such as Kafka's {@code KafkaClientMetrics}. */
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** The Prometheus text exposition of every meter. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  /** The Prometheus exposition in the given format ({@code Accept} header value), see {@link PrometheusMeterRegistry#scrape(String)}. */
+  public String scrape(String contentType) {
+    return registry.scrape(contentType);
+  }
+
+  public void recordsConsumed(long n) {
+    recordsConsumed.increment(n);
+  }
+
+  public void updatesConsumed(long n) {
+    updatesConsumed.increment(n);
+  }
+
+  public void updatesApplied(long n) {
+    updatesApplied.increment(n);
+  }
+
+  public void updatesClipped(long n) {
+    updatesClipped.increment(n);
+  }
+
+  public void updatesDropped(long n) {
+    updatesDropped.increment(n);
+  }
+
+  /**
+   * Counts one record sent to the dead-letter topic.
+   *
+   * @param reason a short fixed code such as {@code short-value} or {@code index-out-of-range}
+   *     (lower case, digits, {@code _.-}, at most 40 characters) — never a message carrying data.
+   *     Anything else, and any reason past the first {@value #MAX_REASONS}, counts as {@code other}.
+   */
+  public void deadLettered(String reason) {
+    String tag = reason != null && REASON.matcher(reason).matches() ? reason : "other";
+    Counter c = deadLettered.get(tag);
+    if (c == null) {
+      if (deadLettered.size() >= MAX_REASONS) {
+        tag = "other";
+      }
+      c = deadLettered.computeIfAbsent(tag, t -> Counter.builder("dplrf.records.dead.lettered")
+          .description("malformed records sent to the dead-letter topic, by reason code")
+          .tag("reason", t).register(registry));
+    }
+    c.increment();
+  }
+
+  public void epochCurrent(long epoch) {
+    epochCurrent.set(epoch);
+  }
+
+  public void epochsLeft(long left) {
+    epochsLeft.set(left);
+  }
+
+  /** Consumer lag (records) of one partition of the update topic. */
+  public void consumerLag(int partition, long records) {
+    lag.computeIfAbsent(partition, p -> {
+      AtomicLong holder = new AtomicLong();
+      Gauge.builder("dplrf.consumer.lag", holder, AtomicLong::get)
+          .description("records behind the end of the partition")
+          .tag("partition", Integer.toString(p)).register(registry);
+      return holder;
+    }).set(records);
+  }
+
+  public void sketchMemory(long bytes) {
+    sketchMemory.set(bytes);
+  }
+
+  public void releaseExhausted(boolean isExhausted) {
+    exhausted.set(isExhausted ? 1 : 0);
+  }
+
+  public Timer releaseDuration() {
+    return releaseDuration;
+  }
+
+  public void releaseDuration(Duration d) {
+    releaseDuration.record(d);
+  }
+
+  public Timer snapshotDuration() {
+    return snapshotDuration;
+  }
+
+  /** Records one snapshot write: its duration and its size in bytes. */
+  public void snapshotWritten(Duration d, long bytes) {
+    snapshotDuration.record(d);
+    snapshotSize.record(bytes);
+  }
+
+  /**
+   * Times one HTTP request.
+   *
+   * @param route the route <i>template</i> ({@code /v1/rows/{i}}), or {@code unmatched}; never a
+   *     concrete path
+   * @param method GET or HEAD; anything else is tagged {@code other}
+   */
+  public void httpRequest(String route, String method, int status, long nanos) {
+    String m = "GET".equals(method) || "HEAD".equals(method) ? method : "other";
+    Timer.builder("dplrf.http.requests")
+        .description("HTTP requests served, by route template, method and status")
+        .tag("route", route).tag("method", m).tag("status", Integer.toString(status))
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void close() {
+    gc.close();
+    registry.close();
+  }
+}

@@ -1,0 +1,205 @@
+package io.dplrf.deploy.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServiceConfigTest {
+  @TempDir Path dir;
+
+  private static final String[] REQUIRED = {
+      "--rows", "100", "--cols", "50", "--rank", "5", "--epsilon", "1", "--delta", "1e-6",
+      "--epochs", "16", "--epoch-updates", "1000"};
+
+  private Path file(String text) throws IOException {
+    Path f = dir.resolve("dplrf.conf");
+    Files.writeString(f, text);
+    return f;
+  }
+
+  private static String[] with(String... extra) {
+    String[] out = new String[REQUIRED.length + extra.length];
+    System.arraycopy(REQUIRED, 0, out, 0, REQUIRED.length);
+    System.arraycopy(extra, 0, out, REQUIRED.length, extra.length);
+    return out;
+  }
+
+  @Test
+  void defaults_areTheDocumentedOnes() {
+    ServiceConfig c = ServiceConfig.load(REQUIRED, 0, Map.of());
+    assertEquals(ServiceConfig.Mechanism.PRIV2, c.mechanism());
+    assertEquals(1.0, c.clip());
+    assertEquals(ServiceConfig.PrivacyUnit.UPDATE, c.privacyUnit());
+    assertEquals(Path.of("./state"), c.stateDir());
+    assertEquals(Path.of("./state/secret.key"), c.key());
+    assertTrue(c.bootstrapServers().isEmpty());
+    assertEquals("dplrf-updates", c.topic());
+    assertEquals("dplrf-updates.dead-letter", c.deadLetterTopic());
+    assertEquals(8080, c.httpPort());
+    assertEquals(9464, c.operatorPort());
+    assertEquals(9092, c.embeddedKafkaPort());
+    assertEquals(1, c.partitions());
+    assertEquals("127.0.0.1", c.bind());
+    assertTrue(c.adminToken().isEmpty());
+    assertEquals(1000, c.epochUpdates().getAsLong());
+    assertTrue(c.epochDuration().isEmpty());
+    assertEquals(Source.DEFAULT, c.source("topic"));
+    assertEquals(Source.FLAG, c.source("rows"));
+  }
+
+  @Test
+  void precedence_flagBeatsEnvBeatsFileBeatsDefault() throws IOException {
+    Path f = file("""
+        # a comment
+        epsilon = 0.5
+        delta: 1e-7
+        topic = from-file
+        clip = 3
+
+        http-port = 1111
+        """);
+    Map<String, String> env = Map.of("DPLRF_DELTA", "1e-8", "DPLRF_TOPIC", "from-env",
+        "DPLRF_HTTP_PORT", "2222", "DPLRF_STATE_DIR", "/tmp/s");
+    ServiceConfig c = ServiceConfig.load(new String[] {"--config", f.toString(),
+        "--rows", "10", "--cols", "10", "--rank", "2", "--epochs", "4", "--epoch-seconds", "0.5",
+        "--http-port", "3333"}, 0, env);
+    assertEquals(0.5, c.epsilon());
+    assertEquals(Source.FILE, c.source("epsilon"));
+    assertEquals(1e-8, c.delta());
+    assertEquals(Source.ENV, c.source("delta"));
+    assertEquals("from-env", c.topic());
+    assertEquals("from-env.dead-letter", c.deadLetterTopic(), "derived default follows the topic");
+    assertEquals(3333, c.httpPort());
+    assertEquals(Source.FLAG, c.source("http-port"));
+    assertEquals(3.0, c.clip());
+    assertEquals(Path.of("/tmp/s/secret.key"), c.key());
+    assertEquals(Duration.ofMillis(500), c.epochDuration().orElseThrow());
+    String d = c.describe();
+    assertTrue(d.contains("http-port") && d.contains("3333") && d.contains("flag --http-port"), d);
+    assertTrue(d.contains("env DPLRF_DELTA"), d);
+    assertTrue(d.contains("dplrf.conf:2"), d);
+    assertTrue(d.contains("(default)"), d);
+    for (String name : ServiceConfig.NAMES) {
+      assertTrue(d.contains("  " + name + " "), "describe lists " + name);
+    }
+  }
+
+  @Test
+  void configFile_fromEnvWhenNoFlag_andEmptyEnvCountsAsUnset() throws IOException {
+    Path f = file("topic = t1\n");
+    ServiceConfig c = ServiceConfig.load(REQUIRED, 0,
+        Map.of("DPLRF_CONFIG", f.toString(), "DPLRF_BOOTSTRAP_SERVERS", ""));
+    assertEquals("t1", c.topic());
+    assertTrue(c.bootstrapServers().isEmpty());
+  }
+
+  @Test
+  void adminToken_isNeverDescribed() {
+    ServiceConfig c = ServiceConfig.load(with("--admin-token", "s3cr3t-token"), 0, Map.of());
+    assertEquals("s3cr3t-token", c.adminToken().orElseThrow());
+    assertFalse(c.describe().contains("s3cr3t"));
+  }
+
+  @Test
+  void unknownKeyInFile_isAnErrorNamingTheLine() throws IOException {
+    Path f = file("epsilon = 1\n\nepsilom = 2\n");
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(f, Map.of(), Map.of()));
+    assertTrue(e.getMessage().contains("dplrf.conf:3") && e.getMessage().contains("epsilom"), e.getMessage());
+  }
+
+  @Test
+  void malformedAndDuplicateLines_areErrorsNamingTheLine() throws IOException {
+    Path f = file("epsilon 1\n");
+    assertTrue(assertThrows(ConfigException.class, () -> ServiceConfig.load(f, Map.of(), Map.of()))
+        .getMessage().contains("dplrf.conf:1"));
+    Path g = file("epsilon = 1\nepsilon = 2\n");
+    assertTrue(assertThrows(ConfigException.class, () -> ServiceConfig.load(g, Map.of(), Map.of()))
+        .getMessage().contains("dplrf.conf:2"));
+  }
+
+  @Test
+  void unknownFlag_isAnErrorNamingTheFlag() {
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(with("--http-prot", "1"), 0, Map.of()));
+    assertEquals("unknown setting in flag --http-prot", e.getMessage());
+    assertThrows(ConfigException.class, () -> ServiceConfig.load(with("--rank", "3"), 0, Map.of()));
+    assertThrows(ConfigException.class, () -> ServiceConfig.load(with("--topic"), 0, Map.of()));
+  }
+
+  @Test
+  void unknownDplrfEnvironmentVariables_areIgnored() {
+    ServiceConfig c = ServiceConfig.load(REQUIRED, 0, Map.of("DPLRF_HOME", "/opt/dplrf"));
+    assertEquals(5, c.rank());
+  }
+
+  @Test
+  void invalidValues_useTheProjectMessageShapeAndNameTheSource() {
+    assertEquals("epsilon must be > 0 and < infinity. Provided value: x (env DPLRF_EPSILON)",
+        assertThrows(ConfigException.class, () -> ServiceConfig.load(
+            new String[] {"--rows", "1", "--cols", "1", "--rank", "1", "--delta", "0.1",
+                "--epochs", "1", "--epoch-updates", "1"}, 0, Map.of("DPLRF_EPSILON", "x"))).getMessage());
+    assertMessage("epsilon must be > 0 and < infinity. Provided value: Infinity (flag --epsilon)",
+        "--epsilon", "Infinity");
+    assertMessage("delta must be in the open interval (0, 1). Provided value: 1 (flag --delta)",
+        "--delta", "1");
+    assertMessage("mechanism must be one of priv1, priv2. Provided value: dense (flag --mechanism)",
+        "--mechanism", "dense");
+    assertMessage("rows must be an integer >= 1. Provided value: 0 (flag --rows)", "--rows", "0");
+    assertMessage("http-port must be an integer in [0, 65535]. Provided value: 70000 (flag --http-port)",
+        "--http-port", "70000");
+    assertMessage("clip must be > 0 and < infinity. Provided value: -1 (flag --clip)", "--clip", "-1");
+    assertMessage("privacy-unit must be one of update, key, row. Provided value: user (flag --privacy-unit)",
+        "--privacy-unit", "user");
+    assertMessage("rank must be <= min(rows, cols) = 50. Provided value: 60 (flag --rank)", "--rank", "60");
+  }
+
+  private static void assertMessage(String expected, String flag, String value) {
+    String[] args = REQUIRED.clone();
+    boolean replaced = false;
+    for (int x = 0; x < args.length; x += 2) {
+      if (args[x].equals(flag)) {
+        args[x + 1] = value;
+        replaced = true;
+      }
+    }
+    String[] finalArgs = replaced ? args : with(flag, value);
+    assertEquals(expected, assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(finalArgs, 0, Map.of())).getMessage());
+  }
+
+  @Test
+  void epochLength_needsExactlyOneOfUpdatesAndSeconds() {
+    assertTrue(assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(with("--epoch-seconds", "60"), 0, Map.of())).getMessage()
+        .startsWith("exactly one of epoch-updates and epoch-seconds must be set. Provided: both"));
+    String[] none = java.util.Arrays.copyOf(REQUIRED, REQUIRED.length - 2);
+    assertTrue(assertThrows(ConfigException.class, () -> ServiceConfig.load(none, 0, Map.of()))
+        .getMessage().endsWith("Provided: neither"));
+  }
+
+  @Test
+  void missingRequiredSetting_namesAllThreeWaysToGiveIt() {
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(new String[0], 0, Map.of()));
+    assertEquals("missing required setting rows: give --rows, DPLRF_ROWS or a 'rows = ...' line in "
+        + "the config file", e.getMessage());
+  }
+
+  @Test
+  void samePortForHttpAndOperator_isRejected() {
+    assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(with("--http-port", "9000", "--operator-port", "9000"), 0, Map.of()));
+    ServiceConfig both0 = ServiceConfig.load(with("--http-port", "0", "--operator-port", "0"), 0, Map.of());
+    assertEquals(0, both0.httpPort());
+  }
+}

@@ -1,0 +1,356 @@
+package io.dplrf.deploy.http;
+
+import static io.dplrf.deploy.http.Fixtures.get;
+import static io.dplrf.deploy.http.Fixtures.request;
+import static io.dplrf.deploy.http.Fixtures.text;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.deploy.io.Json;
+import io.dplrf.deploy.io.Npy;
+import io.dplrf.deploy.metrics.Metrics;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PublicApiTest {
+  @TempDir Path dir;
+  private Metrics metrics;
+  private ReleaseCache cache;
+  private PublicApi api;
+  private int port;
+
+  @BeforeEach
+  void start() throws IOException {
+    metrics = new Metrics();
+    cache = new ReleaseCache((from, to) -> {
+      if (from == 2 && to == 2) {
+        throw new IllegalStateException("tree node [2, 2] was not kept");
+      }
+      if (from == 3) {
+        throw new IllegalArgumentException("ranges must start at a node boundary");
+      }
+      return new Release(from, to, Fixtures.factorization(), Fixtures.utility(), Fixtures.AT, Map.of());
+    });
+    api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0), cache, Fixtures::status, metrics);
+    port = api.port();
+  }
+
+  @AfterEach
+  void stop() {
+    api.close();
+    metrics.close();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> json(HttpResponse<byte[]> r) {
+    assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"),
+        "content type of " + text(r));
+    return (Map<String, Object>) Json.parse(text(r));
+  }
+
+  private static void assertError(HttpResponse<byte[]> r, int status, String messagePart) {
+    assertEquals(status, r.statusCode(), text(r));
+    Map<String, Object> body = json(r);
+    assertEquals(List.of("error"), List.copyOf(body.keySet()));
+    String message = (String) body.get("error");
+    assertTrue(message.contains(messagePart), message);
+    assertFalse(text(r).contains("Exception") || text(r).contains("\tat "), "no stack trace: " + text(r));
+  }
+
+  private static double[] doubles(Object list) {
+    return ((List<?>) list).stream().mapToDouble(x -> (Double) x).toArray();
+  }
+
+  @Test
+  void health_isOk() throws Exception {
+    HttpResponse<byte[]> r = get(port, "/health");
+    assertEquals(200, r.statusCode());
+    assertEquals(Map.of("status", "ok"), json(r));
+  }
+
+  @Test
+  void beforeFirstRelease_matrixRoutesAre404WithTheNoReleaseMessage() throws Exception {
+    for (String path : List.of("/v1/release/latest", "/v1/rows/0", "/v1/cols/0", "/v1/score?i=0&j=0",
+        "/v1/release?from=1&to=1")) {
+      assertError(get(port, path), 404, "no release yet: the first epoch has not closed");
+    }
+    Map<String, Object> status = json(get(port, "/v1/status"));
+    assertNull(status.get("latestRelease"));
+  }
+
+  @Test
+  void latest_json_hasEpochKSUVAndUtility() throws Exception {
+    cache.publish(Fixtures.release(4));
+    HttpResponse<byte[]> r = get(port, "/v1/release/latest");
+    assertEquals(200, r.statusCode());
+    assertEquals("4", r.headers().firstValue("X-Dplrf-Epoch").orElseThrow());
+    Map<String, Object> body = json(r);
+    assertEquals(4.0, body.get("epoch"));
+    assertEquals(1.0, body.get("from"));
+    assertEquals(2.0, body.get("k"));
+    assertEquals(3.0, body.get("rows"));
+    assertEquals(2.0, body.get("cols"));
+    assertEquals("2024-05-01T12:00:00Z", body.get("releasedAt"));
+    assertArrayEquals(Fixtures.S, doubles(body.get("S")));
+    List<?> u = (List<?>) body.get("U");
+    assertEquals(3, u.size());
+    for (int i = 0; i < 3; i++) {
+      assertArrayEquals(new double[] {Fixtures.U[2 * i], Fixtures.U[2 * i + 1]}, doubles(u.get(i)));
+    }
+    List<?> v = (List<?>) body.get("V");
+    assertArrayEquals(new double[] {0.8, -0.6}, doubles(v.get(1)));
+    Map<?, ?> utility = (Map<?, ?>) body.get("utility");
+    assertEquals("priv2", utility.get("mechanism"));
+    assertEquals(0.5, utility.get("noiseFloor"));
+    assertEquals(Map.of("mechanism", "priv2"), body.get("metadata"));
+  }
+
+  @Test
+  void latest_npy_viaAcceptOrFormat_isAZipOfUSV() throws Exception {
+    cache.publish(Fixtures.release(2));
+    for (HttpResponse<byte[]> r : List.of(
+        get(port, "/v1/release/latest", "Accept", "application/x-npy"),
+        get(port, "/v1/release/latest?format=npy"))) {
+      assertEquals(200, r.statusCode());
+      assertEquals("application/zip", r.headers().firstValue("Content-Type").orElseThrow());
+      Map<String, byte[]> entries = unzip(r.body());
+      assertEquals(List.of("U.npy", "S.npy", "V.npy", "release.json"), List.copyOf(entries.keySet()));
+      int[] shape2 = new int[2];
+      assertArrayEquals(Fixtures.U, readNpy(entries.get("U.npy"), shape2));
+      assertArrayEquals(new int[] {3, 2}, shape2);
+      assertArrayEquals(Fixtures.V, readNpy(entries.get("V.npy"), shape2));
+      assertArrayEquals(new int[] {2, 2}, shape2);
+      int[] shape1 = new int[1];
+      assertArrayEquals(Fixtures.S, readNpy(entries.get("S.npy"), shape1));
+      assertArrayEquals(new int[] {2}, shape1);
+      assertTrue(new String(entries.get("release.json")).contains("\"epoch\": 2"));
+    }
+    // format=json overrides the Accept header
+    assertEquals(2.0, json(get(port, "/v1/release/latest?format=json", "Accept", "application/x-npy"))
+        .get("epoch"));
+  }
+
+  private static Map<String, byte[]> unzip(byte[] zip) throws IOException {
+    Map<String, byte[]> out = new java.util.LinkedHashMap<>();
+    try (ZipInputStream in = new ZipInputStream(new ByteArrayInputStream(zip))) {
+      for (ZipEntry e; (e = in.getNextEntry()) != null; ) {
+        out.put(e.getName(), in.readAllBytes());
+      }
+    }
+    return out;
+  }
+
+  private double[] readNpy(byte[] bytes, int[] shape) throws IOException {
+    Path f = Files.createTempFile(dir, "x", ".npy");
+    Files.write(f, bytes);
+    return Npy.readDoubles(f, shape);
+  }
+
+  @Test
+  void range_prefixIsTheLatest_otherRangesComeFromRangeReleases() throws Exception {
+    cache.publish(Fixtures.release(4));
+    Map<String, Object> prefix = json(get(port, "/v1/release?from=1&to=4"));
+    assertEquals(4.0, prefix.get("epoch"));
+    assertEquals(Map.of("mechanism", "priv2"), prefix.get("metadata"), "served from the cache");
+    Map<String, Object> mid = json(get(port, "/v1/release?from=2&to=3"));
+    assertEquals(2.0, mid.get("from"));
+    assertEquals(3.0, mid.get("to"));
+    assertEquals(3.0, mid.get("epoch"));
+    HttpResponse<byte[]> zip = get(port, "/v1/release?from=2&to=3&format=npy");
+    assertEquals(List.of("U.npy", "S.npy", "V.npy", "release.json"), List.copyOf(unzip(zip.body()).keySet()));
+  }
+
+  @Test
+  void range_errors() throws Exception {
+    cache.publish(Fixtures.release(4));
+    assertError(get(port, "/v1/release?from=1"), 400, "missing parameter to");
+    assertError(get(port, "/v1/release?from=x&to=2"), 400, "from must be an integer in [1, 8]. Provided value: x");
+    assertError(get(port, "/v1/release?from=0&to=2"), 400, "from must be in [1, 8]. Provided value: 0");
+    assertError(get(port, "/v1/release?from=1&to=9"), 400, "to must be in [1, 8]. Provided value: 9");
+    assertError(get(port, "/v1/release?from=3&to=2"), 400, "from must be <= to = 2. Provided value: 3");
+    assertError(get(port, "/v1/release?from=1&to=5"), 404, "the latest closed epoch is 4");
+    assertError(get(port, "/v1/release?from=3&to=4"), 400, "ranges must start at a node boundary");
+    assertError(get(port, "/v1/release?from=2&to=2"), 503, "tree node [2, 2] was not kept");
+    assertError(get(port, "/v1/release?from=1&to=2&format=csv"), 400, "format must be one of json, npy");
+  }
+
+  @Test
+  void rowsAndCols_areScaledEmbeddings() throws Exception {
+    cache.publish(Fixtures.release(4));
+    Map<String, Object> row = json(get(port, "/v1/rows/1"));
+    assertEquals(4.0, row.get("epoch"));
+    assertEquals(1.0, row.get("i"));
+    assertArrayEquals(new double[] {0, 1}, doubles(row.get("values"))); // U_1 Σ = (0,1)·diag(3,1)
+    Map<String, Object> col = json(get(port, "/v1/cols/0"));
+    assertEquals(0.0, col.get("j"));
+    assertArrayEquals(new double[] {0.6 * 3, 0.8}, doubles(col.get("values")), 1e-15);
+  }
+
+  @Test
+  void score_isUSigmaVt() throws Exception {
+    cache.publish(Fixtures.release(4));
+    Map<String, Object> s = json(get(port, "/v1/score?i=0&j=1"));
+    assertEquals(0.0, s.get("i"));
+    assertEquals(1.0, s.get("j"));
+    assertEquals(3 * 0.8, (Double) s.get("score"), 1e-15);
+  }
+
+  @Test
+  void indexErrors_are400NamingTheParameter() throws Exception {
+    cache.publish(Fixtures.release(4));
+    assertError(get(port, "/v1/rows/3"), 400, "i must be in [0, 3). Provided value: 3");
+    assertError(get(port, "/v1/rows/-1"), 400, "i must be in [0, 3). Provided value: -1");
+    assertError(get(port, "/v1/rows/abc"), 400, "i must be an integer in [0, 3). Provided value: abc");
+    assertError(get(port, "/v1/rows/99999999999"), 400, "i must be an integer");
+    assertError(get(port, "/v1/cols/2"), 400, "j must be in [0, 2). Provided value: 2");
+    assertError(get(port, "/v1/score?i=0"), 400, "missing parameter j");
+    assertError(get(port, "/v1/score?i=0&j=0&i=1"), 400, "parameter 'i' given twice");
+    assertError(get(port, "/v1/score?i=0&j=0&k=1"), 400, "unknown parameter 'k'");
+    assertError(get(port, "/v1/rows/1?x=1"), 400, "unknown parameter 'x'");
+  }
+
+  @Test
+  void malformedPercentEncoding_is400WithoutStackTrace() throws Exception {
+    cache.publish(Fixtures.release(4));
+    // java.net.URI refuses to build this request, so write it by hand. The JDK server rejects it
+    // before any handler runs, with its own short HTML 400 (not our JSON shape).
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      socket.getOutputStream().write(("GET /v1/score?i=%zz&j=0 HTTP/1.1\r\nHost: x\r\n"
+          + "Connection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String response = new String(socket.getInputStream().readAllBytes(),
+          java.nio.charset.StandardCharsets.US_ASCII);
+      assertTrue(response.startsWith("HTTP/1.1 400"), response);
+      assertFalse(response.contains("\tat "), response);
+    }
+  }
+
+  @Test
+  void unknownRoutes_are404() throws Exception {
+    assertError(get(port, "/"), 404, "no such route: /");
+    assertError(get(port, "/v1/rows"), 404, "no such route");
+    assertError(get(port, "/v1/rows/"), 404, "no such route");
+    assertError(get(port, "/v1/rows/1/2"), 404, "no such route");
+    assertError(get(port, "/v2/release/latest"), 404, "no such route");
+  }
+
+  @Test
+  void otherMethods_are405_headIsAllowed() throws Exception {
+    cache.publish(Fixtures.release(4));
+    for (String method : List.of("POST", "PUT", "DELETE", "PATCH")) {
+      HttpResponse<byte[]> r = request(port, method, "/v1/release/latest");
+      assertError(r, 405, "method " + method + " not allowed");
+      assertEquals("GET, HEAD", r.headers().firstValue("Allow").orElseThrow());
+    }
+    HttpResponse<byte[]> head = request(port, "HEAD", "/v1/release/latest");
+    assertEquals(200, head.statusCode());
+    assertEquals(0, head.body().length);
+    assertEquals(404, request(port, "HEAD", "/nope").statusCode());
+  }
+
+  @Test
+  void status_reportsEpochsPrivacyAndLatestRelease() throws Exception {
+    cache.publish(Fixtures.release(3));
+    Map<String, Object> s = json(get(port, "/v1/status"));
+    assertEquals(4.0, s.get("epoch"));
+    assertEquals(8.0, s.get("epochs"));
+    assertEquals(3.0, s.get("latestRelease"));
+    assertEquals(1.0, s.get("epsilon"));
+    assertEquals(1e-6, s.get("delta"));
+    assertEquals("priv2", s.get("mechanism"));
+    assertEquals("update", s.get("privacyUnit"));
+    assertEquals(false, s.get("exhausted"));
+    assertEquals("2024-05-01T12:00:00Z", s.get("lastReleaseTime"));
+    assertTrue(((String) s.get("neighbouring")).contains("one update"));
+    for (String key : List.of("clip", "message", "rows", "cols", "rank")) {
+      assertTrue(s.containsKey(key), key);
+    }
+  }
+
+  @Test
+  void handlerFailure_is500WithoutDetails() throws Exception {
+    api.close();
+    StatusSource broken = () -> {
+      throw new IllegalStateException("secret internals");
+    };
+    api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0), cache, broken, metrics);
+    HttpResponse<byte[]> r = get(api.port(), "/v1/status");
+    assertError(r, 500, "internal error");
+    assertFalse(text(r).contains("secret internals"));
+  }
+
+  @Test
+  void largeRelease_isStreamedAndParses() throws Exception {
+    int m = 5_000;
+    int k = 8;
+    double[] u = new double[m * k];
+    for (int i = 0; i < k; i++) {
+      u[i * k + i] = 1; // orthonormal columns: the first k unit vectors
+    }
+    double[] s = {8, 7, 6, 5, 4, 3, 2, 1};
+    var f = new io.dplrf.release.Factorization(new io.dplrf.sketch.matrix.Dense(m, k, u), s,
+        new io.dplrf.sketch.matrix.Dense(k, k, identity(k)));
+    cache.publish(new Release(1, 1, f, Fixtures.utility(), Fixtures.AT, Map.of()));
+    HttpResponse<byte[]> r = get(port, "/v1/release/latest");
+    assertEquals(200, r.statusCode());
+    assertTrue(r.headers().firstValue("Content-Length").isEmpty(), "chunked, not buffered");
+    assertEquals(m, ((List<?>) json(r).get("U")).size());
+  }
+
+  private static double[] identity(int k) {
+    double[] d = new double[k * k];
+    for (int i = 0; i < k; i++) {
+      d[i * k + i] = 1;
+    }
+    return d;
+  }
+
+  @Test
+  void httpTimer_isTaggedByRouteTemplateNeverByIndex() throws Exception {
+    cache.publish(Fixtures.release(4));
+    get(port, "/v1/rows/1");
+    get(port, "/v1/rows/2");
+    get(port, "/v1/rows/abc");
+    get(port, "/no/such/route/42");
+    String scrape = metrics.scrape();
+    assertTrue(scrape.contains("dplrf_http_requests_seconds_count{method=\"GET\",route=\"/v1/rows/{i}\",status=\"200\"} 2"), scrape);
+    assertTrue(scrape.contains("route=\"/v1/rows/{i}\",status=\"400\""), scrape);
+    assertTrue(scrape.contains("route=\"unmatched\",status=\"404\""), scrape);
+    assertFalse(scrape.contains("/v1/rows/1") || scrape.contains("/no/such"), scrape);
+  }
+
+  @Test
+  void concurrentReaders_seeWholeReleases() throws Exception {
+    Map<Integer, Integer> seen = new HashMap<>();
+    cache.publish(Fixtures.release(1));
+    Thread publisher = new Thread(() -> {
+      for (int e = 2; e <= 50; e++) {
+        cache.publish(Fixtures.release(e));
+      }
+    });
+    publisher.start();
+    for (int n = 0; n < 30; n++) {
+      Map<String, Object> body = json(get(port, "/v1/release/latest"));
+      int epoch = ((Double) body.get("epoch")).intValue();
+      assertEquals((double) epoch, body.get("to"));
+      seen.merge(epoch, 1, Integer::sum);
+    }
+    publisher.join();
+    assertFalse(seen.isEmpty());
+  }
+}

@@ -1,0 +1,53 @@
+package io.dplrf.deploy.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class MetricsTest {
+  @Test
+  void meters_comeOutWithPrometheusNames() {
+    try (Metrics m = new Metrics()) {
+      m.recordsConsumed(2);
+      m.updatesConsumed(7);
+      m.updatesApplied(6);
+      m.updatesClipped(1);
+      m.updatesDropped(1);
+      m.epochCurrent(3);
+      m.epochsLeft(5);
+      m.releaseExhausted(true);
+      m.releaseDuration(Duration.ofMillis(20));
+      String s = m.scrape();
+      for (String line : new String[] {"dplrf_records_consumed_total 2.0",
+          "dplrf_updates_consumed_total 7.0", "dplrf_updates_applied_total 6.0",
+          "dplrf_updates_clipped_total 1.0", "dplrf_updates_dropped_total 1.0",
+          "dplrf_epoch_current 3.0", "dplrf_epochs_left 5.0", "dplrf_release_exhausted 1.0",
+          "dplrf_release_duration_seconds_count 1", "dplrf_snapshot_duration_seconds_count 0",
+          "jvm_threads_live_threads", "jvm_classes_loaded_classes", "system_cpu_count",
+          "jvm_gc_"}) {
+        assertTrue(s.contains(line), line + " in\n" + s);
+      }
+    }
+  }
+
+  @Test
+  void deadLetterReasons_areBoundedCodes() {
+    try (Metrics m = new Metrics()) {
+      m.deadLettered("index out of range: i=123"); // a message, not a code
+      for (int r = 0; r < Metrics.MAX_REASONS + 10; r++) {
+        m.deadLettered("code-" + r);
+      }
+      String s = m.scrape();
+      assertFalse(s.contains("i=123"));
+      assertTrue(s.contains("reason=\"other\""));
+      long tags = s.lines().filter(l -> l.startsWith("dplrf_records_dead_lettered_total{")).count();
+      assertTrue(tags <= Metrics.MAX_REASONS + 1, "tags: " + tags);
+      assertEquals(Metrics.MAX_REASONS + 11, s.lines()
+          .filter(l -> l.startsWith("dplrf_records_dead_lettered_total{"))
+          .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum());
+    }
+  }
+}
