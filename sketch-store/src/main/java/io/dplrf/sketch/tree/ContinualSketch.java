@@ -118,6 +118,8 @@ public final class ContinualSketch {
    * end here (archiving them), then opens the nodes starting at the next epoch.
    *
    * @throws IllegalStateException once all T epochs are closed
+   * @throws UncheckedIOException if a closed node cannot be written to the node store; the epoch
+   *     is then still open and closeEpoch may be retried
    */
   public void closeEpoch() {
     if (exhausted()) {
@@ -130,6 +132,8 @@ public final class ContinualSketch {
       }
     }
     accumulator.reset();
+    // Archive every closing node before changing any state: if a write fails, closeEpoch can be
+    // retried (the accumulator is already empty, so absorbing it again adds nothing).
     Map<NodeId, NoisyLinearSketch> justClosed = new HashMap<>();
     for (int level = 0; level < open.length; level++) {
       NoisyLinearSketch node = open[level];
@@ -137,8 +141,10 @@ public final class ContinualSketch {
       if (node != null && id.end() == e) {
         archive.put(id, bytes(node));
         justClosed.put(id, node);
-        open[level] = null;
       }
+    }
+    for (NodeId id : justClosed.keySet()) {
+      open[id.level()] = null;
     }
     epochsClosed = e;
     Map<NodeId, NoisyLinearSketch> keep = new HashMap<>();
