@@ -32,6 +32,11 @@ public final class DenseInputPerturbation extends NoisyLinearSketch {
   }
 
   @Override
+  Object planObject() {
+    return plan;
+  }
+
+  @Override
   void flushPending() {}
 
   @Override
@@ -44,6 +49,7 @@ public final class DenseInputPerturbation extends NoisyLinearSketch {
     return "";
   }
 
+  @Override
   public DenseNoisyMatrix release() {
     double[] out = a.clone();
     roundToGrid(out, plan.noise().grid().gamma());

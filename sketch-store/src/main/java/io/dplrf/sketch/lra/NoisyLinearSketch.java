@@ -79,6 +79,68 @@ public abstract sealed class NoisyLinearSketch
 
   abstract void apply(int i, int j, double delta);
 
+  /**
+   * The mechanism's output for this node, with its noise (regenerated from the node label, the
+   * same every time). Noiseless sketches release their exact accumulators.
+   */
+  public abstract ReleasedSketches release();
+
+  /**
+   * Adds the accumulated data of {@code accumulator} — a {@code createWithoutNoise} sketch of the
+   * same mechanism, plan and instance — into this sketch: afterwards this sketch is as if it had
+   * received the accumulator's updates too. The accumulator must be noiseless so that nothing
+   * but data moves (a noiseless Priv1 sketch has σmin = 0: no padding is added twice). Used by
+   * the continual-release tree to fold one epoch into the O(log T) nodes that contain it, at a
+   * cost of one sketch size per node per epoch rather than per update.
+   *
+   * @throws IllegalArgumentException if the accumulator is noisy, is this sketch, or belongs to
+   *     another mechanism, plan, instance or key
+   */
+  public final void absorb(NoisyLinearSketch accumulator) {
+    if (accumulator == this || !accumulator.noiseless) {
+      throw new IllegalArgumentException(
+          "only another, noiseless sketch can be absorbed (node " + accumulator.nodeLabel + ")");
+    }
+    if (accumulator.getClass() != getClass() || !accumulator.instance().equals(instance())
+        || !accumulator.key.fingerprint().equals(key.fingerprint())
+        || !accumulator.planObject().equals(planObject())) {
+      throw new IllegalArgumentException("cannot absorb a sketch of another mechanism, plan, "
+          + "instance or key: " + accumulator.nodeLabel + " into " + nodeLabel);
+    }
+    flushPending();
+    accumulator.flushPending();
+    double[][] dst = state();
+    double[][] src = accumulator.state();
+    for (int a = 0; a < dst.length; a++) {
+      double[] d = dst[a];
+      double[] x = src[a];
+      for (int e = 0; e < d.length; e++) {
+        d[e] += x[e];
+      }
+    }
+    updates += accumulator.updates;
+  }
+
+  /**
+   * Empties a noiseless accumulator (all data and the update count back to zero), so that it can
+   * collect the next epoch.
+   *
+   * @throws IllegalStateException for a noisy sketch: its padding and noise must never be wiped
+   */
+  public final void reset() {
+    if (!noiseless) {
+      throw new IllegalStateException("only a noiseless accumulator can be reset: " + nodeLabel);
+    }
+    flushPending();
+    for (double[] a : state()) {
+      java.util.Arrays.fill(a, 0.0);
+    }
+    updates = 0;
+  }
+
+  /** The mechanism's plan record, for compatibility checks. */
+  abstract Object planObject();
+
   /** Applies any buffered updates, so that {@link #state()} is complete. */
   abstract void flushPending();
 

@@ -3,6 +3,7 @@ package io.dplrf.sketch.lra;
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.calibration.ChiSquare;
 import io.dplrf.sketch.calibration.CovarianceMechanism;
+import io.dplrf.sketch.params.Preconditions;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 
@@ -31,6 +32,14 @@ import io.dplrf.sketch.params.SketchSizes;
  * Yr and Z together are μ_G-GDP (Dong–Roth–Su Cor. 3.3: μ_G² = μ_Yr² + μ_Z², split equally);
  * {@link CovarianceMechanism#calibrate} finds the largest (r, μ_G) with fixed ratio whose exact
  * composed privacy profile meets (ε, δ − δ_JL).
+ *
+ * <p>Continual release ({@code compositions} = L, docs/privacy/continual-release.md §4): stacking
+ * every node's Yc gives ONE covariance mechanism [A₁;…;A_N]Φ_top + σmin[G₁;…;G_N] on
+ * Â_stack = (A_stack σmin·I), and one update changes A_stack by a rank-one matrix of norm
+ * ≤ C·√L. So (r, μ_G) come from the same single-mechanism calibration, σmin_node = C·√L/r, and
+ * each node's Yr and Z get μ_G/√(2L) (the 2L Gaussian sketches compose to μ_G). Then
+ * {@link #covarianceR} = C·√L/σmin, not C/σmin. The JL bounds are on the shared Ψ, S, T and the
+ * same u, v in every node: one event, δ_JL charged once. L = 1 is the one-shot plan.
  */
 public record Priv1Plan(
     PrivacyParams privacy,
@@ -56,6 +65,16 @@ public record Priv1Plan(
 
   public static Priv1Plan calibrate(
       PrivacyParams privacy, double clip, SketchSizes sizes, double jlDeltaShare, double ycShare) {
+    return calibrate(privacy, clip, sizes, jlDeltaShare, ycShare, 1);
+  }
+
+  /**
+   * The plan of one node of a continual-release tree whose every update lands in at most
+   * {@code compositions} nodes (the depth L); the whole tree then meets (ε, δ).
+   */
+  public static Priv1Plan calibrate(PrivacyParams privacy, double clip, SketchSizes sizes,
+      double jlDeltaShare, double ycShare, int compositions) {
+    Preconditions.checkPositive("compositions", compositions);
     double deltaJl = privacy.delta() * jlDeltaShare;
     double deltaMech = privacy.delta() - deltaJl;
     int t = sizes.t();
@@ -67,13 +86,16 @@ public record Priv1Plan(
 
     CovarianceMechanism.Calibration cal =
         CovarianceMechanism.calibrate(privacy.epsilon(), deltaMech, t, ycShare);
-    double muEach = cal.muGaussian() / Math.sqrt(2);
+    // μ_G² split over Yr and Z × L nodes; the stacked Yc sees a change of norm C·√L
+    // (continual-release.md §4).
+    double muEach = cal.muGaussian() / Math.sqrt(2.0 * compositions);
+    double stackedClip = clip * Math.sqrt(compositions);
     GaussianSketchNoise yr =
         GaussianSketchNoise.calibrate("Yr", clip * psiBound, (long) t * sizes.n(), muEach);
     GaussianSketchNoise z =
         GaussianSketchNoise.calibrate("Z", clip * sBound * tBound, (long) v * v, muEach);
     return new Priv1Plan(
-        privacy, clip, sizes, jlDeltaShare, ycShare, clip / cal.r(), cal.r(),
+        privacy, clip, sizes, jlDeltaShare, ycShare, stackedClip / cal.r(), cal.r(),
         cal.achievedDelta(), psiBound, sBound, tBound, yr, z);
   }
 

@@ -98,6 +98,11 @@ public final class Priv1Sketch extends NoisyLinearSketch {
   }
 
   @Override
+  Object planObject() {
+    return plan;
+  }
+
+  @Override
   void flushPending() {
     flush();
   }
@@ -162,6 +167,7 @@ public final class Priv1Sketch extends NoisyLinearSketch {
    * the discrete noise regenerated from the node label. Call as often as needed: the noise is
    * the same every time.
    */
+  @Override
   public Priv1Sketches release() {
     flush();
     Dense ycOut = new Dense(m, tw, yc.clone());

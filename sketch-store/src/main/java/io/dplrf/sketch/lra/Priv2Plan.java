@@ -2,6 +2,7 @@ package io.dplrf.sketch.lra;
 
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.calibration.ChiSquare;
+import io.dplrf.sketch.params.Preconditions;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 
@@ -18,6 +19,13 @@ import io.dplrf.sketch.params.SketchSizes;
  * <p>Calibration. Y and Z have independent noise; together they are μ-GDP with
  * μ² = μ_Y² + μ_Z² (Dong–Roth–Su Cor. 3.3), and μ is the largest value whose exact privacy
  * profile (Balle–Wang 2018 Thm 8) meets (ε, δ − δ_JL). The μ² budget is split equally.
+ *
+ * <p>Continual release ({@code compositions} = L, docs/privacy/continual-release.md §3): one
+ * update lands in at most L tree nodes, each releasing its own Y and Z with independent noise, so
+ * the L·2 Gaussian mechanisms compose (DRS Cor. 3.3) to μ if every node gets μ/√L, i.e.
+ * σ_node = √L·σ₁. The Chernoff bound holds for the stacked difference [D₁;…;D_L]Φ as well (its
+ * weights sum to ≤ L·C²), so the JL event is one event for all nodes and δ_JL is charged once.
+ * With L = 1 this is the one-shot plan.
  */
 public record Priv2Plan(
     PrivacyParams privacy,
@@ -35,11 +43,22 @@ public record Priv2Plan(
 
   public static Priv2Plan calibrate(
       PrivacyParams privacy, double clip, SketchSizes sizes, double jlDeltaShare) {
+    return calibrate(privacy, clip, sizes, jlDeltaShare, 1);
+  }
+
+  /**
+   * The plan of one node of a continual-release tree whose every update lands in at most
+   * {@code compositions} nodes (the depth L); the whole tree then meets (ε, δ).
+   */
+  public static Priv2Plan calibrate(PrivacyParams privacy, double clip, SketchSizes sizes,
+      double jlDeltaShare, int compositions) {
+    Preconditions.checkPositive("compositions", compositions);
     double deltaJl = privacy.delta() * jlDeltaShare;
     double mu = AnalyticGaussian.mu(privacy.epsilon(), privacy.delta() - deltaJl);
     double phi = Math.sqrt(ChiSquare.chernoffQuantileOfMean(deltaJl / 2, sizes.t()));
     double s = Math.sqrt(ChiSquare.chernoffQuantileOfMean(deltaJl / 2, sizes.v()));
-    double muEach = mu / Math.sqrt(2);
+    // μ² split over 2 sketches × L nodes (continual-release.md §3).
+    double muEach = mu / Math.sqrt(2.0 * compositions);
     GaussianSketchNoise y =
         GaussianSketchNoise.calibrate("Y", clip * phi, (long) sizes.m() * sizes.t(), muEach);
     GaussianSketchNoise z =

@@ -60,6 +60,11 @@ public final class Priv2Sketch extends NoisyLinearSketch {
   }
 
   @Override
+  Object planObject() {
+    return plan;
+  }
+
+  @Override
   void flushPending() {
     flush();
   }
@@ -110,6 +115,7 @@ public final class Priv2Sketch extends NoisyLinearSketch {
   }
 
   /** Y = round(AΦ) + N1 and Z = round(SA) + N2, noise regenerated from the node label. */
+  @Override
   public Priv2Sketches release() {
     flush();
     double[] yOut = y.clone();

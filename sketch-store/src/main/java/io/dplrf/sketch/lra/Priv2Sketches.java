@@ -14,11 +14,30 @@ import java.util.List;
  *
  * S (v×m) is regenerated on demand for the post-processing X = (S U)⁺ Z.
  */
-public record Priv2Sketches(int m, int n, Dense y, Dense z, SketchMatrix s, List<NoiseScale> noise) {
+public record Priv2Sketches(int m, int n, Dense y, Dense z, SketchMatrix s, List<NoiseScale> noise)
+    implements ReleasedSketches {
   public Priv2Sketches {
     if (y.rows() != m || z.cols() != n || s.rows() != z.rows() || s.cols() != m) {
       throw new IllegalArgumentException("inconsistent Priv2 sketch shapes");
     }
     noise = List.copyOf(noise);
+  }
+
+  /** Entrywise sum of the releases of nodes of one instance (post-processing). */
+  public static Priv2Sketches sum(List<Priv2Sketches> parts) {
+    Priv2Sketches f = parts.get(0);
+    double[] y = f.y.data().clone();
+    double[] z = f.z.data().clone();
+    for (int p = 1; p < parts.size(); p++) {
+      Priv2Sketches o = parts.get(p);
+      if (o.m != f.m || o.n != f.n || o.y.cols() != f.y.cols() || o.z.rows() != f.z.rows()) {
+        throw new IllegalArgumentException("cannot sum Priv2 sketches of different shapes");
+      }
+      Priv1Sketches.add(y, o.y.data());
+      Priv1Sketches.add(z, o.z.data());
+    }
+    return new Priv2Sketches(f.m, f.n, new Dense(f.m, f.y.cols(), y),
+        new Dense(f.z.rows(), f.n, z), f.s,
+        NoiseScale.sum(parts.stream().map(Priv2Sketches::noise).toList()));
   }
 }

@@ -1,0 +1,288 @@
+package io.dplrf.sketch.tree;
+
+import io.dplrf.sketch.lra.NoisyLinearSketch;
+import io.dplrf.sketch.lra.ReleasedSketches;
+import io.dplrf.sketch.lra.SketchCodec;
+import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.tree.Dyadic.NodeId;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The binary tree mechanism for continual release (DESIGN.md "Continual release") over epochs
+ * 1..T with noisy linear sketches as nodes.
+ *
+ * <p><b>Updates.</b> {@link #update} writes ONE sketch: a noiseless accumulator of the current
+ * epoch (same mechanism, plan and shared matrices as the nodes), O(t + v), independent of the
+ * depth L. {@link #closeEpoch} folds the accumulator into every open node whose dyadic interval
+ * contains the epoch (≤ L absorptions of one sketch size: per epoch, not per update), empties it,
+ * and closes the nodes whose interval ends at that epoch.
+ *
+ * <p><b>Noise.</b> Each node is created, with its own label {@code instance/node/ℓ/k}, when its
+ * interval starts; its noise is a pure function of (key, label) and cannot be redrawn. Releases
+ * read closed nodes only, never a node still being written (STYLE.md 14). The node plan is
+ * calibrated over the L nodes an update lands in by exact Gaussian-DP composition
+ * (docs/privacy/continual-release.md): the whole stream, with every prefix and range released,
+ * meets the configured (ε, δ). {@code instance} must be unique per stream under a key: two
+ * streams with one instance label would share node noise.
+ *
+ * <p><b>Memory.</b> Live objects: the accumulator, ≤ L open nodes and the ≤ L closed nodes of the
+ * prefix decomposition of [1, epochsClosed] (every future prefix release needs only these or
+ * nodes not yet closed). Every closed node is also archived as {@code SketchCodec} bytes for
+ * range releases and releases of earlier prefixes: in memory by default (O(T) sketches, part of
+ * the snapshot), or as files in {@code nodeStore} (O(L) sketches in memory).
+ *
+ * <p>Not thread-safe: one thread owns the tree (the ingest loop); publish releases from it.
+ */
+public final class ContinualSketch {
+  static final String EXHAUSTED = "all T epochs are closed; the privacy budget is spent";
+
+  final TreeConfig config;
+  final SecretKey key;
+  final String instance;
+  final NodeFactory factory;
+  final NoisyLinearSketch accumulator;
+  final NodeArchive archive;
+  /** open[ℓ]: the level-ℓ node containing the current epoch, or null. */
+  final NoisyLinearSketch[] open;
+  /** Closed nodes of the prefix decomposition of [1, epochsClosed]. */
+  final Map<NodeId, NoisyLinearSketch> retained = new HashMap<>();
+  int epochsClosed;
+
+  ContinualSketch(TreeConfig config, SecretKey key, String instance, NodeFactory factory,
+      NoisyLinearSketch accumulator, NodeArchive archive) {
+    this.config = config;
+    this.key = key;
+    this.instance = instance;
+    this.factory = factory;
+    this.accumulator = accumulator;
+    this.archive = archive;
+    this.open = new NoisyLinearSketch[config.depth()];
+  }
+
+  /** A new stream whose closed nodes are archived in memory. */
+  public static ContinualSketch create(TreeConfig config, SecretKey key, String instance) {
+    return create(config, key, instance, NodeArchive.memory());
+  }
+
+  /**
+   * A new stream whose closed nodes are written as files to {@code nodeStore} (created if
+   * needed). Refuses a directory that already holds node files, which could belong to a stream
+   * whose nodes carry the same noise.
+   */
+  public static ContinualSketch create(TreeConfig config, SecretKey key, String instance,
+      Path nodeStore) throws IOException {
+    if (NodeArchive.Directory.hasNodeFiles(nodeStore)) {
+      throw new IOException("node store " + nodeStore + " already holds node files; a new stream "
+          + "needs an empty directory");
+    }
+    return create(config, key, instance, NodeArchive.directory(nodeStore));
+  }
+
+  private static ContinualSketch create(TreeConfig config, SecretKey key, String instance,
+      NodeArchive archive) {
+    if (instance == null || instance.isEmpty()) {
+      throw new IllegalArgumentException("instance must be a non-empty label. Provided value: "
+          + instance);
+    }
+    NodeFactory f = new NodeFactory(config, key, instance, NodeFactory.calibrate(config));
+    ContinualSketch tree = new ContinualSketch(config, key, instance, f, f.accumulator(), archive);
+    tree.openNodesStartingAt(1);
+    return tree;
+  }
+
+  /**
+   * A[i][j] += Δ in the current epoch.
+   *
+   * @throws IllegalArgumentException on an index out of range or a non-finite Δ (nothing changes)
+   * @throws IllegalStateException once all T epochs are closed
+   */
+  public void update(int i, int j, double delta) {
+    if (exhausted()) {
+      throw new IllegalStateException(EXHAUSTED);
+    }
+    accumulator.update(i, j, delta);
+  }
+
+  /**
+   * Ends the current epoch: folds it into the open nodes containing it and closes the nodes that
+   * end here (archiving them), then opens the nodes starting at the next epoch.
+   *
+   * @throws IllegalStateException once all T epochs are closed
+   * @throws UncheckedIOException if a closed node cannot be written to the node store; the epoch
+   *     is then still open and closeEpoch may be retried
+   */
+  public void closeEpoch() {
+    if (exhausted()) {
+      throw new IllegalStateException(EXHAUSTED);
+    }
+    int e = epochsClosed + 1;
+    for (NoisyLinearSketch node : open) {
+      if (node != null) {
+        node.absorb(accumulator);
+      }
+    }
+    accumulator.reset();
+    // Archive every closing node before changing any state: if a write fails, closeEpoch can be
+    // retried (the accumulator is already empty, so absorbing it again adds nothing).
+    Map<NodeId, NoisyLinearSketch> justClosed = new HashMap<>();
+    for (int level = 0; level < open.length; level++) {
+      NoisyLinearSketch node = open[level];
+      NodeId id = new NodeId(level, (int) ((e - 1L) >> level));
+      if (node != null && id.end() == e) {
+        archive.put(id, bytes(node));
+        justClosed.put(id, node);
+      }
+    }
+    for (NodeId id : justClosed.keySet()) {
+      open[id.level()] = null;
+    }
+    epochsClosed = e;
+    Map<NodeId, NoisyLinearSketch> keep = new HashMap<>();
+    for (NodeId id : Dyadic.decomposition(1, e)) {
+      NoisyLinearSketch n = retained.containsKey(id) ? retained.get(id) : justClosed.get(id);
+      if (n != null) {
+        keep.put(id, n);
+      }
+    }
+    retained.clear();
+    retained.putAll(keep);
+    if (e < config.epochs()) {
+      openNodesStartingAt(e + 1);
+    }
+  }
+
+  private void openNodesStartingAt(int e) {
+    for (NodeId id : Dyadic.startingAt(e, config.epochs())) {
+      open[id.level()] = factory.node(id);
+    }
+  }
+
+  public int epochs() {
+    return config.epochs();
+  }
+
+  public int epochsClosed() {
+    return epochsClosed;
+  }
+
+  public boolean exhausted() {
+    return epochsClosed == config.epochs();
+  }
+
+  /** L = ⌈log₂T⌉ + 1. */
+  public int depth() {
+    return config.depth();
+  }
+
+  /** The sum of the released closed nodes of the dyadic decomposition of [1, e]. */
+  public ReleasedSketches releasePrefix(int e) {
+    return releaseRange(1, e);
+  }
+
+  /**
+   * The sum of the released closed nodes of the dyadic decomposition of [s, e]: the sketch of
+   * the updates of epochs s..e plus the noise of ≤ 2⌈log₂(e−s+1)⌉ nodes. Post-processing of
+   * released nodes; calling it any number of times costs no further privacy.
+   *
+   * @throws IllegalArgumentException unless 1 ≤ s ≤ e ≤ epochsClosed
+   * @throws UncheckedIOException if an archived node cannot be read back
+   */
+  public ReleasedSketches releaseRange(int s, int e) {
+    if (s < 1 || s > e || e > epochsClosed) {
+      throw new IllegalArgumentException("release range must satisfy 1 <= from <= to <= "
+          + epochsClosed + " (epochs closed). Provided value: [" + s + ", " + e + "]");
+    }
+    List<ReleasedSketches> parts = new ArrayList<>();
+    for (NodeId id : Dyadic.decomposition(s, e)) {
+      parts.add(releaseNode(id));
+    }
+    return ReleasedSketches.sum(parts);
+  }
+
+  /** One closed node's release (package-private: tests check the decomposition with it). */
+  ReleasedSketches releaseNode(NodeId id) {
+    if (id.end() > epochsClosed) {
+      throw new IllegalArgumentException("node " + id + " is not closed");
+    }
+    NoisyLinearSketch node = retained.get(id);
+    if (node == null) {
+      try {
+        node = readNode(id, archive.get(id));
+      } catch (IOException ex) {
+        throw new UncheckedIOException(ex);
+      }
+    }
+    return node.release();
+  }
+
+  NoisyLinearSketch readNode(NodeId id, byte[] b) throws IOException {
+    NoisyLinearSketch node = SketchCodec.read(new ByteArrayInputStream(b), key, false);
+    if (!node.nodeLabel().equals(factory.label(id))) {
+      throw new IOException("stored node " + id + " has label " + node.nodeLabel() + ", expected "
+          + factory.label(id));
+    }
+    return node;
+  }
+
+  static byte[] bytes(NoisyLinearSketch s) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      SketchCodec.write(s, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  /** The node-level {@code Priv1Plan} or {@code Priv2Plan}: every node's noise scales. */
+  public Object plan() {
+    return factory.plan;
+  }
+
+  public TreeConfig config() {
+    return config;
+  }
+
+  /** The instance label of the stream (public, not secret). */
+  public String instance() {
+    return instance;
+  }
+
+  /** Bytes held in memory: accumulator (with cached columns), live nodes and in-memory archive. */
+  public long sizeInBytes() {
+    long b = accumulator.sizeInBytes() + archive.bytesInMemory();
+    for (NoisyLinearSketch n : open) {
+      b += n == null ? 0 : n.sizeInBytes();
+    }
+    for (NoisyLinearSketch n : retained.values()) {
+      b += n.sizeInBytes();
+    }
+    return b;
+  }
+
+  /** Writes the full state ({@link TreeCodec}, format version 1). Does not close {@code out}. */
+  public void writeTo(OutputStream out) throws IOException {
+    TreeCodec.write(this, out);
+  }
+
+  /** Reads a snapshot of a tree whose closed nodes are archived in memory. */
+  public static ContinualSketch readFrom(InputStream in, SecretKey key) throws IOException {
+    return TreeCodec.read(in, key, null);
+  }
+
+  /** Reads a snapshot of a tree whose closed nodes are files in {@code nodeStore}. */
+  public static ContinualSketch readFrom(InputStream in, SecretKey key, Path nodeStore)
+      throws IOException {
+    return TreeCodec.read(in, key, nodeStore);
+  }
+}

@@ -1,0 +1,130 @@
+package io.dplrf.sketch.tree;
+
+import io.dplrf.sketch.tree.Dyadic.NodeId;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Every closed node's {@code SketchCodec} bytes, for range releases (any closed node may be part
+ * of a range's decomposition). Two stores: in memory (O(T) sketches: acceptable for small
+ * sketches or short streams, and then also part of the tree snapshot), or one file per node in a
+ * directory, written crash-safely (temp file, fsync, atomic rename; STYLE.md 13) and read back on
+ * demand. Closed nodes never change, so a file is written once per node.
+ */
+abstract sealed class NodeArchive {
+  abstract void put(NodeId id, byte[] bytes);
+
+  abstract byte[] get(NodeId id) throws IOException;
+
+  abstract boolean inMemory();
+
+  abstract long bytesInMemory();
+
+  static NodeArchive memory() {
+    return new Memory();
+  }
+
+  static NodeArchive directory(Path dir) {
+    return new Directory(dir);
+  }
+
+  static final class Memory extends NodeArchive {
+    final Map<NodeId, byte[]> nodes = new HashMap<>();
+    private long bytes;
+
+    @Override
+    void put(NodeId id, byte[] b) {
+      byte[] old = nodes.put(id, b);
+      bytes += b.length - (old == null ? 0 : old.length);
+    }
+
+    @Override
+    byte[] get(NodeId id) throws IOException {
+      byte[] b = nodes.get(id);
+      if (b == null) {
+        throw new IOException("closed node " + id + " is missing from the in-memory store");
+      }
+      return b;
+    }
+
+    @Override
+    boolean inMemory() {
+      return true;
+    }
+
+    @Override
+    long bytesInMemory() {
+      return bytes;
+    }
+  }
+
+  static final class Directory extends NodeArchive {
+    private final Path dir;
+
+    Directory(Path dir) {
+      this.dir = dir;
+    }
+
+    Path file(NodeId id) {
+      return dir.resolve("node-" + id.level() + "-" + id.index() + ".sketch");
+    }
+
+    /** True if {@code dir} already holds node files (of this or another stream). */
+    static boolean hasNodeFiles(Path dir) throws IOException {
+      if (!Files.isDirectory(dir)) {
+        return false;
+      }
+      try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "node-*.sketch")) {
+        return s.iterator().hasNext();
+      }
+    }
+
+    @Override
+    void put(NodeId id, byte[] b) {
+      try {
+        Files.createDirectories(dir);
+        Path target = file(id);
+        Path tmp = dir.resolve(target.getFileName() + ".tmp");
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+            OutputStream out = java.nio.channels.Channels.newOutputStream(ch)) {
+          out.write(b);
+          out.flush();
+          ch.force(true);
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot store closed node " + id + " in " + dir, e);
+      }
+    }
+
+    @Override
+    byte[] get(NodeId id) throws IOException {
+      Path f = file(id);
+      if (!Files.exists(f)) {
+        throw new IOException("closed node file " + f + " is missing");
+      }
+      return Files.readAllBytes(f);
+    }
+
+    @Override
+    boolean inMemory() {
+      return false;
+    }
+
+    @Override
+    long bytesInMemory() {
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package io.dplrf.sketch.tree;
+
+import io.dplrf.sketch.lra.NoisyLinearSketch;
+import io.dplrf.sketch.lra.Priv1Matrices;
+import io.dplrf.sketch.lra.Priv1Plan;
+import io.dplrf.sketch.lra.Priv1Sketch;
+import io.dplrf.sketch.lra.Priv2Matrices;
+import io.dplrf.sketch.lra.Priv2Plan;
+import io.dplrf.sketch.lra.Priv2Sketch;
+import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.tree.Dyadic.NodeId;
+
+/**
+ * Makes the sketches of one tree: noisy nodes (label instance/node/ℓ/k) and the noiseless epoch
+ * accumulator, all on the same plan and the same instance's shared sketching matrices. The
+ * accumulator gets the matrices with cached update columns (it is the only sketch updates
+ * touch); nodes only absorb and release, so theirs are regenerated on demand.
+ */
+final class NodeFactory {
+  final Object plan;
+  private final SecretKey key;
+  private final String instance;
+  private final Priv1Matrices p1Acc;
+  private final Priv1Matrices p1Nodes;
+  private final Priv2Matrices p2Acc;
+  private final Priv2Matrices p2Nodes;
+
+  NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan) {
+    this.plan = plan;
+    this.key = key;
+    this.instance = instance;
+    if (plan instanceof Priv1Plan) {
+      p1Acc = Priv1Matrices.generate(key, instance, c.sizes(), c.cacheUpdateColumns());
+      p1Nodes = Priv1Matrices.generate(key, instance, c.sizes(), false);
+      p2Acc = p2Nodes = null;
+    } else {
+      p2Acc = Priv2Matrices.generate(key, instance, c.sizes(), c.cacheUpdateColumns());
+      p2Nodes = Priv2Matrices.generate(key, instance, c.sizes(), false);
+      p1Acc = p1Nodes = null;
+    }
+  }
+
+  /**
+   * The node-level plan: calibrated for L = depth compositions (docs/privacy/continual-release.md
+   * §3 for Priv2, §4 for Priv1), never with an ε/L split.
+   */
+  static Object calibrate(TreeConfig c) {
+    int l = c.depth();
+    return switch (c.mechanism()) {
+      case PRIV1 -> Priv1Plan.calibrate(c.privacy(), c.clip(), c.sizes(),
+          Priv1Plan.DEFAULT_JL_DELTA_SHARE, Priv1Plan.DEFAULT_YC_SHARE, l);
+      case PRIV2 -> Priv2Plan.calibrate(c.privacy(), c.clip(), c.sizes(),
+          Priv1Plan.DEFAULT_JL_DELTA_SHARE, l);
+    };
+  }
+
+  String label(NodeId id) {
+    return id.label(instance);
+  }
+
+  NoisyLinearSketch node(NodeId id) {
+    return plan instanceof Priv1Plan p
+        ? Priv1Sketch.create(p, p1Nodes, key, label(id))
+        : Priv2Sketch.create((Priv2Plan) plan, p2Nodes, key, label(id));
+  }
+
+  NoisyLinearSketch accumulator() {
+    String label = instance + "/accumulator";
+    return plan instanceof Priv1Plan p
+        ? Priv1Sketch.createWithoutNoise(p, p1Acc, key, label)
+        : Priv2Sketch.createWithoutNoise((Priv2Plan) plan, p2Acc, key, label);
+  }
+
+  static Object planOf(NoisyLinearSketch s) {
+    return s instanceof Priv1Sketch p1 ? p1.plan() : ((Priv2Sketch) s).plan();
+  }
+}

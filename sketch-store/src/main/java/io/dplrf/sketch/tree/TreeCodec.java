@@ -1,0 +1,302 @@
+package io.dplrf.sketch.tree;
+
+import io.dplrf.sketch.lra.NoisyLinearSketch;
+import io.dplrf.sketch.lra.SketchCodec;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.tree.Dyadic.NodeId;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+import java.util.zip.CheckedOutputStream;
+
+/**
+ * The one owner of the continual-release tree's binary format (STYLE.md 12). Node sketches are
+ * embedded as {@link SketchCodec} bytes (their own magic, version and checksum), so their noise
+ * parameters round-trip exactly and nothing is ever recalibrated or redrawn on restore.
+ *
+ * <pre>
+ * Format version 1, big-endian (java.io.DataOutput):
+ *
+ *  field                 type        notes
+ *  --------------------  ----------  ----------------------------------------------------------
+ *  magic                 8 bytes     ASCII "DPLRFCT1"
+ *  version               int32       1
+ *  mechanism             int8        1 = priv1, 2 = priv2
+ *  cacheUpdateColumns    int8        0 / 1
+ *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
+ *  instance              UTF         the stream's instance label
+ *  m, n, k, t, v         5 × int32   sizes
+ *  epsilon, delta, clip  3 × float64 the stream's budget and contribution bound
+ *  epochs                int32       T
+ *  epochsClosed          int32       0..T
+ *  store                 int8        0 = closed nodes in this snapshot, 1 = files in a nodeStore
+ *  accumulator           int32 len, len bytes    SketchCodec of the noiseless epoch accumulator
+ *  openCount             int32       then per open node:
+ *    level, index        2 × int32
+ *    sketch              int32 len, len bytes    SketchCodec
+ *  closedCount           int32       store 0: every closed node; store 1: the retained prefix
+ *    level, index        2 × int32   nodes; sorted by (level, index)
+ *    sketch              int32 len, len bytes    SketchCodec
+ *  crc                   int32       CRC32C of every byte before it
+ * </pre>
+ */
+final class TreeCodec {
+  private static final byte[] MAGIC = "DPLRFCT1".getBytes(StandardCharsets.US_ASCII);
+  static final int VERSION = 1;
+  private static final int MAX_NODES = 1 << 24;
+
+  private TreeCodec() {}
+
+  static void write(ContinualSketch tree, OutputStream out) throws IOException {
+    TreeConfig c = tree.config;
+    CRC32C crc = new CRC32C();
+    DataOutputStream d =
+        new DataOutputStream(new CheckedOutputStream(new BufferedOutputStream(out, 1 << 16), crc));
+    d.write(MAGIC);
+    d.writeInt(VERSION);
+    d.writeByte(c.mechanism() == StreamMechanism.PRIV1 ? 1 : 2);
+    d.writeByte(c.cacheUpdateColumns() ? 1 : 0);
+    d.writeUTF(tree.key.fingerprint());
+    d.writeUTF(tree.instance);
+    SketchSizes s = c.sizes();
+    for (int x : new int[] {s.m(), s.n(), s.k(), s.t(), s.v()}) {
+      d.writeInt(x);
+    }
+    d.writeDouble(c.privacy().epsilon());
+    d.writeDouble(c.privacy().delta());
+    d.writeDouble(c.clip());
+    d.writeInt(c.epochs());
+    d.writeInt(tree.epochsClosed);
+    d.writeByte(tree.archive.inMemory() ? 0 : 1);
+    writeBytes(d, ContinualSketch.bytes(tree.accumulator));
+    List<NodeId> openIds = new ArrayList<>();
+    for (int level = 0; level < tree.open.length; level++) {
+      if (tree.open[level] != null) {
+        openIds.add(new NodeId(level, tree.epochsClosed >> level));
+      }
+    }
+    d.writeInt(openIds.size());
+    for (NodeId id : openIds) {
+      writeNode(d, id, ContinualSketch.bytes(tree.open[id.level()]));
+    }
+    List<NodeId> closed = new ArrayList<>(tree.archive instanceof NodeArchive.Memory mem
+        ? mem.nodes.keySet() : tree.retained.keySet());
+    closed.sort(Comparator.comparingInt(NodeId::level).thenComparingInt(NodeId::index));
+    d.writeInt(closed.size());
+    for (NodeId id : closed) {
+      writeNode(d, id, tree.archive instanceof NodeArchive.Memory mem
+          ? mem.nodes.get(id) : ContinualSketch.bytes(tree.retained.get(id)));
+    }
+    d.flush();
+    DataOutputStream tail = new DataOutputStream(out);
+    tail.writeInt((int) crc.getValue());
+    tail.flush();
+  }
+
+  /**
+   * @param nodeStore required iff the snapshot's closed nodes live in a directory
+   * @throws IOException on a bad magic number or version, truncation, checksum mismatch, a
+   *     foreign key, inconsistent content, or a missing node file
+   */
+  static ContinualSketch read(InputStream in, SecretKey key, Path nodeStore) throws IOException {
+    CRC32C crc = new CRC32C();
+    DataInputStream d =
+        new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
+    try {
+      byte[] magic = new byte[MAGIC.length];
+      d.readFully(magic);
+      if (!Arrays.equals(magic, MAGIC)) {
+        throw new IOException("not a dplrf continual-release snapshot (bad magic number)");
+      }
+      int version = d.readInt();
+      if (version != VERSION) {
+        throw new IOException("unsupported tree snapshot version " + version
+            + " (this build reads " + VERSION + ")");
+      }
+      int mech = d.readByte();
+      boolean cache = d.readByte() == 1;
+      String fingerprint = d.readUTF();
+      String instance = d.readUTF();
+      SketchSizes sizes =
+          new SketchSizes(d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readInt());
+      PrivacyParams privacy = new PrivacyParams(d.readDouble(), d.readDouble());
+      double clip = d.readDouble();
+      int epochs = d.readInt();
+      int closedEpochs = d.readInt();
+      int store = d.readByte();
+      byte[] acc = readBytes(d);
+      int openCount = count(d.readInt());
+      List<NodeBytes> openNodes = new ArrayList<>();
+      for (int x = 0; x < openCount; x++) {
+        openNodes.add(readNode(d));
+      }
+      int closedCount = count(d.readInt());
+      List<NodeBytes> closedNodes = new ArrayList<>();
+      for (int x = 0; x < closedCount; x++) {
+        closedNodes.add(readNode(d));
+      }
+      int expected = (int) crc.getValue();
+      if (d.readInt() != expected) {
+        throw new IOException("tree snapshot checksum mismatch: the file is corrupt");
+      }
+      if (!fingerprint.equals(key.fingerprint())) {
+        throw new IOException("tree snapshot was written under key " + fingerprint
+            + " but the key given is " + key.fingerprint() + ": its noise cannot be regenerated");
+      }
+      if (mech != 1 && mech != 2) {
+        throw new IOException("corrupt tree snapshot: mechanism code " + mech);
+      }
+      TreeConfig config = new TreeConfig(mech == 1 ? StreamMechanism.PRIV1 : StreamMechanism.PRIV2,
+          sizes, privacy, clip, epochs, cache);
+      if (closedEpochs < 0 || closedEpochs > epochs || (store != 0 && store != 1)) {
+        throw new IOException("corrupt tree snapshot: " + closedEpochs + " of " + epochs
+            + " epochs closed, store " + store);
+      }
+      if (store == 1 && nodeStore == null) {
+        throw new IOException("this tree snapshot keeps its closed nodes in a node store "
+            + "directory: read it with readFrom(in, key, nodeStore)");
+      }
+      if (store == 0 && nodeStore != null) {
+        throw new IOException("this tree snapshot keeps its closed nodes in memory; no node "
+            + "store directory applies");
+      }
+      return restore(config, key, instance, closedEpochs, acc, openNodes, closedNodes,
+          store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore));
+    } catch (EOFException e) {
+      throw new IOException("tree snapshot is truncated", e);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("corrupt tree snapshot: " + e.getMessage(), e);
+    }
+  }
+
+  private static ContinualSketch restore(TreeConfig config, SecretKey key, String instance,
+      int closedEpochs, byte[] accBytes, List<NodeBytes> openNodes, List<NodeBytes> closedNodes,
+      NodeArchive archive) throws IOException {
+    NoisyLinearSketch saved = SketchCodec.read(new ByteArrayInputStream(accBytes), key, false);
+    if (!saved.isNoiseless() || !saved.nodeLabel().equals(instance + "/accumulator")) {
+      throw new IOException("corrupt tree snapshot: the accumulator is not this stream's");
+    }
+    Object plan = NodeFactory.planOf(saved);
+    NodeFactory factory = new NodeFactory(config, key, instance, plan);
+    NoisyLinearSketch acc = factory.accumulator();
+    acc.absorb(saved); // checks mechanism, plan, instance and key
+    ContinualSketch tree = new ContinualSketch(config, key, instance, factory, acc, archive);
+    tree.epochsClosed = closedEpochs;
+    Set<NodeId> expectedOpen = new HashSet<>();
+    if (closedEpochs < config.epochs()) {
+      for (int level = 0; level < config.depth(); level++) {
+        NodeId id = new NodeId(level, closedEpochs >> level);
+        if (id.end() <= config.epochs()) {
+          expectedOpen.add(id);
+        }
+      }
+    }
+    Set<NodeId> gotOpen = new HashSet<>();
+    for (NodeBytes o : openNodes) {
+      NodeId id = o.id();
+      NoisyLinearSketch node = checked(tree, id, o.bytes(), plan);
+      tree.open[id.level()] = node;
+      gotOpen.add(id);
+    }
+    if (!gotOpen.equals(expectedOpen)) {
+      throw new IOException("corrupt tree snapshot: open nodes " + gotOpen + ", expected "
+          + expectedOpen);
+    }
+    Map<NodeId, byte[]> inline = new java.util.HashMap<>();
+    for (NodeBytes o : closedNodes) {
+      NodeId id = o.id();
+      if (id.end() > closedEpochs) {
+        throw new IOException("corrupt tree snapshot: node " + id + " is not closed");
+      }
+      inline.put(id, o.bytes());
+      if (archive instanceof NodeArchive.Memory) {
+        archive.put(id, o.bytes());
+      }
+    }
+    for (NodeId id : Dyadic.decomposition(1, closedEpochs)) {
+      byte[] b = inline.containsKey(id) ? inline.get(id) : archive.get(id);
+      tree.retained.put(id, checked(tree, id, b, plan));
+    }
+    if (archive instanceof NodeArchive.Directory dir) {
+      for (int level = 0; level < config.depth(); level++) {
+        for (long idx = 0; ((idx + 1) << level) <= closedEpochs; idx++) {
+          Path f = dir.file(new NodeId(level, (int) idx));
+          if (!Files.exists(f)) {
+            throw new IOException("closed node file " + f + " is missing from the node store");
+          }
+        }
+      }
+    }
+    return tree;
+  }
+
+  private static NoisyLinearSketch checked(ContinualSketch tree, NodeId id, byte[] b, Object plan)
+      throws IOException {
+    NoisyLinearSketch node = tree.readNode(id, b);
+    if (node.isNoiseless() || !NodeFactory.planOf(node).equals(plan)) {
+      throw new IOException("corrupt tree snapshot: node " + id + " has another plan");
+    }
+    return node;
+  }
+
+  private static int count(int c) throws IOException {
+    if (c < 0 || c > MAX_NODES) {
+      throw new IOException("corrupt tree snapshot: node count " + c);
+    }
+    return c;
+  }
+
+  private static void writeNode(DataOutputStream d, NodeId id, byte[] b) throws IOException {
+    d.writeInt(id.level());
+    d.writeInt(id.index());
+    writeBytes(d, b);
+  }
+
+  private record NodeBytes(NodeId id, byte[] bytes) {}
+
+  private static NodeBytes readNode(DataInputStream d) throws IOException {
+    int level = d.readInt();
+    int index = d.readInt();
+    if (level < 0 || level > 31 || index < 0) {
+      throw new IOException("corrupt tree snapshot: node (" + level + ", " + index + ")");
+    }
+    return new NodeBytes(new NodeId(level, index), readBytes(d));
+  }
+
+  private static void writeBytes(DataOutputStream d, byte[] b) throws IOException {
+    d.writeInt(b.length);
+    d.write(b);
+  }
+
+  private static byte[] readBytes(DataInputStream d) throws IOException {
+    int len = d.readInt();
+    if (len < 0 || len > Integer.MAX_VALUE - 8) {
+      throw new IOException("corrupt tree snapshot: length " + len);
+    }
+    byte[] b = d.readNBytes(len); // grows as it reads: a corrupt length cannot force a huge array
+    if (b.length != len) {
+      throw new EOFException();
+    }
+    return b;
+  }
+}

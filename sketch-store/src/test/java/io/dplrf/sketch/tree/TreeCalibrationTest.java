@@ -1,0 +1,90 @@
+package io.dplrf.sketch.tree;
+
+import static io.dplrf.sketch.tree.TreeFixtures.PRIVACY;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.sketch.calibration.AnalyticGaussian;
+import io.dplrf.sketch.calibration.CovarianceMechanism;
+import io.dplrf.sketch.lra.GaussianSketchNoise;
+import io.dplrf.sketch.lra.Priv1Plan;
+import io.dplrf.sketch.lra.Priv2Plan;
+import io.dplrf.sketch.params.SketchSizes;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Node calibration over the L nodes an update lands in (docs/privacy/continual-release.md §3–4).
+ * Grid rounding makes σ_eff ≥ σ by at most a factor 1 + 2^−30 and adds γ√k ≤ 1e-6·Δ to the
+ * sensitivity, so ratios are checked to 1e-5 relative.
+ */
+class TreeCalibrationTest {
+  private static final SketchSizes SIZES = new SketchSizes(20, 30, 2, 4, 8);
+  private static final double CLIP = 2.0;
+  private static final int T = 100; // L = 8
+
+  private static TreeConfig config(StreamMechanism m) {
+    return new TreeConfig(m, SIZES, PRIVACY, CLIP, T, false);
+  }
+
+  private static double mu(GaussianSketchNoise g, double sigmaFactor) {
+    return g.sensitivity() / (g.sigma() * sigmaFactor);
+  }
+
+  @Test
+  void priv2Node_sigmaIsSqrtLTimesTheSingleReleaseSigma_andHalvingBreaksTheTarget() {
+    int l = Dyadic.depth(T);
+    assertEquals(8, l);
+    Priv2Plan node = (Priv2Plan) NodeFactory.calibrate(config(StreamMechanism.PRIV2));
+    Priv2Plan single = Priv2Plan.calibrate(PRIVACY, CLIP, SIZES);
+    assertEquals(Math.sqrt(l), node.yNoise().sigma() / single.yNoise().sigma(), 1e-5 * Math.sqrt(l));
+    assertEquals(Math.sqrt(l), node.zNoise().sigma() / single.zNoise().sigma(), 1e-5 * Math.sqrt(l));
+    double deltaMech = PRIVACY.delta() * (1 - node.jlDeltaShare());
+    for (double factor : new double[] {1, 0.5}) {
+      // One update: L nodes × (Y, Z), composed exactly (Dong–Roth–Su Cor. 3.3).
+      double muTotal = Math.sqrt(l * (Math.pow(mu(node.yNoise(), factor), 2)
+          + Math.pow(mu(node.zNoise(), factor), 2)));
+      double delta = AnalyticGaussian.delta(PRIVACY.epsilon(), muTotal);
+      if (factor == 1) {
+        assertTrue(delta <= deltaMech * (1 + 1e-9), "calibrated delta " + delta);
+        assertTrue(delta > 0.5 * deltaMech, "not wasteful: delta " + delta);
+      } else {
+        assertTrue(delta > 10 * deltaMech, "halved sigma still meets the target: " + delta);
+      }
+    }
+  }
+
+  @Test
+  void priv1Node_sigmaMinIsSqrtLTimesTheSingleRelease_andHalvingBreaksTheTarget() {
+    int l = Dyadic.depth(T);
+    Priv1Plan node = (Priv1Plan) NodeFactory.calibrate(config(StreamMechanism.PRIV1));
+    Priv1Plan single = Priv1Plan.calibrate(PRIVACY, CLIP, SIZES);
+    // The stacked covariance mechanism sees a change of norm C·√L; r is the same as one-shot.
+    assertEquals(single.covarianceR(), node.covarianceR(), 0);
+    assertEquals(Math.sqrt(l) * single.sigmaMin(), node.sigmaMin(), 1e-12 * node.sigmaMin());
+    assertEquals(Math.sqrt(l), node.yrNoise().sigma() / single.yrNoise().sigma(), 1e-5 * Math.sqrt(l));
+    assertEquals(Math.sqrt(l), node.zNoise().sigma() / single.zNoise().sigma(), 1e-5 * Math.sqrt(l));
+    double deltaMech = PRIVACY.delta() * (1 - node.jlDeltaShare());
+    for (double factor : new double[] {1, 0.5}) {
+      double muG = Math.sqrt(l * (Math.pow(mu(node.yrNoise(), factor), 2)
+          + Math.pow(mu(node.zNoise(), factor), 2)));
+      double r = CLIP * Math.sqrt(l) / (node.sigmaMin() * factor);
+      double delta = CovarianceMechanism.delta(PRIVACY.epsilon(), SIZES.t(), r, muG);
+      if (factor == 1) {
+        assertTrue(delta <= deltaMech * (1 + 1e-6), "calibrated delta " + delta);
+      } else {
+        assertTrue(delta > 10 * deltaMech, "halved sigmaMin and sigma still meet the target: " + delta);
+      }
+    }
+  }
+
+  /** Exact composition beats the ε/L split it replaces (the split would need more noise). */
+  @Test
+  void priv2NodeNoise_isBelowTheEpsilonOverLSplit() {
+    int l = Dyadic.depth(T);
+    Priv2Plan node = (Priv2Plan) NodeFactory.calibrate(config(StreamMechanism.PRIV2));
+    Priv2Plan split = Priv2Plan.calibrate(new io.dplrf.sketch.params.PrivacyParams(
+        PRIVACY.epsilon() / l, PRIVACY.delta() / l), CLIP, SIZES);
+    assertTrue(node.yNoise().sigma() < split.yNoise().sigma(),
+        node.yNoise().sigma() + " vs split " + split.yNoise().sigma());
+  }
+}

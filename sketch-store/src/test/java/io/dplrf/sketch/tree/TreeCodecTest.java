@@ -1,0 +1,155 @@
+package io.dplrf.sketch.tree;
+
+import static io.dplrf.sketch.tree.TreeFixtures.PER_EPOCH;
+import static io.dplrf.sketch.tree.TreeFixtures.feed;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.sketch.lra.Priv1Sketches;
+import io.dplrf.sketch.lra.Priv2Sketches;
+import io.dplrf.sketch.lra.ReleasedSketches;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class TreeCodecTest {
+  static final SecretKey KEY = SecretKey.forTesting(41);
+  static final SketchSizes SIZES = new SketchSizes(12, 9, 2, 4, 8);
+  static final int T = 6;
+
+  /** The golden content: 2 epochs closed and half of epoch 3 in the accumulator. */
+  static ContinualSketch golden(StreamMechanism mech) {
+    ContinualSketch tree = ContinualSketch.create(
+        new TreeConfig(mech, SIZES, TreeFixtures.PRIVACY, 2.0, T, false), KEY,
+        "golden/tree-" + mech.cliName());
+    feedUntilMidEpoch3(tree);
+    return tree;
+  }
+
+  static void feedUntilMidEpoch3(ContinualSketch tree) {
+    for (int e = 1; e <= 2; e++) {
+      feed(tree, e, 0, PER_EPOCH);
+      tree.closeEpoch();
+    }
+    feed(tree, 3, 0, PER_EPOCH / 2);
+  }
+
+  static void finish(ContinualSketch tree) {
+    feed(tree, 3, PER_EPOCH / 2, PER_EPOCH);
+    tree.closeEpoch();
+    while (!tree.exhausted()) {
+      feed(tree, tree.epochsClosed() + 1, 0, PER_EPOCH);
+      tree.closeEpoch();
+    }
+  }
+
+  static byte[] bytes(ContinualSketch tree) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    tree.writeTo(out);
+    return out.toByteArray();
+  }
+
+  static void assertSameRelease(ReleasedSketches a, ReleasedSketches b, String what) {
+    if (a instanceof Priv1Sketches p) {
+      Priv1Sketches q = (Priv1Sketches) b;
+      assertArrayEquals(p.yc().data(), q.yc().data(), what);
+      assertArrayEquals(p.yr().data(), q.yr().data(), what);
+      assertArrayEquals(p.z().data(), q.z().data(), what);
+      assertEquals(p.sigmaMin(), q.sigmaMin(), what);
+    } else {
+      Priv2Sketches p = (Priv2Sketches) a;
+      Priv2Sketches q = (Priv2Sketches) b;
+      assertArrayEquals(p.y().data(), q.y().data(), what);
+      assertArrayEquals(p.z().data(), q.z().data(), what);
+    }
+  }
+
+  static void assertSameFuture(ContinualSketch a, ContinualSketch b) {
+    finish(a);
+    finish(b);
+    for (int s = 1; s <= T; s++) {
+      for (int e = s; e <= T; e++) {
+        assertSameRelease(a.releaseRange(s, e), b.releaseRange(s, e), "[" + s + ", " + e + "]");
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(StreamMechanism.class)
+  void roundTripMidEpoch_givesIdenticalFutureReleases(StreamMechanism mech) throws IOException {
+    ContinualSketch original = golden(mech);
+    ContinualSketch restored = ContinualSketch.readFrom(new ByteArrayInputStream(bytes(original)), KEY);
+    assertEquals(original.plan(), restored.plan());
+    assertEquals(original.config(), restored.config());
+    assertEquals(2, restored.epochsClosed());
+    assertEquals(PER_EPOCH / 2, restored.accumulator.updateCount());
+    assertSameFuture(original, restored);
+  }
+
+  @Test
+  void roundTripWithANodeStore_readsClosedNodesBackFromFiles(@TempDir Path dir) throws IOException {
+    ContinualSketch original = ContinualSketch.create(
+        new TreeConfig(StreamMechanism.PRIV2, SIZES, TreeFixtures.PRIVACY, 2.0, T, false), KEY,
+        "store", dir.resolve("a"));
+    feedUntilMidEpoch3(original);
+    assertTrue(Files.exists(dir.resolve("a").resolve("node-1-0.sketch")));
+    byte[] snap = bytes(original);
+    assertThrows(IOException.class, () -> ContinualSketch.readFrom(new ByteArrayInputStream(snap), KEY));
+    ContinualSketch restored =
+        ContinualSketch.readFrom(new ByteArrayInputStream(snap), KEY, dir.resolve("a"));
+    assertSameRelease(original.releaseRange(2, 2), restored.releaseRange(2, 2), "[2, 2]");
+    assertThrows(IOException.class, () -> ContinualSketch.create(original.config(), KEY, "store",
+        dir.resolve("a")), "a used node store must be refused");
+    Files.delete(dir.resolve("a").resolve("node-0-0.sketch"));
+    IOException missing = assertThrows(IOException.class,
+        () -> ContinualSketch.readFrom(new ByteArrayInputStream(snap), KEY, dir.resolve("a")));
+    assertTrue(missing.getMessage().contains("missing"), missing.getMessage());
+  }
+
+  @Test
+  void corruptTruncatedOrForeignSnapshots_areRefused() throws IOException {
+    byte[] good = bytes(golden(StreamMechanism.PRIV2));
+    for (int at : new int[] {3, 40, good.length / 2, good.length - 2}) {
+      byte[] flipped = good.clone();
+      flipped[at] ^= 0x10;
+      IOException e = assertThrows(IOException.class,
+          () -> ContinualSketch.readFrom(new ByteArrayInputStream(flipped), KEY), "flip at " + at);
+      assertTrue(e.getMessage().matches(".*(checksum|corrupt|magic|version|truncated).*"),
+          e.getMessage());
+    }
+    byte[] cut = java.util.Arrays.copyOf(good, good.length - 7);
+    assertTrue(assertThrows(IOException.class,
+        () -> ContinualSketch.readFrom(new ByteArrayInputStream(cut), KEY)).getMessage()
+        .contains("truncated"));
+    IOException foreign = assertThrows(IOException.class, () -> ContinualSketch.readFrom(
+        new ByteArrayInputStream(good), SecretKey.forTesting(42)));
+    assertTrue(foreign.getMessage().contains("key"), foreign.getMessage());
+  }
+
+  /**
+   * Golden files of tree format version 1 (written once by TreeGoldenSnapshots.main): they must
+   * stay readable and continue exactly as the same tree built today.
+   */
+  @ParameterizedTest
+  @EnumSource(StreamMechanism.class)
+  void goldenVersion1Snapshots_stayReadableAndContinueIdentically(StreamMechanism mech)
+      throws IOException {
+    String name = "/golden/tree-" + mech.cliName() + "-v1.snapshot";
+    try (InputStream in = getClass().getResourceAsStream(name)) {
+      assertTrue(in != null, name + " is missing");
+      ContinualSketch g = ContinualSketch.readFrom(in, KEY);
+      assertSameFuture(golden(mech), g);
+    }
+  }
+}
