@@ -1,0 +1,21 @@
+package io.dplrf.ingest;
+
+/**
+ * Notified by the ingest loop after an epoch is closed and the snapshot holding it is durable;
+ * {@code deploy} computes and caches the release there. Called on the loop's thread.
+ *
+ * <p>Because the snapshot is written before the listener is called, a release is only ever
+ * computed from state that survives a crash: after a restart the same closed epochs are restored
+ * and nothing released is lost or redrawn. A crash between the snapshot and the listener means
+ * the release of that epoch was never computed; {@link #restored} lets the listener compute it
+ * (releases are post-processing of the stored noisy sketches, so recomputing costs no privacy).
+ */
+@FunctionalInterface
+public interface EpochListener {
+
+  /** Epoch {@code epoch} (1-based) was closed and snapshotted. Called once per epoch per run. */
+  void epochClosed(int epoch);
+
+  /** The loop restored a snapshot in which {@code epochsClosed} epochs are closed (may be 0). */
+  default void restored(int epochsClosed) {}
+}

@@ -1,0 +1,482 @@
+package io.dplrf.ingest;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes the updates topic exactly once into an {@link IngestTarget}: decode, validate and bound
+ * ({@link ContributionBounds}), apply, dead-letter the malformed, close epochs, snapshot.
+ *
+ * <p><b>Exactly once.</b> Offsets are never committed to Kafka: the next offset of every
+ * partition is written in the same atomic snapshot as the target's state, the budgets and the
+ * counters ({@link StateStore}), at each epoch close and on clean shutdown, always at a record
+ * boundary (the offsets are exactly those after the last record applied). At start the loop
+ * restores the snapshot and seeks to its offsets (the beginning for partitions it does not name).
+ * After a crash at any point (kill -9) the state is that of the last snapshot, and consuming from
+ * its offsets re-applies exactly the updates after it, in the same per-partition order: none is
+ * lost, none is applied twice. The listener (which releases) runs only after the snapshot holding
+ * the closed epoch is durable, so nothing released can be rolled back by a crash.
+ *
+ * <p><b>Dead letters</b> are sent with an idempotent {@code acks=all} producer; before each
+ * snapshot the producer is flushed and any failed send fails the loop, so a snapshot never covers
+ * a malformed record that is not in the dead-letter topic. After a crash, dead letters sent since
+ * the last snapshot are sent again: the dead-letter topic is at least once (duplicates carry the
+ * same {@code dplrf-partition}/{@code dplrf-offset} headers, so they can be recognised).
+ *
+ * <p><b>assign, not subscribe.</b> One loop owns the whole sketch, so it must read every
+ * partition; a consumer group would add rebalances (revocations mid-epoch would force a snapshot
+ * at arbitrary points) and committed offsets that would compete with the snapshot's. So the loop
+ * {@code assign}s all partitions of the topic at start, without a group. Partitions added to the
+ * topic later are picked up at the next start. Offsets that retention has deleted are an error
+ * ({@code auto.offset.reset=none}), never a silent skip.
+ *
+ * <p><b>Epochs</b> close every {@code epochUpdates} applied updates (at the end of the record
+ * that reaches the count) or every {@code epochSeconds} seconds (checked after each record and
+ * after each poll). <b>Exhaustion:</b> once the target says all T epochs are closed, the loop
+ * stops consuming, logs "epoch T reached", keeps its offsets at the last applied record and
+ * {@link #run} returns with state {@link State#EXHAUSTED}.
+ *
+ * <p>Thread-safety: {@link #run} on one thread; {@link #close}, {@link #stats}, {@link #lag},
+ * {@link #state} from any thread (they read published copies).
+ */
+public final class IngestLoop implements Runnable, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(IngestLoop.class);
+
+  /** Header with the human-readable reason of a dead letter. */
+  public static final String REASON_HEADER = "dplrf-reason";
+  /** Header with the {@link DeadLetterReason} name. */
+  public static final String REASON_CODE_HEADER = "dplrf-reason-code";
+  public static final String TOPIC_HEADER = "dplrf-topic";
+  public static final String PARTITION_HEADER = "dplrf-partition";
+  public static final String OFFSET_HEADER = "dplrf-offset";
+
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
+  private static final long TOPIC_WAIT_MILLIS = 1000;
+
+  /** Life cycle. */
+  public enum State { NEW, RUNNING, EXHAUSTED, STOPPED, FAILED }
+
+  private final IngestConfig config;
+  private final Consumer<byte[], byte[]> consumer;
+  private final Producer<byte[], byte[]> deadLetters;
+  private final StateStore store;
+  private final IngestTarget target;
+  private final EpochListener listener;
+  private final LongSupplier clock;
+  private final ContributionBounds bounds;
+
+  private IngestStats stats = new IngestStats();
+  private final Map<Integer, Long> nextOffsets = new TreeMap<>();
+  private final List<TopicPartition> assigned = new ArrayList<>();
+  private long updatesInEpoch;
+  private long epochStartMillis;
+  private boolean started;
+  private final UpdateVisitor apply;
+
+  private volatile boolean stopRequested;
+  private volatile State state = State.NEW;
+  private volatile IngestStats published = new IngestStats();
+  private volatile Map<TopicPartition, Long> publishedLag = Map.of();
+  private volatile Throwable deadLetterFailure;
+  private volatile Throwable failure;
+  private final CountDownLatch finished = new CountDownLatch(1);
+  private volatile boolean running;
+
+  /**
+   * A loop over the given clients (which it then owns and closes).
+   *
+   * @param clockMillis wall-clock milliseconds, for time-based epochs
+   */
+  public IngestLoop(IngestConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> deadLetters, StateStore store, IngestTarget target,
+      EpochListener listener, LongSupplier clockMillis) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.consumer = Objects.requireNonNull(consumer, "consumer");
+    this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
+    this.store = Objects.requireNonNull(store, "store");
+    this.target = Objects.requireNonNull(target, "target");
+    this.listener = Objects.requireNonNull(listener, "listener");
+    this.clock = Objects.requireNonNull(clockMillis, "clockMillis");
+    this.bounds = new ContributionBounds(config.bounds());
+    this.apply = (i, j, d) -> {
+      target.update(i, j, d);
+      updatesInEpoch++;
+    };
+  }
+
+  /**
+   * A loop with a real {@link KafkaConsumer} and {@link KafkaProducer}.
+   *
+   * @param clientProperties at least {@code bootstrap.servers}; may add security settings. The
+   *     settings exactly once depends on are forced (see {@link #consumerConfig}, {@link
+   *     #producerConfig}).
+   */
+  public static IngestLoop create(IngestConfig config, Map<String, Object> clientProperties,
+      StateStore store, IngestTarget target, EpochListener listener) {
+    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(clientProperties));
+    try {
+      KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(clientProperties));
+      return new IngestLoop(config, consumer, producer, store, target, listener,
+          System::currentTimeMillis);
+    } catch (RuntimeException e) {
+      consumer.close();
+      throw e;
+    }
+  }
+
+  /** Consumer settings: no group, no auto commit, no silent offset reset, committed reads only. */
+  public static Map<String, Object> consumerConfig(Map<String, Object> clientProperties) {
+    Map<String, Object> c = new HashMap<>(clientProperties);
+    c.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "dplrf-ingest");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    return c;
+  }
+
+  /** Dead-letter producer settings: idempotent, {@code acks=all}. */
+  public static Map<String, Object> producerConfig(Map<String, Object> clientProperties) {
+    Map<String, Object> c = new HashMap<>(clientProperties);
+    c.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "dplrf-dead-letter");
+    c.put(ProducerConfig.ACKS_CONFIG, "all");
+    c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    c.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    c.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    return c;
+  }
+
+  /** Restores, assigns, then consumes until exhausted, closed or failed; snapshots on a clean stop. */
+  @Override
+  public void run() {
+    running = true;
+    boolean clean = false;
+    try {
+      start();
+      while (!stopRequested && pollOnce()) {
+        // pollOnce does the work
+      }
+      clean = true;
+    } catch (WakeupException e) {
+      clean = true; // close() interrupted a poll: we are at a record boundary
+    } catch (IOException e) {
+      fail(new UncheckedIOException(e));
+    } catch (RuntimeException | Error e) {
+      fail(e);
+      throw e;
+    } finally {
+      try {
+        if (clean && started) {
+          snapshot();
+          if (state == State.RUNNING) {
+            state = State.STOPPED;
+          }
+          LOG.info("ingest stopped cleanly at {} ({} epochs closed)", nextOffsets,
+              target.epochsClosed());
+        }
+      } catch (IOException | RuntimeException e) {
+        fail(e);
+      } finally {
+        closeClients();
+        finished.countDown();
+      }
+    }
+  }
+
+  private void fail(Throwable e) {
+    failure = e;
+    state = State.FAILED;
+    LOG.error("ingest failed; state and offsets stay at the last snapshot", e);
+  }
+
+  /** Restores the snapshot (if any), then assigns all partitions and seeks. */
+  void start() throws IOException {
+    var header = store.read(bounds, target);
+    if (header.isPresent()) {
+      var h = header.get();
+      if (!h.topic().equals(config.topic())) {
+        throw new IOException("snapshot " + store.file() + " is for topic '" + h.topic()
+            + "', configured '" + config.topic() + "'");
+      }
+      stats = h.stats().copy();
+      nextOffsets.putAll(h.nextOffsets());
+      updatesInEpoch = h.updatesInEpoch();
+      epochStartMillis = h.epochStartMillis();
+      LOG.info("restored snapshot: {} epochs closed, offsets {}, {}", h.epochsClosed(),
+          h.nextOffsets(), stats);
+    } else {
+      epochStartMillis = clock.getAsLong();
+      LOG.info("no snapshot in {}: consuming '{}' from the beginning", store.file().getParent(),
+          config.topic());
+    }
+    started = true;
+    publish();
+    listener.restored(target.epochsClosed());
+    if (target.exhausted()) {
+      exhausted();
+      return;
+    }
+    List<PartitionInfo> parts = partitions();
+    if (parts == null) {
+      return; // stop requested while waiting for the topic
+    }
+    for (PartitionInfo p : parts) {
+      assigned.add(new TopicPartition(config.topic(), p.partition()));
+    }
+    assigned.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
+    for (Integer p : nextOffsets.keySet()) {
+      if (parts.stream().noneMatch(info -> info.partition() == p)) {
+        throw new IOException("snapshot has offsets for partition " + p + " of '"
+            + config.topic() + "', which no longer has it");
+      }
+    }
+    consumer.assign(assigned);
+    List<TopicPartition> fromBeginning = new ArrayList<>();
+    for (TopicPartition tp : assigned) {
+      Long next = nextOffsets.get(tp.partition());
+      if (next != null) {
+        consumer.seek(tp, next);
+      } else {
+        fromBeginning.add(tp);
+      }
+    }
+    if (!fromBeginning.isEmpty()) {
+      consumer.seekToBeginning(fromBeginning);
+    }
+    state = State.RUNNING;
+  }
+
+  private List<PartitionInfo> partitions() {
+    boolean logged = false;
+    while (!stopRequested) {
+      List<PartitionInfo> parts = consumer.partitionsFor(config.topic());
+      if (parts != null && !parts.isEmpty()) {
+        return parts;
+      }
+      if (!logged) {
+        LOG.info("waiting for topic '{}' to exist", config.topic());
+        logged = true;
+      }
+      try {
+        Thread.sleep(TOPIC_WAIT_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * One poll: applies every record returned (closing epochs as they become due) unless the
+   * target is exhausted.
+   *
+   * @return false once the target is exhausted (nothing more will be consumed)
+   */
+  boolean pollOnce() throws IOException {
+    if (state == State.EXHAUSTED || target.exhausted()) {
+      exhausted();
+      return false;
+    }
+    ConsumerRecords<byte[], byte[]> records = consumer.poll(config.pollTimeout());
+    try {
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        process(r);
+        if (epochDue()) {
+          closeEpoch();
+          if (target.exhausted()) {
+            exhausted();
+            return false;
+          }
+        }
+      }
+      if (epochDue()) {
+        closeEpoch();
+        if (target.exhausted()) {
+          exhausted();
+          return false;
+        }
+      }
+      if (deadLetterFailure != null) {
+        throw new IOException("sending to dead-letter topic '" + config.deadLetterTopic()
+            + "' failed", deadLetterFailure);
+      }
+      return true;
+    } finally {
+      publish();
+    }
+  }
+
+  private void process(ConsumerRecord<byte[], byte[]> r) {
+    stats.recordConsumed();
+    try {
+      bounds.accept(r.key(), r.value(), stats, apply);
+    } catch (MalformedRecordException e) {
+      stats.countDeadLetter(e.reason());
+      sendDeadLetter(r, e);
+    }
+    nextOffsets.put(r.partition(), r.offset() + 1);
+  }
+
+  private void sendDeadLetter(ConsumerRecord<byte[], byte[]> r, MalformedRecordException e) {
+    RecordHeaders headers = new RecordHeaders();
+    for (Header h : r.headers()) {
+      headers.add(h);
+    }
+    headers.add(REASON_HEADER, utf8(e.getMessage()));
+    headers.add(REASON_CODE_HEADER, utf8(e.reason().name()));
+    headers.add(TOPIC_HEADER, utf8(r.topic()));
+    headers.add(PARTITION_HEADER, utf8(Integer.toString(r.partition())));
+    headers.add(OFFSET_HEADER, utf8(Long.toString(r.offset())));
+    LOG.debug("dead letter {}-{}@{}: {}", r.topic(), r.partition(), r.offset(), e.getMessage());
+    deadLetters.send(new ProducerRecord<>(config.deadLetterTopic(), null, r.key(), r.value(),
+        headers), (metadata, ex) -> {
+          if (ex != null && deadLetterFailure == null) {
+            deadLetterFailure = ex;
+          }
+        });
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private boolean epochDue() {
+    if (config.epochUpdates() > 0) {
+      return updatesInEpoch >= config.epochUpdates();
+    }
+    return clock.getAsLong() - epochStartMillis >= config.epochSeconds() * 1000L;
+  }
+
+  /** Closes the epoch, makes it durable with the offsets, then tells the listener. */
+  private void closeEpoch() throws IOException {
+    target.closeEpoch();
+    updatesInEpoch = 0;
+    epochStartMillis = clock.getAsLong();
+    snapshot();
+    int epoch = target.epochsClosed();
+    LOG.info("epoch {} closed at offsets {}", epoch, nextOffsets);
+    publish();
+    listener.epochClosed(epoch);
+  }
+
+  /** Writes the snapshot: flushes dead letters first so it never covers an unsent one. */
+  void snapshot() throws IOException {
+    deadLetters.flush();
+    if (deadLetterFailure != null) {
+      throw new IOException("sending to dead-letter topic '" + config.deadLetterTopic()
+          + "' failed; not snapshotting past it", deadLetterFailure);
+    }
+    store.write(new StateStore.Header(config.topic(), nextOffsets, stats,
+        target.epochsClosed(), updatesInEpoch, epochStartMillis), bounds, target);
+  }
+
+  private void exhausted() {
+    if (state != State.EXHAUSTED) {
+      state = State.EXHAUSTED;
+      LOG.info("epoch {} reached: all epochs are closed; not consuming further (offsets stay at {})",
+          target.epochsClosed(), nextOffsets);
+    }
+  }
+
+  private void publish() {
+    published = stats.copy();
+    Map<TopicPartition, Long> lag = new HashMap<>();
+    for (TopicPartition tp : assigned) {
+      OptionalLong l = consumer.currentLag(tp);
+      if (l.isPresent()) {
+        lag.put(tp, l.getAsLong());
+      }
+    }
+    publishedLag = Collections.unmodifiableMap(lag);
+  }
+
+  /** The counters as of the last poll (a copy; safe from any thread). */
+  public IngestStats stats() {
+    return published;
+  }
+
+  /**
+   * Records behind the end of each partition, as of the last poll (only partitions whose end the
+   * consumer knows). For metrics.
+   */
+  public Map<TopicPartition, Long> lag() {
+    return publishedLag;
+  }
+
+  public State state() {
+    return state;
+  }
+
+  /** Why the loop failed, or null. */
+  public Throwable failure() {
+    return failure;
+  }
+
+  /**
+   * Stops the loop: interrupts a poll, waits until {@link #run} has written the final snapshot and
+   * closed the clients. Idempotent.
+   */
+  @Override
+  public void close() {
+    stopRequested = true;
+    if (!running) {
+      closeClients();
+      return;
+    }
+    consumer.wakeup();
+    try {
+      if (!finished.await(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn("ingest loop did not stop within {}", CLOSE_TIMEOUT);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private synchronized void closeClients() {
+    try {
+      consumer.close();
+    } catch (RuntimeException e) {
+      LOG.warn("closing the consumer", e);
+    }
+    try {
+      deadLetters.close();
+    } catch (RuntimeException e) {
+      LOG.warn("closing the dead-letter producer", e);
+    }
+  }
+}

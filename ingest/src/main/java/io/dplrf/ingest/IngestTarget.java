@@ -1,0 +1,38 @@
+package io.dplrf.ingest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+
+/**
+ * What the ingest loop drives: in the service, the binary tree of noisy partial sketches
+ * ({@code deploy} adapts it). The loop calls every method from its own thread only.
+ *
+ * <p>The state written by {@link #writeState} must be everything needed to continue exactly: the
+ * loop stores it in the same atomic snapshot as the consumed offsets ({@link StateStore}), and
+ * after a crash restores it with {@link #readState} before consuming from those offsets.
+ */
+public interface IngestTarget {
+
+  /** Applies {@code A[i][j] += delta}; the update is already validated and bounded. */
+  void update(int i, int j, double delta);
+
+  /** Folds the current epoch into the tree; the loop then snapshots and notifies the listener. */
+  void closeEpoch();
+
+  /** True once all T epochs are closed: the loop stops applying updates and says so. */
+  boolean exhausted();
+
+  /** Number of epochs closed so far. */
+  int epochsClosed();
+
+  /** Writes the complete state. Must not close {@code out}. */
+  void writeState(OutputStream out) throws IOException;
+
+  /**
+   * Restores a state written by {@link #writeState}, replacing the current one; called before
+   * consuming. {@code in} ends exactly where the written state ended: the target should read it
+   * to the end. Must not close {@code in}.
+   */
+  void readState(InputStream in) throws IOException;
+}

@@ -1,0 +1,457 @@
+package io.dplrf.ingest;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.FilterInputStream;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
+import java.util.zip.CheckedOutputStream;
+
+/**
+ * The one owner of the ingest snapshot format (STYLE.md 12, 13): the consumed offsets and
+ * everything they must agree with — counters, contribution budgets, epoch bookkeeping and the
+ * target's (sketch tree's) state — in one file, {@value #FILE_NAME} in the state directory.
+ *
+ * <p>Writes are crash-safe as in Kafka's {@code OffsetCheckpoint}: write {@value #TEMP_NAME},
+ * fsync it, atomically rename it over the snapshot, fsync the directory. A reader sees the old
+ * snapshot or the new one, never a mix; a left-over temp file is ignored (and overwritten by the
+ * next write). Reading a snapshot that is truncated, corrupt (checksum), of an unknown version or
+ * written under other contribution bounds fails with an {@link IOException} naming the file; only
+ * an absent file means "start from scratch".
+ *
+ * <pre>
+ * Format version 1, big-endian (java.io.DataOutput):
+ *
+ *  field              type          notes
+ *  -----------------  ------------  -----------------------------------------------------------
+ *  magic              8 bytes       ASCII "DPLRFIN1"
+ *  version            int32         1
+ *  topic              UTF           the consumed topic
+ *  partitions         int32 P       then P × (partition int32, nextOffset int64), ascending
+ *  recordsConsumed    int64         IngestStats
+ *  updatesConsumed    int64
+ *  updatesApplied     int64
+ *  updatesClipped     int64
+ *  updatesDropped     int64
+ *  deadLettered       int32 R       then R × int64, by DeadLetterReason ordinal
+ *  checksum           int64         order-independent checksum of applied updates
+ *  rows, cols         2 × int32     ContributionBounds.Config: must equal the configured one
+ *  clip               float64
+ *  unit, policy       2 × int8      ordinals of Unit, BudgetPolicy
+ *  keyBudgets         int32 K       then K × (length int32, key bytes, spent float64),
+ *                                   keys ascending as unsigned bytes
+ *  rowBudgets         int32 N       then N × (row int32, spent float64), rows ascending,
+ *                                   only rows with spent != 0
+ *  epochsClosed       int32         must equal the restored target's epochsClosed()
+ *  updatesInEpoch     int64         applied updates in the open epoch
+ *  epochStartMillis   int64         wall-clock start of the open epoch (ms since 1970)
+ *  targetState        bytes         IngestTarget.writeState, up to the checksum
+ *  crc                int32         CRC32C of every byte before it
+ * </pre>
+ *
+ * <p>Thread-safety: one writer at a time (the ingest loop).
+ */
+public final class StateStore {
+  public static final String FILE_NAME = "ingest.snapshot";
+  public static final String TEMP_NAME = "ingest.snapshot.tmp";
+  static final int VERSION = 1;
+  private static final byte[] MAGIC = "DPLRFIN1".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * Everything in a snapshot besides the budgets and the target state.
+   *
+   * @param topic the consumed topic
+   * @param nextOffsets partition → offset of the next record to consume
+   * @param stats the counters at that point
+   * @param epochsClosed epochs closed so far
+   * @param updatesInEpoch applied updates in the open epoch
+   * @param epochStartMillis wall-clock start of the open epoch
+   */
+  public record Header(String topic, Map<Integer, Long> nextOffsets, IngestStats stats,
+      int epochsClosed, long updatesInEpoch, long epochStartMillis) {
+    public Header {
+      Objects.requireNonNull(topic, "topic");
+      nextOffsets = Collections.unmodifiableMap(new TreeMap<>(nextOffsets));
+      stats = stats.copy();
+    }
+  }
+
+  private final Path dir;
+  private final Path file;
+  private final Path temp;
+
+  /** A store in {@code dir}, created if absent. */
+  public StateStore(Path dir) throws IOException {
+    this.dir = Files.createDirectories(dir);
+    this.file = dir.resolve(FILE_NAME);
+    this.temp = dir.resolve(TEMP_NAME);
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  public boolean exists() {
+    return Files.exists(file);
+  }
+
+  /** Atomically replaces the snapshot with {@code header}, {@code bounds}' budgets and the target's state. */
+  public void write(Header header, ContributionBounds bounds, IngestTarget target)
+      throws IOException {
+    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+      OutputStream raw = Channels.newOutputStream(ch);
+      CRC32C crc = new CRC32C();
+      DataOutputStream d =
+          new DataOutputStream(new CheckedOutputStream(new BufferedOutputStream(raw, 1 << 16), crc));
+      writeHeader(d, header, bounds);
+      target.writeState(new FilterOutputStream(d) {
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+          out.write(b, off, len);
+        }
+
+        @Override
+        public void close() throws IOException {
+          flush(); // the target must not close the snapshot under us
+        }
+      });
+      d.flush();
+      // The checksum covers everything above; write it outside the checked stream.
+      DataOutputStream tail = new DataOutputStream(raw);
+      tail.writeInt((int) crc.getValue());
+      tail.flush();
+      ch.force(true);
+    }
+    try {
+      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new IOException("the state directory " + dir + " does not support atomic rename", e);
+    }
+    flushDirectory(dir);
+  }
+
+  private static void writeHeader(DataOutputStream d, Header h, ContributionBounds bounds)
+      throws IOException {
+    d.write(MAGIC);
+    d.writeInt(VERSION);
+    d.writeUTF(h.topic());
+    d.writeInt(h.nextOffsets().size());
+    for (Map.Entry<Integer, Long> e : h.nextOffsets().entrySet()) {
+      d.writeInt(e.getKey());
+      d.writeLong(e.getValue());
+    }
+    IngestStats s = h.stats();
+    d.writeLong(s.recordsConsumed);
+    d.writeLong(s.updatesConsumed);
+    d.writeLong(s.updatesApplied);
+    d.writeLong(s.updatesClipped);
+    d.writeLong(s.updatesDropped);
+    d.writeInt(s.deadLettered.length);
+    for (long c : s.deadLettered) {
+      d.writeLong(c);
+    }
+    d.writeLong(s.checksum);
+    ContributionBounds.Config c = bounds.config();
+    d.writeInt(c.rows());
+    d.writeInt(c.cols());
+    d.writeDouble(c.clip());
+    d.writeByte(c.unit().ordinal());
+    d.writeByte(c.policy().ordinal());
+    boolean keyMode = c.unit() == ContributionBounds.Unit.KEY;
+    int entries = bounds.budgetEntries();
+    d.writeInt(keyMode ? entries : 0);
+    IOException[] failure = new IOException[1];
+    bounds.visitBudgets(new ContributionBounds.BudgetVisitor() {
+      @Override
+      public void key(byte[] key, double spent) {
+        try {
+          d.writeInt(key.length);
+          d.write(key);
+          d.writeDouble(spent);
+        } catch (IOException e) {
+          failure[0] = e;
+        }
+      }
+
+      @Override
+      public void row(int row, double spent) {}
+    });
+    d.writeInt(keyMode ? 0 : entries);
+    bounds.visitBudgets(new ContributionBounds.BudgetVisitor() {
+      @Override
+      public void key(byte[] key, double spent) {}
+
+      @Override
+      public void row(int row, double spent) {
+        try {
+          d.writeInt(row);
+          d.writeDouble(spent);
+        } catch (IOException e) {
+          failure[0] = e;
+        }
+      }
+    });
+    if (failure[0] != null) {
+      throw failure[0];
+    }
+    d.writeInt(h.epochsClosed());
+    d.writeLong(h.updatesInEpoch());
+    d.writeLong(h.epochStartMillis());
+  }
+
+  /**
+   * Reads the snapshot, if there is one: restores the budgets into {@code bounds} (which must be
+   * fresh and configured as when the snapshot was written) and the target's state into {@code
+   * target}, and returns the header.
+   *
+   * @return empty if there is no snapshot file (first start)
+   * @throws IOException if the file exists but is not a complete, uncorrupted version-1 snapshot
+   *     written under the same contribution bounds, or the target refuses its state
+   */
+  public Optional<Header> read(ContributionBounds bounds, IngestTarget target) throws IOException {
+    if (!Files.exists(file)) {
+      return Optional.empty();
+    }
+    long size = Files.size(file);
+    if (size < MAGIC.length + 8) {
+      throw corrupt("truncated (" + size + " bytes)", null);
+    }
+    verifyChecksum(size);
+    long body = size - 4;
+    try (InputStream raw = Files.newInputStream(file)) {
+      CountingInputStream counted = new CountingInputStream(new BufferedInputStream(raw, 1 << 16));
+      DataInputStream d = new DataInputStream(counted);
+      Header h = readHeader(d, bounds);
+      long stateLength = body - counted.count;
+      if (stateLength < 0) {
+        throw corrupt("truncated header", null);
+      }
+      LimitedInputStream state = new LimitedInputStream(counted, stateLength);
+      target.readState(state);
+      if (state.remaining > 0) {
+        throw corrupt("the target read " + (stateLength - state.remaining) + " of its "
+            + stateLength + " state bytes", null);
+      }
+      if (target.epochsClosed() != h.epochsClosed()) {
+        throw corrupt("header says " + h.epochsClosed() + " epochs closed, the target state "
+            + target.epochsClosed(), null);
+      }
+      return Optional.of(h);
+    } catch (EOFException e) {
+      throw corrupt("truncated", e);
+    }
+  }
+
+  private void verifyChecksum(long size) throws IOException {
+    CRC32C crc = new CRC32C();
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] buf = new byte[1 << 16];
+      long left = size - 4;
+      while (left > 0) {
+        int r = in.read(buf, 0, (int) Math.min(buf.length, left));
+        if (r < 0) {
+          throw corrupt("truncated", null);
+        }
+        crc.update(buf, 0, r);
+        left -= r;
+      }
+      int stored = new DataInputStream(in).readInt();
+      if (stored != (int) crc.getValue()) {
+        throw corrupt("checksum mismatch (stored " + Integer.toHexString(stored) + ", computed "
+            + Integer.toHexString((int) crc.getValue()) + ")", null);
+      }
+    }
+  }
+
+  private Header readHeader(DataInputStream d, ContributionBounds bounds) throws IOException {
+    byte[] magic = new byte[MAGIC.length];
+    d.readFully(magic);
+    if (!Arrays.equals(magic, MAGIC)) {
+      throw corrupt("not a dplrf ingest snapshot (bad magic number)", null);
+    }
+    int version = d.readInt();
+    if (version != VERSION) {
+      throw corrupt("unsupported version " + version + " (this build reads " + VERSION + ")", null);
+    }
+    String topic = d.readUTF();
+    int p = nonNegative(d.readInt(), "partition count");
+    Map<Integer, Long> offsets = new TreeMap<>();
+    for (int k = 0; k < p; k++) {
+      offsets.put(d.readInt(), d.readLong());
+    }
+    IngestStats s = new IngestStats();
+    s.recordsConsumed = d.readLong();
+    s.updatesConsumed = d.readLong();
+    s.updatesApplied = d.readLong();
+    s.updatesClipped = d.readLong();
+    s.updatesDropped = d.readLong();
+    int reasons = nonNegative(d.readInt(), "reason count");
+    if (reasons > s.deadLettered.length) {
+      throw corrupt(reasons + " dead-letter reasons, this build knows " + s.deadLettered.length,
+          null);
+    }
+    for (int k = 0; k < reasons; k++) {
+      s.deadLettered[k] = d.readLong();
+    }
+    s.checksum = d.readLong();
+    ContributionBounds.Config c = bounds.config();
+    int rows = d.readInt();
+    int cols = d.readInt();
+    double clip = d.readDouble();
+    int unit = d.readByte();
+    int policy = d.readByte();
+    if (rows != c.rows() || cols != c.cols() || Double.compare(clip, c.clip()) != 0
+        || unit != c.unit().ordinal() || policy != c.policy().ordinal()) {
+      throw new IOException("snapshot " + file + " was written with contribution bounds rows="
+          + rows + " cols=" + cols + " clip=" + clip + " unit=" + name(ContributionBounds.Unit.values(), unit)
+          + " policy=" + name(ContributionBounds.BudgetPolicy.values(), policy) + ", configured "
+          + c + ": changing them mid-stream would break the privacy accounting");
+    }
+    int keys = nonNegative(d.readInt(), "key budget count");
+    for (int k = 0; k < keys; k++) {
+      byte[] key = new byte[nonNegative(d.readInt(), "key length")];
+      d.readFully(key);
+      bounds.restoreKey(key, d.readDouble());
+    }
+    int rowEntries = nonNegative(d.readInt(), "row budget count");
+    for (int k = 0; k < rowEntries; k++) {
+      int row = d.readInt();
+      if (row < 0 || row >= c.rows()) {
+        throw corrupt("row budget for row " + row, null);
+      }
+      bounds.restoreRow(row, d.readDouble());
+    }
+    int epochs = nonNegative(d.readInt(), "epochs closed");
+    long inEpoch = d.readLong();
+    long start = d.readLong();
+    return new Header(topic, offsets, s, epochs, inEpoch, start);
+  }
+
+  private static String name(Enum<?>[] values, int ordinal) {
+    return ordinal >= 0 && ordinal < values.length ? values[ordinal].name() : "#" + ordinal;
+  }
+
+  private int nonNegative(int v, String what) throws IOException {
+    if (v < 0) {
+      throw corrupt(what + " " + v, null);
+    }
+    return v;
+  }
+
+  private IOException corrupt(String what, Throwable cause) {
+    return new IOException("ingest snapshot " + file + " is unreadable: " + what
+        + "; refusing to start from scratch (move it away to do so deliberately)", cause);
+  }
+
+  /** fsync of the directory so the rename itself is durable (as Kafka's Utils.flushDir). */
+  private static void flushDirectory(Path dir) throws IOException {
+    if (System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows")) {
+      return; // a directory cannot be opened for fsync on Windows
+    }
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+
+  private static final class CountingInputStream extends FilterInputStream {
+    long count;
+
+    CountingInputStream(InputStream in) {
+      super(in);
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = in.read();
+      if (b >= 0) {
+        count++;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int r = in.read(b, off, len);
+      if (r > 0) {
+        count += r;
+      }
+      return r;
+    }
+  }
+
+  /** Exactly {@code remaining} bytes of the underlying stream; ignores close. */
+  private static final class LimitedInputStream extends FilterInputStream {
+    long remaining;
+
+    LimitedInputStream(InputStream in, long limit) {
+      super(in);
+      this.remaining = limit;
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (remaining <= 0) {
+        return -1;
+      }
+      int b = in.read();
+      if (b >= 0) {
+        remaining--;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (remaining <= 0) {
+        return len == 0 ? 0 : -1;
+      }
+      int r = in.read(b, off, (int) Math.min(len, remaining));
+      if (r > 0) {
+        remaining -= r;
+      }
+      return r;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      long s = in.skip(Math.min(n, remaining));
+      remaining -= s;
+      return s;
+    }
+
+    @Override
+    public int available() throws IOException {
+      return (int) Math.min(in.available(), remaining);
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public boolean markSupported() {
+      return false;
+    }
+  }
+}

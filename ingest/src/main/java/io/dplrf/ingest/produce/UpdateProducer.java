@@ -1,0 +1,196 @@
+package io.dplrf.ingest.produce;
+
+import io.dplrf.ingest.UpdateRecords;
+import io.dplrf.ingest.UpdateVisitor;
+import io.dplrf.sketch.params.Preconditions;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Sends turnstile updates to the updates topic, {@code batch} updates per record (the last record
+ * may hold fewer), every record with the same key (the privacy unit, or none), at most {@code
+ * rate} updates per second.
+ *
+ * <p>Delivery: an idempotent {@code acks=all} producer, so retries do not duplicate records
+ * within a run; {@link #send} flushes and fails if any record failed. Re-running a failed {@code
+ * produce} sends everything again (the topic then holds duplicates: the producer side is at least
+ * once across runs).
+ *
+ * <p>Thread-safety: one {@link #send} at a time.
+ */
+public final class UpdateProducer implements AutoCloseable {
+
+  /** Feeds updates to the sink, in order; called once per {@link #send}. */
+  @FunctionalInterface
+  public interface UpdateSource {
+    void emit(UpdateVisitor sink) throws IOException;
+  }
+
+  /** Told after each record is handed to the producer. */
+  @FunctionalInterface
+  public interface Progress {
+    void sent(long updates, long records);
+  }
+
+  /** Sleeps for the rate limit; replaced in tests. */
+  @FunctionalInterface
+  interface Sleeper {
+    void sleepNanos(long nanos) throws InterruptedException;
+  }
+
+  private final Producer<byte[], byte[]> producer;
+  private final String topic;
+  private final int batch;
+  private final byte[] key;
+  private final double rate;
+  private final Progress progress;
+  private final LongSupplier nanoTime;
+  private final Sleeper sleeper;
+
+  private final int[] is;
+  private final int[] js;
+  private final double[] ds;
+  private int buffered;
+  private long updates;
+  private long records;
+  private long startNanos;
+  private volatile Exception failure;
+
+  /**
+   * @param batch updates per record, &gt; 0
+   * @param key the record key (privacy unit) of every record, or null for none
+   * @param rate updates per second, or {@code Double.POSITIVE_INFINITY} for no limit
+   */
+  public UpdateProducer(Producer<byte[], byte[]> producer, String topic, int batch, byte[] key,
+      double rate, Progress progress) {
+    this(producer, topic, batch, key, rate, progress, System::nanoTime, UpdateProducer::sleep);
+  }
+
+  UpdateProducer(Producer<byte[], byte[]> producer, String topic, int batch, byte[] key,
+      double rate, Progress progress, LongSupplier nanoTime, Sleeper sleeper) {
+    this.producer = Objects.requireNonNull(producer, "producer");
+    this.topic = Objects.requireNonNull(topic, "topic");
+    this.batch = Preconditions.checkPositive("batch", batch);
+    this.key = key == null ? null : key.clone();
+    Preconditions.check(rate > 0, "rate", "> 0 (infinity for no limit)", rate);
+    this.rate = rate;
+    this.progress = progress == null ? (u, r) -> {} : progress;
+    this.nanoTime = nanoTime;
+    this.sleeper = sleeper;
+    this.is = new int[batch];
+    this.js = new int[batch];
+    this.ds = new double[batch];
+  }
+
+  /** A producer over a real {@link KafkaProducer} ({@code clientProperties}: at least bootstrap.servers). */
+  public static UpdateProducer create(Map<String, Object> clientProperties, String topic,
+      int batch, byte[] key, double rate, Progress progress) {
+    Map<String, Object> c = new HashMap<>(clientProperties);
+    c.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "dplrf-produce");
+    c.put(ProducerConfig.ACKS_CONFIG, "all");
+    c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    c.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
+    c.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    c.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    return new UpdateProducer(new KafkaProducer<>(c), topic, batch, key, rate, progress);
+  }
+
+  /**
+   * Sends every update the source emits, then flushes.
+   *
+   * @return the number of updates sent by this call
+   * @throws IOException if the source fails, a record could not be delivered, or the thread was
+   *     interrupted while rate limiting
+   */
+  public long send(UpdateSource source) throws IOException {
+    long before = updates;
+    startNanos = nanoTime.getAsLong();
+    long base = updates;
+    UpdateVisitor sink = (i, j, d) -> {
+      is[buffered] = i;
+      js[buffered] = j;
+      ds[buffered] = d;
+      if (++buffered == batch) {
+        flushBatch(base);
+      }
+    };
+    try {
+      source.emit(sink);
+      if (buffered > 0) {
+        flushBatch(base);
+      }
+    } catch (RateLimitInterrupted e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e.getCause());
+    }
+    producer.flush();
+    if (failure != null) {
+      throw new IOException("sending to '" + topic + "' failed", failure);
+    }
+    return updates - before;
+  }
+
+  private void flushBatch(long base) {
+    if (failure != null) {
+      throw new IllegalStateException("sending to '" + topic + "' failed", failure);
+    }
+    pace(updates - base);
+    byte[] value = UpdateRecords.encode(is, js, ds, 0, buffered);
+    producer.send(new ProducerRecord<>(topic, key, value), (m, e) -> {
+      if (e != null && failure == null) {
+        failure = e;
+      }
+    });
+    updates += buffered;
+    records++;
+    buffered = 0;
+    progress.sent(updates, records);
+  }
+
+  /** Waits until {@code sentThisCall} updates are due at the configured rate. */
+  private void pace(long sentThisCall) {
+    if (Double.isInfinite(rate)) {
+      return;
+    }
+    long due = startNanos + (long) (sentThisCall * 1e9 / rate);
+    long wait = due - nanoTime.getAsLong();
+    if (wait > 0) {
+      try {
+        sleeper.sleepNanos(wait);
+      } catch (InterruptedException e) {
+        throw new RateLimitInterrupted(e);
+      }
+    }
+  }
+
+  private static void sleep(long nanos) throws InterruptedException {
+    Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+  }
+
+  public long updatesSent() {
+    return updates;
+  }
+
+  public long recordsSent() {
+    return records;
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+  }
+
+  private static final class RateLimitInterrupted extends RuntimeException {
+    RateLimitInterrupted(InterruptedException cause) {
+      super(cause);
+    }
+  }
+}

@@ -1,0 +1,357 @@
+package io.dplrf.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.ingest.ContributionBounds.BudgetPolicy;
+import io.dplrf.ingest.ContributionBounds.Unit;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The loop's logic against Kafka's MockConsumer/MockProducer (unit tests only; the same scenarios
+ * against a real broker belong in it-tests).
+ */
+class IngestLoopTest {
+  static final String TOPIC = "updates";
+  static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
+  static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
+  static final ContributionBounds.Config KEY_CLIP =
+      new ContributionBounds.Config(20, 10, 1.0, Unit.KEY, BudgetPolicy.CLIP);
+
+  @TempDir Path dir;
+
+  /** One run of the loop: its clients, target, listener calls and clock. */
+  final class Run {
+    final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    final MockProducer<byte[], byte[]> producer;
+    final RecordingTarget target;
+    final List<Integer> epochs = new ArrayList<>();
+    final List<Integer> restored = new ArrayList<>();
+    final AtomicLong clock = new AtomicLong(1_000_000);
+    final IngestLoop loop;
+
+    Run(Path stateDir, IngestConfig config, int maxEpochs, boolean autoComplete) throws IOException {
+      consumer.updatePartitions(TOPIC, List.of(info(0), info(1)));
+      consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
+      producer = new MockProducer<>(autoComplete, null, new ByteArraySerializer(),
+          new ByteArraySerializer());
+      target = new RecordingTarget(maxEpochs);
+      EpochListener listener = new EpochListener() {
+        @Override
+        public void epochClosed(int epoch) {
+          epochs.add(epoch);
+        }
+
+        @Override
+        public void restored(int epochsClosed) {
+          restored.add(epochsClosed);
+        }
+      };
+      loop = new IngestLoop(config, consumer, producer, new StateStore(stateDir), target, listener,
+          clock::get);
+    }
+
+    /** start() and hand the mock consumer the records (it only takes them once assigned). */
+    Run start(List<ConsumerRecord<byte[], byte[]>> records) throws IOException {
+      loop.start();
+      records.forEach(consumer::addRecord);
+      Map<TopicPartition, Long> end = new HashMap<>();
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        end.merge(new TopicPartition(r.topic(), r.partition()), r.offset() + 1, Math::max);
+      }
+      consumer.updateEndOffsets(end);
+      return this;
+    }
+
+    /** Polls until the loop has consumed {@code records} in total or stops. */
+    void pollUntil(long records) throws IOException {
+      for (int k = 0; k < 10_000 && loop.stats().recordsConsumed() < records; k++) {
+        if (!loop.pollOnce()) {
+          return;
+        }
+      }
+    }
+  }
+
+  private static PartitionInfo info(int p) {
+    return new PartitionInfo(TOPIC, p, null, null, null);
+  }
+
+  private static ConsumerRecord<byte[], byte[]> record(TopicPartition tp, long offset, byte[] key,
+      byte[] value) {
+    return new ConsumerRecord<>(tp.topic(), tp.partition(), offset, key, value);
+  }
+
+  private static byte[] updates(int... ij) {
+    int n = ij.length / 2;
+    int[] i = new int[n];
+    int[] j = new int[n];
+    double[] d = new double[n];
+    for (int k = 0; k < n; k++) {
+      i[k] = ij[2 * k];
+      j[k] = ij[2 * k + 1];
+      d[k] = 0.125 * (k + 1);
+    }
+    return UpdateRecords.encode(i, j, d, 0, n);
+  }
+
+  /**
+   * A deterministic stream over two partitions: keys of forty users, 1-3 updates per record, Δ
+   * large enough that budgets clip and drop, and a few malformed records of each kind.
+   */
+  static List<ConsumerRecord<byte[], byte[]>> stream(int perPartition) {
+    SplittableRandom rnd = new SplittableRandom(42);
+    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+    for (TopicPartition tp : List.of(P0, P1)) {
+      for (long o = 0; o < perPartition; o++) {
+        byte[] key = ("user" + rnd.nextInt(40)).getBytes(StandardCharsets.UTF_8);
+        int n = rnd.nextInt(1, 4);
+        int[] i = new int[n];
+        int[] j = new int[n];
+        double[] d = new double[n];
+        for (int k = 0; k < n; k++) {
+          i[k] = rnd.nextInt(20);
+          j[k] = rnd.nextInt(10);
+          d[k] = rnd.nextDouble(-0.6, 0.6);
+        }
+        if (o % 13 == 5) {
+          d[n - 1] = Double.NaN;
+        } else if (o % 17 == 3) {
+          i[0] = 20;
+        }
+        byte[] value = UpdateRecords.encode(i, j, d, 0, n);
+        if (o % 11 == 7) {
+          value = java.util.Arrays.copyOf(value, value.length + 3);
+        }
+        out.add(record(tp, o, o % 19 == 9 ? null : key, value));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void epochs_closeAfterEveryEpochUpdatesAppliedUpdates_atRecordBoundaries() throws Exception {
+    var bounds = new ContributionBounds.Config(20, 10, 1.0, Unit.UPDATE, BudgetPolicy.CLIP);
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, bounds, 5), 100, true);
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    for (int o = 0; o < 10; o++) {
+      records.add(record(P0, o, null, updates(1, 1, 2, 2, 3, 3)));
+    }
+    run.start(records).pollUntil(10);
+    // 3 updates per record: the count 5 is reached inside the second record, the epoch closes after it.
+    assertEquals(List.of(1, 2, 3, 4, 5), run.epochs);
+    assertEquals(Map.of(1, 6L, 2, 6L, 3, 6L, 4, 6L, 5, 6L), run.target.updatesPerEpoch);
+    var h = new StateStore(dir).read(new ContributionBounds(bounds), new RecordingTarget(100))
+        .orElseThrow();
+    assertEquals(Map.of(0, 10L), h.nextOffsets());
+    assertEquals(5, h.epochsClosed());
+    assertEquals(0, h.updatesInEpoch());
+    assertEquals(List.of(0), run.restored);
+  }
+
+  @Test
+  void epochs_closeWhenEpochSecondsHaveElapsed_evenWithoutRecords() throws Exception {
+    Run run = new Run(dir, IngestConfig.bySeconds(TOPIC, KEY_CLIP, 10), 100, true);
+    run.start(List.of(record(P0, 0, new byte[] {1}, updates(1, 1))));
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(), run.epochs);
+    run.clock.addAndGet(9_999);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(), run.epochs);
+    run.clock.addAndGet(1);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs);
+    assertEquals(Map.of(1, 1L), run.target.updatesPerEpoch);
+  }
+
+  @Test
+  void malformedRecords_goToTheDeadLetterTopicWithReasonHeaders_andIngestionContinues()
+      throws Exception {
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1000), 100, true);
+    byte[] k = {7};
+    run.start(List.of(
+        record(P0, 0, k, new byte[5]),
+        record(P0, 1, k, updates(1, 1)),
+        record(P1, 0, k, UpdateRecords.encode(new int[] {1, 2}, new int[] {1, 2},
+            new double[] {0.5, Double.NaN}, 0, 2)),
+        record(P1, 1, null, updates(3, 3)),
+        record(P1, 2, k, updates(19, 9, 20, 0))));
+    run.pollUntil(5);
+    IngestStats s = run.loop.stats();
+    assertEquals(5, s.recordsConsumed());
+    assertEquals(1, s.updatesApplied());
+    assertEquals(1, s.deadLettered(DeadLetterReason.BAD_LENGTH));
+    assertEquals(1, s.deadLettered(DeadLetterReason.NON_FINITE_DELTA));
+    assertEquals(1, s.deadLettered(DeadLetterReason.MISSING_KEY));
+    assertEquals(1, s.deadLettered(DeadLetterReason.INDEX_OUT_OF_RANGE));
+    assertEquals(0.125, run.target.get(1, 1));
+    assertEquals(0.0, run.target.get(1, 2)); // nothing of the NaN record applied
+
+    Map<String, ProducerRecord<byte[], byte[]>> byOffset = new HashMap<>();
+    for (ProducerRecord<byte[], byte[]> r : run.producer.history()) {
+      assertEquals(TOPIC + ".dead-letter", r.topic());
+      byOffset.put(header(r, IngestLoop.PARTITION_HEADER) + "@" + header(r, IngestLoop.OFFSET_HEADER), r);
+    }
+    assertEquals(4, byOffset.size());
+    ProducerRecord<byte[], byte[]> bad = byOffset.get("0@0");
+    assertEquals("length 5 is not a positive multiple of 16", header(bad, IngestLoop.REASON_HEADER));
+    assertEquals("BAD_LENGTH", header(bad, IngestLoop.REASON_CODE_HEADER));
+    assertEquals(TOPIC, header(bad, IngestLoop.TOPIC_HEADER));
+    assertArrayEquals(new byte[5], bad.value());
+    assertArrayEquals(k, bad.key());
+    assertEquals("update 1: delta NaN is not finite",
+        header(byOffset.get("1@0"), IngestLoop.REASON_HEADER));
+    assertEquals("missing record key (privacy unit)",
+        header(byOffset.get("1@1"), IngestLoop.REASON_HEADER));
+    assertEquals("update 1: row index 20 is outside [0, 20)",
+        header(byOffset.get("1@2"), IngestLoop.REASON_HEADER));
+  }
+
+  private static String header(ProducerRecord<byte[], byte[]> r, String name) {
+    return new String(r.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void crashAndRestart_reappliesExactlyTheUpdatesAfterTheSnapshot_andEndsEqualToAnUninterruptedRun()
+      throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> records = stream(60);
+    IngestConfig config = IngestConfig.byUpdates(TOPIC, KEY_CLIP, 17);
+
+    Run whole = new Run(dir.resolve("whole"), config, 1000, true);
+    whole.consumer.setMaxPollRecords(7);
+    whole.start(records).pollUntil(records.size());
+    assertEquals(records.size(), whole.loop.stats().recordsConsumed());
+
+    // A run that dies (kill -9: no final snapshot) somewhere after an epoch close.
+    Path crashDir = dir.resolve("crash");
+    Run crashed = new Run(crashDir, config, 1000, true);
+    crashed.consumer.setMaxPollRecords(7);
+    crashed.start(records);
+    StateStore.Header atCrash;
+    do {
+      assertTrue(crashed.loop.pollOnce());
+      atCrash = new StateStore(crashDir)
+          .read(new ContributionBounds(KEY_CLIP), new RecordingTarget(1000)).orElse(null);
+      // die once two epochs are durable and some updates were applied after the last snapshot
+    } while (crashed.epochs.size() < 2
+        || crashed.loop.stats().updatesApplied() == atCrash.stats().updatesApplied());
+    assertTrue(crashed.loop.stats().recordsConsumed() < records.size());
+
+    Run restarted = new Run(crashDir, config, 1000, true);
+    restarted.consumer.setMaxPollRecords(5);
+    restarted.start(records).pollUntil(records.size());
+    assertEquals(List.of(atCrash.epochsClosed()), restarted.restored);
+
+    assertEquals(whole.loop.stats(), restarted.loop.stats());
+    assertEquals(whole.loop.stats().checksum(), restarted.loop.stats().checksum());
+    assertArrayEquals(whole.target.stateBytes(), restarted.target.stateBytes());
+    assertEquals(whole.loop.stats().updatesApplied() - atCrash.stats().updatesApplied(),
+        restarted.target.appliedThisRun);
+    assertTrue(whole.loop.stats().updatesClipped() > 0);
+    assertTrue(whole.loop.stats().updatesDropped() > 0);
+    assertTrue(whole.loop.stats().deadLetteredTotal() > 0);
+    // Epochs closed after the restart continue the numbering.
+    assertEquals(atCrash.epochsClosed() + 1, (int) restarted.epochs.get(0));
+    assertEquals(whole.epochs, concat(crashed.epochs.subList(0, atCrash.epochsClosed()),
+        restarted.epochs));
+  }
+
+  private static List<Integer> concat(List<Integer> a, List<Integer> b) {
+    List<Integer> c = new ArrayList<>(a);
+    c.addAll(b);
+    return c;
+  }
+
+  @Test
+  void exhausted_stopsApplyingAndConsuming_keepsOffsetsAtTheLastAppliedRecord() throws Exception {
+    var bounds = new ContributionBounds.Config(20, 10, 1.0, Unit.UPDATE, BudgetPolicy.CLIP);
+    IngestConfig config = IngestConfig.byUpdates(TOPIC, bounds, 3);
+    Run run = new Run(dir, config, 2, true);
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    for (int o = 0; o < 10; o++) {
+      records.add(record(P0, o, null, updates(o, o % 10)));
+    }
+    run.start(records);
+    run.pollUntil(10);
+    assertEquals(IngestLoop.State.EXHAUSTED, run.loop.state());
+    assertFalse(run.loop.pollOnce());
+    assertEquals(6, run.target.appliedThisRun);
+    assertEquals(List.of(1, 2), run.epochs);
+    var h = new StateStore(dir).read(new ContributionBounds(bounds), new RecordingTarget(2))
+        .orElseThrow();
+    assertEquals(Map.of(0, 6L), h.nextOffsets());
+
+    Run again = new Run(dir, config, 2, true);
+    again.loop.start();
+    assertEquals(IngestLoop.State.EXHAUSTED, again.loop.state());
+    assertFalse(again.loop.pollOnce());
+    assertEquals(0, again.target.appliedThisRun);
+    assertTrue(again.consumer.assignment().isEmpty());
+  }
+
+  @Test
+  void deadLetterSendFailure_failsThePollAndNeverSnapshotsPastIt() throws Exception {
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1000), 100, false);
+    run.start(List.of(record(P0, 0, new byte[] {1}, new byte[3])));
+    assertTrue(run.loop.pollOnce());
+    assertTrue(run.producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("x")));
+    assertThrows(IOException.class, run.loop::pollOnce);
+    assertThrows(IOException.class, run.loop::snapshot);
+    assertFalse(new StateStore(dir).exists());
+  }
+
+  @Test
+  void runThenClose_stopsAtARecordBoundaryAndSnapshotsTheOffsets() throws Exception {
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1000), 100, true);
+    List<ConsumerRecord<byte[], byte[]>> records = stream(20);
+    // run() assigns on its own thread: schedule the records for its first poll.
+    run.consumer.schedulePollTask(() -> records.forEach(run.consumer::addRecord));
+    Thread t = new Thread(run.loop, "ingest");
+    t.start();
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (run.loop.stats().recordsConsumed() < records.size() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    run.loop.close();
+    t.join(10_000);
+    assertEquals(IngestLoop.State.STOPPED, run.loop.state());
+    assertTrue(run.consumer.closed());
+    var h = new StateStore(dir).read(new ContributionBounds(KEY_CLIP), new RecordingTarget(100))
+        .orElseThrow();
+    assertEquals(Map.of(0, 20L, 1, 20L), h.nextOffsets());
+    assertEquals(run.loop.stats(), h.stats());
+  }
+
+  @Test
+  void lag_reportsRecordsBehindTheEndOfEachPartition() throws Exception {
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1000), 100, true);
+    run.consumer.setMaxPollRecords(3);
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    for (int o = 0; o < 10; o++) {
+      records.add(record(P0, o, new byte[] {1}, updates(1, 1)));
+    }
+    run.start(records);
+    run.loop.pollOnce();
+    assertEquals(7L, run.loop.lag().get(P0));
+  }
+}

@@ -1,0 +1,84 @@
+package io.dplrf.ingest.produce;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.ingest.UpdateRecords;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+class UpdateProducerTest {
+
+  private static MockProducer<byte[], byte[]> mock(boolean autoComplete) {
+    return new MockProducer<>(autoComplete, null, new ByteArraySerializer(),
+        new ByteArraySerializer());
+  }
+
+  @Test
+  void send_packsBatchUpdatesPerRecordWithTheKey_lastRecordHoldsTheRest() throws Exception {
+    MockProducer<byte[], byte[]> mock = mock(true);
+    List<long[]> progress = new ArrayList<>();
+    UpdateProducer p = new UpdateProducer(mock, "updates", 4, new byte[] {9}, Double.POSITIVE_INFINITY,
+        (u, r) -> progress.add(new long[] {u, r}));
+    long n = p.send(sink -> {
+      for (int k = 0; k < 10; k++) {
+        sink.accept(k, k + 1, k * 0.5);
+      }
+    });
+    assertEquals(10, n);
+    List<ProducerRecord<byte[], byte[]>> h = mock.history();
+    assertEquals(3, h.size());
+    assertEquals(List.of(64, 64, 32), h.stream().map(r -> r.value().length).toList());
+    List<String> decoded = new ArrayList<>();
+    for (ProducerRecord<byte[], byte[]> r : h) {
+      assertEquals("updates", r.topic());
+      assertArrayEquals(new byte[] {9}, r.key());
+      UpdateRecords.forEach(r.value(), (i, j, d) -> decoded.add(i + "," + j + "," + d));
+    }
+    assertEquals(10, decoded.size());
+    assertEquals("9,10,4.5", decoded.get(9));
+    assertEquals(List.of(4L, 8L, 10L), progress.stream().map(x -> x[0]).toList());
+    assertEquals(List.of(1L, 2L, 3L), progress.stream().map(x -> x[1]).toList());
+  }
+
+  @Test
+  void send_isPacedToTheRateLimit() throws Exception {
+    AtomicLong now = new AtomicLong();
+    UpdateProducer p = new UpdateProducer(mock(true), "updates", 100, null, 1000.0, null,
+        now::get, now::addAndGet);
+    p.send(sink -> {
+      for (int k = 0; k < 5000; k++) {
+        sink.accept(0, 0, 1);
+      }
+    });
+    // 50 records: the last one is due after 4900 updates at 1000/s.
+    assertEquals(4_900_000_000L, now.get());
+  }
+
+  @Test
+  void send_flushFailure_propagates() {
+    MockProducer<byte[], byte[]> mock = mock(false);
+    mock.flushException = new org.apache.kafka.common.KafkaException("broker gone");
+    UpdateProducer p = new UpdateProducer(mock, "updates", 2, null, Double.POSITIVE_INFINITY, null);
+    assertThrows(RuntimeException.class, () -> p.send(sink -> sink.accept(0, 0, 1)));
+  }
+
+  @Test
+  void send_callbackFailure_isReportedAsIOException() throws Exception {
+    MockProducer<byte[], byte[]> mock = mock(false);
+    UpdateProducer p = new UpdateProducer(mock, "updates", 1, null, Double.POSITIVE_INFINITY, null);
+    IOException e = assertThrows(IOException.class, () -> p.send(sink -> {
+      sink.accept(0, 0, 1);
+      assertTrue(mock.errorNext(new org.apache.kafka.common.errors.TimeoutException("x")));
+    }));
+    assertTrue(e.getMessage().contains("failed"));
+  }
+}
