@@ -51,7 +51,7 @@ public final class AccuracyBench {
     int m = a.rows();
     int n = a.cols();
     long denseBytes = 8L * m * n;
-    double normA = frobeniusNorm(a);
+    double normA = Datasets.frobeniusNorm(a);
     SketchSizes sizes = SketchSizes.of(m, n, k, t, v, alpha);
     out.printf("%n== %s: %d x %d, k = %d, delta = %s, clip = %s, t = %d, v = %d%n",
         name, m, n, k, delta, clip, sizes.t(), sizes.v());
@@ -96,14 +96,6 @@ public final class AccuracyBench {
     out.flush();
     rows.add(new Row(label, noNoise ? 0 : eps, err, rel, r.sketchBytes(), mem, secs));
     return err;
-  }
-
-  static double frobeniusNorm(Dense d) {
-    double s = 0;
-    for (double x : d.data()) {
-      s += x * x;
-    }
-    return Math.sqrt(s);
   }
 
   /** Streams the non-zero entries of a dense matrix as updates, row by row. */

@@ -44,6 +44,14 @@ public final class Datasets {
     return new Dense(m, n, a);
   }
 
+  public static double frobeniusNorm(Dense d) {
+    double s = 0;
+    for (double x : d.data()) {
+      s += x * x;
+    }
+    return Math.sqrt(s);
+  }
+
   /** Standard normals by Box–Muller over a seeded generator (synthetic data only). */
   static double[] normals(SplittableRandom rnd, int count) {
     double[] out = new double[count];

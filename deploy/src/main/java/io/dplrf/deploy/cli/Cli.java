@@ -15,6 +15,9 @@ public final class Cli {
       dplrf: differentially private low-rank factorization
 
       usage: dplrf <command> [options]
+        demo        the service on an embedded Kafka with a synthetic stream; prints each release's error
+        serve       the streaming service: Kafka in, a private release after every epoch, HTTP out
+        produce     push a matrix file to the service's Kafka topic
         factorize   one-shot private factorization of a matrix file
         bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens'
         help        this text
@@ -39,6 +42,27 @@ public final class Cli {
             return 0;
           }
           return FactorizeCommand.run(args, out);
+        }
+        case "serve" -> {
+          if (help) {
+            out.print(ServeCommand.USAGE);
+            return 0;
+          }
+          return ServeCommand.run(args, out);
+        }
+        case "produce" -> {
+          if (help) {
+            out.print(ProduceCommand.USAGE);
+            return 0;
+          }
+          return ProduceCommand.run(args, out);
+        }
+        case "demo" -> {
+          if (help) {
+            out.print(DemoCommand.USAGE);
+            return 0;
+          }
+          return DemoCommand.run(args, out);
         }
         case "bench" -> {
           if (help) {

@@ -1,0 +1,308 @@
+package io.dplrf.deploy.serve;
+
+import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.deploy.http.OperatorApi;
+import io.dplrf.deploy.http.PublicApi;
+import io.dplrf.deploy.http.Release;
+import io.dplrf.deploy.http.ReleaseCache;
+import io.dplrf.deploy.http.Status;
+import io.dplrf.deploy.kafka.EmbeddedKafka;
+import io.dplrf.deploy.metrics.Metrics;
+import io.dplrf.ingest.ContributionBounds;
+import io.dplrf.ingest.DeadLetterReason;
+import io.dplrf.ingest.EpochListener;
+import io.dplrf.ingest.IngestConfig;
+import io.dplrf.ingest.IngestLoop;
+import io.dplrf.ingest.IngestStats;
+import io.dplrf.ingest.StateStore;
+import io.dplrf.release.Releases;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.tree.TreeConfig;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * The running service (`dplrf serve`): Kafka (embedded or external) → {@link IngestLoop} →
+ * {@link TreeTarget} (the binary tree of noisy sketches) → on every epoch close one release,
+ * factorized once and cached → public HTTP API; exact counts and metrics on the operator port.
+ *
+ * <p>Data flows one way; the only mutable shared state is the release cache (swapped
+ * atomically) and the tree, whose epoch closes and range releases are serialised by
+ * {@link TreeTarget}.
+ */
+public final class Service implements AutoCloseable {
+  private final ServiceConfig config;
+  private final PrintStream log;
+  private final Metrics metrics = new Metrics();
+  private final ReleaseCache cache;
+  private final TreeTarget target;
+  private final EmbeddedKafka embedded;
+  private final String bootstrap;
+  private final IngestLoop loop;
+  private final Thread ingestThread;
+  private final PublicApi publicApi;
+  private final OperatorApi operatorApi;
+  private final ScheduledExecutorService ticker;
+  private volatile Instant lastRelease;
+  private IngestStats lastStats = new IngestStats();
+
+  private Service(ServiceConfig config, PrintStream log) throws Exception {
+    this.config = config;
+    this.log = log;
+    StreamMechanism mechanism = StreamMechanism.fromCliName(
+        config.mechanism().name().toLowerCase(Locale.ROOT));
+    if (mechanism == StreamMechanism.PRIV1
+        && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
+      throw new IllegalArgumentException("mechanism priv1 protects one update only (its privacy"
+          + " argument needs a rank-one difference); use mechanism priv2 with privacy-unit "
+          + config.privacyUnit().name().toLowerCase(Locale.ROOT));
+    }
+    Path state = config.stateDir();
+    Files.createDirectories(state);
+    SecretKey key = SecretKey.loadOrCreate(config.key());
+    SketchSizes sizes = SketchSizes.of(config.rows(), config.cols(), config.rank(),
+        boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
+    TreeConfig tree = new TreeConfig(mechanism, sizes,
+        new PrivacyParams(config.epsilon(), config.delta()), config.clip(), config.epochs(), true);
+    StateStore store = new StateStore(state);
+    target = TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
+    cache = new ReleaseCache(target::rangeRelease);
+
+    if (config.bootstrapServers().isPresent()) {
+      embedded = null;
+      bootstrap = config.bootstrapServers().get();
+    } else {
+      embedded = EmbeddedKafka.start(state.resolve("kafka"), config.bind(), config.embeddedKafkaPort());
+      bootstrap = embedded.bootstrapServers();
+    }
+    createTopics();
+
+    ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
+        config.clip(), ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
+        ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
+    IngestConfig ingest = (config.epochUpdates().isPresent()
+        ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
+        : IngestConfig.bySeconds(config.topic(), bounds, config.epochDuration().orElseThrow().toSeconds()))
+        .withDeadLetterTopic(config.deadLetterTopic());
+    Map<String, Object> clientProps = new HashMap<>();
+    clientProps.put("bootstrap.servers", bootstrap);
+    loop = IngestLoop.create(ingest, clientProps, store, target, new EpochListener() {
+      @Override
+      public void epochClosed(int epoch) {
+        release(epoch);
+      }
+
+      @Override
+      public void restored(int epochsClosed) {
+        if (epochsClosed > 0) {
+          release(epochsClosed); // a release lost between the snapshot and a crash
+        }
+      }
+    });
+    ingestThread = new Thread(loop, "dplrf-ingest");
+    ingestThread.setDaemon(true);
+
+    publicApi = PublicApi.start(new InetSocketAddress(config.bind(), config.httpPort()), cache,
+        this::status, metrics);
+    operatorApi = OperatorApi.start(new InetSocketAddress(config.bind(), config.operatorPort()),
+        metrics, this::ingestStats, config.adminToken());
+    ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "dplrf-metrics");
+      t.setDaemon(true);
+      return t;
+    });
+    ticker.scheduleAtFixedRate(this::publishMetrics, 1, 1, TimeUnit.SECONDS);
+    ingestThread.start();
+  }
+
+  /** Starts everything; logs where to push updates and pull releases. */
+  public static Service start(ServiceConfig config, PrintStream log) throws Exception {
+    Service s = new Service(config, log);
+    log.println(s.banner());
+    return s;
+  }
+
+  private static Integer boxed(java.util.OptionalInt o) {
+    return o.isPresent() ? o.getAsInt() : null;
+  }
+
+  private void createTopics() throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      for (var t : Map.of(config.topic(), config.partitions(), config.deadLetterTopic(), 1).entrySet()) {
+        try {
+          admin.createTopics(java.util.List.of(new NewTopic(t.getKey(), t.getValue(), (short) 1)))
+              .all().get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw e;
+          }
+        }
+      }
+    }
+  }
+
+  /** Computes and caches the prefix release after epoch {@code epoch}: once per epoch. */
+  private void release(int epoch) {
+    long t0 = System.nanoTime();
+    var sketches = target.prefix(epoch);
+    var r = Releases.factorize(sketches, config.rank());
+    Instant now = Instant.now();
+    cache.publish(Release.prefix(epoch, r.factorization(), r.report(), now));
+    lastRelease = now;
+    metrics.releaseDuration(java.time.Duration.ofNanos(System.nanoTime() - t0));
+    metrics.epochCurrent(epoch);
+    metrics.epochsLeft(config.epochs() - epoch);
+    metrics.sketchMemory(target.sizeInBytes());
+    metrics.releaseExhausted(epoch >= config.epochs());
+    if (epoch >= config.epochs()) {
+      log.println("dplrf: epoch " + epoch + " of " + config.epochs()
+          + " closed: the privacy budget is spent; the last release stays available, no new ones");
+    }
+  }
+
+  private Status status() {
+    int closed = target.epochsClosed();
+    boolean exhausted = closed >= config.epochs();
+    String message = exhausted
+        ? "epoch T = " + config.epochs() + " reached: the privacy budget is spent, no further releases"
+        : closed == 0 ? "waiting for the first epoch to close"
+        : "releasing after every epoch";
+    return new Status(closed, config.epochs(), config.epsilon(), config.delta(),
+        config.mechanism().name().toLowerCase(Locale.ROOT), neighbouring(), config.clip(),
+        config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
+        config.rows(), config.cols(), config.rank());
+  }
+
+  /** The neighbouring relation on streams, in words (DESIGN.md privacy model). */
+  private String neighbouring() {
+    String c = String.valueOf(config.clip());
+    return switch (config.privacyUnit()) {
+      case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
+      case KEY -> "streams differing in all updates carrying one record key, sum |delta| <= " + c;
+      case ROW -> "streams differing in all updates to one row, sum |delta| <= " + c;
+    };
+  }
+
+  /** Exact counts for /admin/ingest (operator port only: not private). */
+  private Map<String, Object> ingestStats() {
+    IngestStats s = loop.stats();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("state", loop.state().name().toLowerCase(Locale.ROOT));
+    m.put("recordsConsumed", s.recordsConsumed());
+    m.put("updatesConsumed", s.updatesConsumed());
+    m.put("updatesApplied", s.updatesApplied());
+    m.put("updatesClipped", s.updatesClipped());
+    m.put("updatesDropped", s.updatesDropped());
+    Map<String, Object> dl = new LinkedHashMap<>();
+    for (DeadLetterReason r : DeadLetterReason.values()) {
+      dl.put(r.name().toLowerCase(Locale.ROOT), s.deadLettered(r));
+    }
+    m.put("recordsDeadLettered", dl);
+    m.put("checksum", Long.toUnsignedString(s.checksum(), 16));
+    m.put("epochsClosed", target.epochsClosed());
+    return m;
+  }
+
+  /** Turns the loop's exact counters into Prometheus counters (by difference) and gauges. */
+  private synchronized void publishMetrics() {
+    try {
+      IngestStats s = loop.stats();
+      metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
+      metrics.updatesConsumed(s.updatesConsumed() - lastStats.updatesConsumed());
+      metrics.updatesApplied(s.updatesApplied() - lastStats.updatesApplied());
+      metrics.updatesClipped(s.updatesClipped() - lastStats.updatesClipped());
+      metrics.updatesDropped(s.updatesDropped() - lastStats.updatesDropped());
+      for (DeadLetterReason r : DeadLetterReason.values()) {
+        for (long x = lastStats.deadLettered(r); x < s.deadLettered(r); x++) {
+          metrics.deadLettered(r.name().toLowerCase(Locale.ROOT));
+        }
+      }
+      lastStats = s;
+      loop.lag().forEach((tp, lag) -> metrics.consumerLag(tp.partition(), lag));
+      int closed = target.epochsClosed();
+      metrics.epochCurrent(closed);
+      metrics.epochsLeft(config.epochs() - closed);
+      metrics.releaseExhausted(closed >= config.epochs());
+    } catch (RuntimeException e) {
+      log.println("dplrf: metrics update failed: " + e.getMessage());
+    }
+  }
+
+  private String banner() {
+    return String.format(Locale.ROOT, """
+        dplrf serving a %dx%d matrix, rank %d, mechanism %s, (%s, %s)-DP over T = %d epochs
+          push updates:   Kafka %s, topic %s (16-byte big-endian records: int32 i, int32 j, float64 delta)
+                          e.g. ./dplrf produce --input FILE --topic %s --bootstrap-servers %s
+          pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
+          operator:       http://%s:%d/metrics, /admin/ingest%s
+          state:          %s""",
+        config.rows(), config.cols(), config.rank(), config.mechanism().name().toLowerCase(Locale.ROOT),
+        config.epsilon(), config.delta(), config.epochs(), bootstrap, config.topic(), config.topic(),
+        bootstrap, config.bind(), publicApi.port(), config.bind(), operatorApi.port(),
+        config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
+  }
+
+  public ReleaseCache releases() {
+    return cache;
+  }
+
+  public int httpPort() {
+    return publicApi.port();
+  }
+
+  public int operatorPort() {
+    return operatorApi.port();
+  }
+
+  public String bootstrapServers() {
+    return bootstrap;
+  }
+
+  public IngestStats stats() {
+    return loop.stats();
+  }
+
+  public IngestLoop.State ingestState() {
+    return loop.state();
+  }
+
+  /** Blocks until the ingest loop ends (exhaustion, failure or close). */
+  public void awaitIngest() throws InterruptedException {
+    ingestThread.join();
+  }
+
+  /** Stops ingest (writing a final snapshot), the servers and the embedded broker. */
+  @Override
+  public void close() {
+    ticker.shutdownNow();
+    loop.close();
+    try {
+      ingestThread.join(30_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    publicApi.close();
+    operatorApi.close();
+    metrics.close();
+    if (embedded != null) {
+      embedded.close();
+    }
+  }
+}

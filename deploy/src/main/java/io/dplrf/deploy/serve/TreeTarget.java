@@ -1,0 +1,134 @@
+package io.dplrf.deploy.serve;
+
+import io.dplrf.deploy.http.Release;
+import io.dplrf.ingest.IngestTarget;
+import io.dplrf.release.Releases;
+import io.dplrf.sketch.lra.ReleasedSketches;
+import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.tree.ContinualSketch;
+import io.dplrf.sketch.tree.TreeConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The sketch tree as ingest's {@link IngestTarget}. Updates come from the ingest thread only;
+ * epoch closes, snapshots and releases (the ingest thread's prefix releases, HTTP threads' range
+ * releases) are serialised on one lock, so a release never reads a node being closed.
+ */
+final class TreeTarget implements IngestTarget {
+  private final TreeConfig config;
+  private final SecretKey key;
+  private final Path nodeStore;
+  private final Object lock = new Object();
+  private volatile ContinualSketch tree;
+
+  private TreeTarget(TreeConfig config, SecretKey key, Path nodeStore, ContinualSketch tree) {
+    this.config = config;
+    this.key = key;
+    this.nodeStore = nodeStore;
+    this.tree = tree;
+  }
+
+  /**
+   * A fresh tree when there is no snapshot (closed-node files left by a run that never wrote a
+   * snapshot belong to no committed state and are removed), otherwise an empty holder that
+   * {@link #readState} fills from the snapshot.
+   */
+  static TreeTarget open(TreeConfig config, SecretKey key, Path nodeStore, boolean snapshotExists)
+      throws IOException {
+    if (snapshotExists) {
+      return new TreeTarget(config, key, nodeStore, null);
+    }
+    if (Files.isDirectory(nodeStore)) {
+      try (Stream<Path> files = Files.list(nodeStore)) {
+        for (Path f : (Iterable<Path>) files::iterator) {
+          Files.delete(f);
+        }
+      }
+    }
+    Files.createDirectories(nodeStore);
+    byte[] id = new byte[8];
+    new SecureRandom().nextBytes(id);
+    String instance = "stream/" + HexFormat.of().formatHex(id);
+    return new TreeTarget(config, key, nodeStore,
+        ContinualSketch.create(config, key, instance, nodeStore));
+  }
+
+  @Override
+  public void update(int i, int j, double delta) {
+    tree.update(i, j, delta);
+  }
+
+  @Override
+  public void closeEpoch() {
+    synchronized (lock) {
+      tree.closeEpoch();
+    }
+  }
+
+  @Override
+  public boolean exhausted() {
+    ContinualSketch t = tree;
+    return t != null && t.exhausted();
+  }
+
+  @Override
+  public int epochsClosed() {
+    ContinualSketch t = tree;
+    return t == null ? 0 : t.epochsClosed();
+  }
+
+  @Override
+  public void writeState(OutputStream out) throws IOException {
+    synchronized (lock) {
+      tree.writeTo(out);
+    }
+  }
+
+  /** Restores the tree; refuses a snapshot made under other settings (that would change the privacy accounting). */
+  @Override
+  public void readState(InputStream in) throws IOException {
+    synchronized (lock) {
+      ContinualSketch restored = ContinualSketch.readFrom(in, key, nodeStore);
+      if (!restored.config().equals(config)) {
+        throw new IOException("the state directory holds a stream created with other settings ("
+            + restored.config() + ") than the ones configured now (" + config + "); changing them"
+            + " mid-stream would break the privacy accounting: use a new state directory");
+      }
+      tree = restored;
+    }
+  }
+
+  ReleasedSketches prefix(int epoch) {
+    synchronized (lock) {
+      return tree.releasePrefix(epoch);
+    }
+  }
+
+  /** A release of epochs [from, to], computed on demand for GET /v1/release?from=&to=. */
+  Release rangeRelease(int from, int to) {
+    ReleasedSketches sketches;
+    synchronized (lock) {
+      ContinualSketch t = tree;
+      if (t == null || to > t.epochsClosed()) {
+        throw new IllegalStateException("epochs up to " + to + " have not closed yet");
+      }
+      sketches = t.releaseRange(from, to);
+    }
+    var r = Releases.factorize(sketches, config.sizes().k());
+    return new Release(from, to, r.factorization(), r.report(), Instant.now(), Map.of());
+  }
+
+  long sizeInBytes() {
+    ContinualSketch t = tree;
+    return t == null ? 0 : t.sizeInBytes();
+  }
+}
