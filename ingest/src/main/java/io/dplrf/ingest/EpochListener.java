@@ -18,4 +18,7 @@ public interface EpochListener {
 
   /** The loop restored a snapshot in which {@code epochsClosed} epochs are closed (may be 0). */
   default void restored(int epochsClosed) {}
+
+  /** A snapshot was written (for metrics): how long it took and its size in bytes. */
+  default void snapshotWritten(java.time.Duration took, long bytes) {}
 }

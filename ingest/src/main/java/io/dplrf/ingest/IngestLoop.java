@@ -400,8 +400,11 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       throw new IOException("sending to dead-letter topic '" + config.deadLetterTopic()
           + "' failed; not snapshotting past it", deadLetterFailure);
     }
+    long t0 = System.nanoTime();
     store.write(new StateStore.Header(config.topic(), nextOffsets, stats,
         target.epochsClosed(), updatesInEpoch, epochStartMillis), bounds, target);
+    listener.snapshotWritten(java.time.Duration.ofNanos(System.nanoTime() - t0),
+        java.nio.file.Files.size(store.file()));
   }
 
   private void exhausted() {

@@ -110,6 +110,11 @@ public final class Service implements AutoCloseable {
       }
 
       @Override
+      public void snapshotWritten(java.time.Duration took, long bytes) {
+        metrics.snapshotWritten(took, bytes);
+      }
+
+      @Override
       public void restored(int epochsClosed) {
         if (epochsClosed > 0) {
           release(epochsClosed); // a release lost between the snapshot and a crash
