@@ -105,8 +105,8 @@ final class DemoCommand {
           + " grows. 'reliable rank' counts released singular values above the noise floor"
           + " (utility report, computed from public quantities only).\nExact counts (operator"
           + " only, not private): " + service.stats());
-      out.printf("Releases stay available at http://127.0.0.1:%d/v1/release/latest until you stop"
-          + " this demo.%n", service.httpPort());
+      out.println("The demo now stops the service; 'dplrf serve' runs one that keeps serving"
+          + " (see README).");
     } finally {
       if (a.string("keep-state", null) == null) {
         deleteTree(state);
