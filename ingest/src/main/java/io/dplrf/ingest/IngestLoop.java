@@ -436,6 +436,15 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    * Records behind the end of each partition, as of the last poll (only partitions whose end the
    * consumer knows). For metrics.
    */
+  /**
+   * Hands the loop's Kafka clients to a metrics binder (e.g. Micrometer's KafkaClientMetrics),
+   * which only reads their thread-safe {@code metrics()}; never use them for anything else.
+   */
+  public void bindClientMetrics(java.util.function.Consumer<Object> binder) {
+    binder.accept(consumer);
+    binder.accept(deadLetters);
+  }
+
   public Map<TopicPartition, Long> lag() {
     return publishedLag;
   }

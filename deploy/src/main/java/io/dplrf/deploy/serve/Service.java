@@ -21,6 +21,7 @@ import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.StreamMechanism;
 import io.dplrf.sketch.tree.TreeConfig;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -60,6 +61,7 @@ public final class Service implements AutoCloseable {
   private final PublicApi publicApi;
   private final OperatorApi operatorApi;
   private final ScheduledExecutorService ticker;
+  private final java.util.List<KafkaClientMetrics> kafkaMetrics = new java.util.ArrayList<>();
   private volatile Instant lastRelease;
   private IngestStats lastStats = new IngestStats();
 
@@ -119,6 +121,18 @@ public final class Service implements AutoCloseable {
         if (epochsClosed > 0) {
           release(epochsClosed); // a release lost between the snapshot and a crash
         }
+      }
+    });
+    loop.bindClientMetrics(client -> {
+      KafkaClientMetrics binder = null;
+      if (client instanceof org.apache.kafka.clients.consumer.Consumer<?, ?> c) {
+        binder = new KafkaClientMetrics(c);
+      } else if (client instanceof org.apache.kafka.clients.producer.Producer<?, ?> p) {
+        binder = new KafkaClientMetrics(p);
+      }
+      if (binder != null) {
+        binder.bindTo(metrics.registry());
+        kafkaMetrics.add(binder);
       }
     });
     ingestThread = new Thread(loop, "dplrf-ingest");
@@ -245,6 +259,7 @@ public final class Service implements AutoCloseable {
       metrics.epochCurrent(closed);
       metrics.epochsLeft(config.epochs() - closed);
       metrics.releaseExhausted(closed >= config.epochs());
+      metrics.sketchMemory(target.sizeInBytes());
     } catch (RuntimeException e) {
       log.println("dplrf: metrics update failed: " + e.getMessage());
     }
@@ -303,6 +318,7 @@ public final class Service implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    kafkaMetrics.forEach(KafkaClientMetrics::close);
     publicApi.close();
     operatorApi.close();
     metrics.close();
