@@ -1,0 +1,84 @@
+package io.dplrf.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code dplrf serve} as a child JVM ({@code java -cp <this test's class path>
+ * io.dplrf.deploy.Main serve --name value ...}), its output captured to a file. The ports (0 =
+ * free) are read from the service's start-up banner.
+ */
+final class ChildService {
+  private static final Pattern HTTP = Pattern.compile("pull releases:\\s+http://[^:/]+:(\\d+)/");
+  private static final Pattern OPERATOR = Pattern.compile("operator:\\s+http://[^:/]+:(\\d+)/metrics");
+
+  final Process process;
+  final Path log;
+  private int httpPort = -1;
+  private int operatorPort = -1;
+
+  private ChildService(Process process, Path log) {
+    this.process = process;
+    this.log = log;
+  }
+
+  /** Starts the child; returns once its banner shows both ports (or fails with its output). */
+  static ChildService start(Map<String, String> settings, Path log, Duration timeout) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        "io.dplrf.deploy.Main", "serve"));
+    settings.forEach((name, value) -> {
+      cmd.add("--" + name);
+      cmd.add(value);
+    });
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+    ChildService child = new ChildService(p, log);
+    Poll.until("the child's banner (ports) in " + log, timeout, () -> {
+      if (!p.isAlive()) {
+        throw new AssertionError("child exited with " + p.exitValue() + ":\n" + child.output());
+      }
+      return child.readPorts();
+    }, found -> found);
+    return child;
+  }
+
+  private boolean readPorts() throws IOException {
+    String out = output();
+    Matcher h = HTTP.matcher(out);
+    Matcher o = OPERATOR.matcher(out);
+    if (h.find() && o.find()) {
+      httpPort = Integer.parseInt(h.group(1));
+      operatorPort = Integer.parseInt(o.group(1));
+      return true;
+    }
+    return false;
+  }
+
+  String output() throws IOException {
+    return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+  }
+
+  String api(String path) {
+    return "http://127.0.0.1:" + httpPort + path;
+  }
+
+  String operator(String path) {
+    return "http://127.0.0.1:" + operatorPort + path;
+  }
+
+  /** kill -9 (no shutdown hook, no final snapshot) and wait until the process is gone. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+}
