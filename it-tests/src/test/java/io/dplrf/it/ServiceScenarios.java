@@ -31,7 +31,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -545,9 +544,6 @@ abstract class ServiceScenarios {
    * exhausted while its own {@code latestRelease} is not T.
    */
   @Test
-  @Disabled("product bug (reported): Service.status() derives exhausted and epoch from"
-      + " target.epochsClosed(), which advances before the epoch's snapshot and release, so"
-      + " /v1/status says exhausted while latestRelease is still T - 1; timing-dependent")
   void statusExhausted_isOnlyReported_onceTheReleaseOfEpochTIsServed(KafkaEnvironment kafka)
       throws Exception {
     List<Update> updates = new ArrayList<>();

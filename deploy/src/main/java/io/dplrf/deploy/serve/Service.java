@@ -196,14 +196,15 @@ public final class Service implements AutoCloseable {
     }
   }
 
+  /** Status as served: derived from what has been released, never ahead of the cache. */
   private Status status() {
-    int closed = target.epochsClosed();
-    boolean exhausted = closed >= config.epochs();
+    int released = cache.latest().map(Release::epoch).orElse(0);
+    boolean exhausted = released >= config.epochs();
     String message = exhausted
         ? "epoch T = " + config.epochs() + " reached: the privacy budget is spent, no further releases"
-        : closed == 0 ? "waiting for the first epoch to close"
+        : released == 0 ? "waiting for the first epoch to close"
         : "releasing after every epoch";
-    return new Status(closed, config.epochs(), config.epsilon(), config.delta(),
+    return new Status(released, config.epochs(), config.epsilon(), config.delta(),
         config.mechanism().name().toLowerCase(Locale.ROOT), neighbouring(), config.clip(),
         config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
         config.rows(), config.cols(), config.rank());
@@ -255,10 +256,10 @@ public final class Service implements AutoCloseable {
       }
       lastStats = s;
       loop.lag().forEach((tp, lag) -> metrics.consumerLag(tp.partition(), lag));
-      int closed = target.epochsClosed();
-      metrics.epochCurrent(closed);
-      metrics.epochsLeft(config.epochs() - closed);
-      metrics.releaseExhausted(closed >= config.epochs());
+      int released = cache.latest().map(Release::epoch).orElse(0);
+      metrics.epochCurrent(released);
+      metrics.epochsLeft(config.epochs() - released);
+      metrics.releaseExhausted(released >= config.epochs());
       metrics.sketchMemory(target.sizeInBytes());
     } catch (RuntimeException e) {
       log.println("dplrf: metrics update failed: " + e.getMessage());
