@@ -2,6 +2,7 @@ package io.dplrf.deploy.cli;
 
 import io.dplrf.deploy.bench.AccuracyBench;
 import io.dplrf.deploy.bench.Datasets;
+import io.dplrf.deploy.bench.IngestBench;
 import io.dplrf.deploy.oneshot.MechanismName;
 import io.dplrf.release.Errors;
 import io.dplrf.sketch.matrix.Dense;
@@ -27,16 +28,19 @@ final class BenchCommand {
                                    [--mechanisms input-perturbation,priv1,priv2]
              dplrf bench movielens [--data ../shared/data/movielens-latest-small/ratings.csv]
                                    [--rank 10] [--epsilons 0.5,1,2,4] [--delta 1e-6] [--clip 5] ...
+             dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
+                                   [--epochs 4] [--mechanism priv2] [--batch 64] [--seed 1]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
-      "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms");
+      "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
+      "epochs", "mechanism", "batch");
 
   private BenchCommand() {}
 
   static int run(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
-      throw new Args.UsageException("bench: which benchmark? accuracy or movielens");
+      throw new Args.UsageException("bench: which benchmark? accuracy, movielens or ingest");
     }
     String which = argv[1];
     Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of());
@@ -49,6 +53,12 @@ final class BenchCommand {
     List<MechanismName> mechanisms = Arrays.stream(
             a.string("mechanisms", "input-perturbation,priv1,priv2").split(","))
         .map(String::trim).map(MechanismName::parse).toList();
+    if (which.equals("ingest")) {
+      new IngestBench(a.integer("rows", 100_000), a.integer("cols", 100_000), k,
+          Long.parseLong(a.string("updates", "5000000")), a.integer("epochs", 4),
+          a.string("mechanism", "priv2"), a.integer("batch", 64), seed).run(2, out);
+      return 0;
+    }
     Dense matrix;
     String name;
     double clip;

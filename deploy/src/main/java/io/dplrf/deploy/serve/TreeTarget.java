@@ -22,8 +22,10 @@ import java.util.stream.Stream;
  * The sketch tree as ingest's {@link IngestTarget}. Updates come from the ingest thread only;
  * epoch closes, snapshots and releases (the ingest thread's prefix releases, HTTP threads' range
  * releases) are serialised on one lock, so a release never reads a node being closed.
+ *
+ * <p>Public only so that {@code dplrf bench ingest} drives the very adapter the service uses.
  */
-final class TreeTarget implements IngestTarget {
+public final class TreeTarget implements IngestTarget {
   private final TreeConfig config;
   private final SecretKey key;
   private final Path nodeStore;
@@ -42,7 +44,7 @@ final class TreeTarget implements IngestTarget {
    * snapshot belong to no committed state and are removed), otherwise an empty holder that
    * {@link #readState} fills from the snapshot.
    */
-  static TreeTarget open(TreeConfig config, SecretKey key, Path nodeStore, boolean snapshotExists)
+  public static TreeTarget open(TreeConfig config, SecretKey key, Path nodeStore, boolean snapshotExists)
       throws IOException {
     if (snapshotExists) {
       return new TreeTarget(config, key, nodeStore, null);
@@ -107,7 +109,7 @@ final class TreeTarget implements IngestTarget {
     }
   }
 
-  ReleasedSketches prefix(int epoch) {
+  public ReleasedSketches prefix(int epoch) {
     synchronized (lock) {
       return tree.releasePrefix(epoch);
     }
@@ -127,7 +129,8 @@ final class TreeTarget implements IngestTarget {
     return new Release(from, to, r.factorization(), r.report(), Instant.now(), Map.of());
   }
 
-  long sizeInBytes() {
+  /** Bytes the tree holds in memory ({@link ContinualSketch#sizeInBytes}). */
+  public long sizeInBytes() {
     ContinualSketch t = tree;
     return t == null ? 0 : t.sizeInBytes();
   }

@@ -27,6 +27,11 @@ final class CachedColumns implements SketchMatrix {
     return m instanceof CachedColumns c ? 8L * c.data.length : 0;
   }
 
+  /** The column-major data itself, for {@link ColumnCursor} (read only). */
+  double[] data() {
+    return data;
+  }
+
   @Override
   public int rows() {
     return rows;

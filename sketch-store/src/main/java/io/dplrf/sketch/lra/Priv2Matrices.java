@@ -8,8 +8,10 @@ import io.dplrf.sketch.randomness.SecretKey;
 /**
  * The secret sketching matrices of the Priv2 mechanism shared by all nodes of one instance:
  * Φ (n×t, N(0,1/t)) and S (v×m, N(0,1/v)), regenerated from the key a column at a time. With
- * {@code cacheUpdateColumns} Φ's rows (n·t numbers, read by every update) are
- * held in memory instead, for the streaming service.
+ * {@code cacheUpdateColumns} both are held in memory instead, for the streaming service: every
+ * update reads a row of Φ (t numbers) and a column of S (v numbers), and with rows spread over
+ * a large m nearly every S column a flush needs is a distinct one, so regenerating them cost
+ * v Gaussians per update (98% of ingest time in {@code dplrf bench ingest}, docs/benchmarks-ingest.md).
  */
 public final class Priv2Matrices {
   final SketchSizes sizes;
@@ -22,8 +24,8 @@ public final class Priv2Matrices {
     this.instance = instance;
     phiT = CachedColumns.maybe(GaussianMatrices.gaussian(
         key, instance + "/phi", sizes.t(), sizes.n(), 1 / Math.sqrt(sizes.t())), cache);
-    s = GaussianMatrices.gaussian(
-        key, instance + "/S", sizes.v(), sizes.m(), 1 / Math.sqrt(sizes.v()));
+    s = CachedColumns.maybe(GaussianMatrices.gaussian(
+        key, instance + "/S", sizes.v(), sizes.m(), 1 / Math.sqrt(sizes.v())), cache);
   }
 
   public static Priv2Matrices generate(
@@ -41,6 +43,6 @@ public final class Priv2Matrices {
   }
 
   long sizeInBytes() {
-    return CachedColumns.bytes(phiT);
+    return CachedColumns.bytes(phiT) + CachedColumns.bytes(s);
   }
 }

@@ -1,0 +1,352 @@
+package io.dplrf.deploy.bench;
+
+import io.dplrf.deploy.kafka.EmbeddedKafka;
+import io.dplrf.deploy.serve.TreeTarget;
+import io.dplrf.ingest.ContributionBounds;
+import io.dplrf.ingest.EpochListener;
+import io.dplrf.ingest.IngestConfig;
+import io.dplrf.ingest.IngestLoop;
+import io.dplrf.ingest.IngestTarget;
+import io.dplrf.ingest.MalformedRecordException;
+import io.dplrf.ingest.StateStore;
+import io.dplrf.ingest.UpdateRecords;
+import io.dplrf.ingest.produce.UpdateProducer;
+import io.dplrf.release.Releases;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.tree.TreeConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Ingest benchmark ({@code dplrf bench ingest}): updates/s from a Kafka topic into the sketch
+ * tree, beside a bare consumer reading the same topic from the same (embedded, KRaft) broker in
+ * the same run (STYLE.md 17). The dplrf side is the service's own path: {@link IngestLoop} →
+ * {@link ContributionBounds} → {@link TreeTarget} → {@code ContinualSketch}, with a fresh {@link
+ * StateStore} and node store per run, epochs every updates/T updates. Runs are alternated (bare,
+ * dplrf, bare, dplrf) so that page-cache and JIT warm-up do not favour one side.
+ *
+ * <p>Uses a fixed test key ({@code --seed}): nothing it computes is labelled private.
+ */
+public final class IngestBench {
+  private static final String TOPIC = "bench-updates";
+
+  /** One bare-consumer run. */
+  public record BareRun(long updates, double seconds, double checksum) {
+    double rate() {
+      return updates / seconds;
+    }
+  }
+
+  /**
+   * One dplrf run.
+   *
+   * @param startupSeconds TreeTarget creation (tree, cached Φ, first nodes) and loop creation
+   * @param ingestSeconds from the loop's start until the last epoch (holding the last record) is
+   *     closed and snapshotted: includes every epoch close and snapshot
+   * @param closeSeconds per epoch: ContinualSketch.closeEpoch
+   * @param snapshotSeconds per epoch: the StateStore write (tree state, fsync, rename)
+   * @param releaseSeconds releasePrefix(T) + Releases.factorize after the last epoch
+   */
+  public record DplrfRun(long updates, double startupSeconds, double ingestSeconds,
+      double[] closeSeconds, double[] snapshotSeconds, double releaseSeconds, long sketchBytes,
+      long heapBytes, long applied) {
+    double rate() {
+      return updates / ingestSeconds;
+    }
+
+    double epochSeconds() {
+      double s = 0;
+      for (int e = 0; e < closeSeconds.length; e++) {
+        s += closeSeconds[e] + snapshotSeconds[e];
+      }
+      return s;
+    }
+
+    /** Rate with epoch closes and snapshots taken out: the per-update path alone. */
+    double applyRate() {
+      return updates / (ingestSeconds - epochSeconds());
+    }
+  }
+
+  private final int m;
+  private final int n;
+  private final int k;
+  private final long updates;
+  private final int epochs;
+  private final StreamMechanism mechanism;
+  private final int batch;
+  private final long seed;
+  private final SketchSizes sizes;
+
+  /** {@code updates} is rounded up to a multiple of batch·epochs so every epoch closes on a record boundary. */
+  public IngestBench(int m, int n, int k, long updates, int epochs, String mechanism, int batch,
+      long seed) {
+    if (updates <= 0 || epochs <= 0 || batch <= 0) {
+      throw new IllegalArgumentException("updates, epochs and batch must be > 0. Provided values: "
+          + updates + ", " + epochs + ", " + batch);
+    }
+    this.m = m;
+    this.n = n;
+    this.k = k;
+    long unit = (long) batch * epochs;
+    this.updates = (updates + unit - 1) / unit * unit;
+    this.epochs = epochs;
+    this.mechanism = StreamMechanism.fromCliName(mechanism);
+    this.batch = batch;
+    this.seed = seed;
+    this.sizes = SketchSizes.of(m, n, k, null, null, SketchSizes.DEFAULT_ALPHA);
+  }
+
+  public void run(int rounds, PrintStream out) throws Exception {
+    Path dir = Files.createTempDirectory("dplrf-ingest-bench");
+    try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), "127.0.0.1", 0)) {
+      kafka.createTopic(TOPIC, 1);
+      Map<String, Object> props = Map.of("bootstrap.servers", kafka.bootstrapServers());
+      out.printf("%n== ingest: %d x %d, k = %d, %s (t = %d, v = %d), T = %d epochs of %d updates,"
+          + " %d updates in records of %d, broker %s%n", m, n, k, mechanism.cliName(), sizes.t(),
+          sizes.v(), epochs, updates / epochs, updates, batch, kafka.bootstrapServers());
+      double produceSeconds = produce(props);
+      out.printf("produce: %d updates (%d records) in %.2f s = %,.0f updates/s%n", updates,
+          updates / batch, produceSeconds, updates / produceSeconds);
+
+      List<BareRun> bare = new ArrayList<>();
+      List<DplrfRun> dplrf = new ArrayList<>();
+      for (int r = 1; r <= rounds; r++) {
+        BareRun b = bare(props);
+        bare.add(b);
+        out.printf("round %d bare consumer: %,.0f updates/s (%.2f s)%n", r, b.rate(), b.seconds());
+        gc();
+        DplrfRun d = dplrf(props, dir.resolve("state-" + r));
+        dplrf.add(d);
+        out.printf("round %d dplrf ingest : %,.0f updates/s (%.2f s; startup %.2f s, epochs %.2f s,"
+            + " release %.2f s)%n", r, d.rate(), d.ingestSeconds(), d.startupSeconds(),
+            d.epochSeconds(), d.releaseSeconds());
+        gc();
+      }
+      print(bare, dplrf, out);
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  private double produce(Map<String, Object> props) throws IOException {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    long t0 = System.nanoTime();
+    try (UpdateProducer p = UpdateProducer.create(props, TOPIC, batch, null,
+        Double.POSITIVE_INFINITY, null)) {
+      p.send(sink -> {
+        for (long u = 0; u < updates; u++) {
+          sink.accept(rnd.nextInt(m), rnd.nextInt(n), rnd.nextDouble(-1, 1));
+        }
+      });
+    }
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  /** A plain consumer with the ingest loop's settings, decoding every update into a sum. */
+  private BareRun bare(Map<String, Object> props) throws MalformedRecordException {
+    TopicPartition tp = new TopicPartition(TOPIC, 0);
+    double[] sum = new double[1];
+    long[] count = new long[1];
+    long t0 = System.nanoTime();
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(IngestLoop.consumerConfig(props))) {
+      c.assign(List.of(tp));
+      c.seekToBeginning(List.of(tp));
+      long end = c.endOffsets(List.of(tp)).get(tp);
+      while (c.position(tp) < end) {
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+          UpdateRecords.forEach(r.value(), (i, j, d) -> {
+            sum[0] += i + j + d;
+            count[0]++;
+          });
+        }
+      }
+    }
+    double s = (System.nanoTime() - t0) / 1e9;
+    if (count[0] != updates) {
+      throw new IllegalStateException("bare consumer read " + count[0] + " updates, expected " + updates);
+    }
+    return new BareRun(count[0], s, sum[0]);
+  }
+
+  private DplrfRun dplrf(Map<String, Object> props, Path state) throws Exception {
+    SecretKey key = SecretKey.forTesting(seed);
+    TreeConfig config = new TreeConfig(mechanism, sizes, new PrivacyParams(1, 1e-6), 1, epochs,
+        true);
+    long t0 = System.nanoTime();
+    StateStore store = new StateStore(state);
+    TreeTarget tree = TreeTarget.open(config, key, state.resolve("nodes"), false);
+    Timed timed = new Timed(tree, epochs);
+    ContributionBounds.Config bounds = new ContributionBounds.Config(m, n, 1,
+        ContributionBounds.Unit.UPDATE, ContributionBounds.BudgetPolicy.CLIP);
+    long[] lastEpochAt = new long[1];
+    try (IngestLoop loop = IngestLoop.create(IngestConfig.byUpdates(TOPIC, bounds, updates / epochs),
+        props, store, timed, new EpochListener() {
+          @Override
+          public void epochClosed(int epoch) {
+            timed.snapshotDone(epoch);
+            lastEpochAt[0] = System.nanoTime();
+          }
+
+          @Override
+          public void restored(int epochsClosed) {}
+        })) {
+      long t1 = System.nanoTime();
+      loop.run();
+      if (loop.state() != IngestLoop.State.EXHAUSTED || timed.epochsClosed() != epochs) {
+        throw new IllegalStateException("ingest ended in state " + loop.state() + " after "
+            + timed.epochsClosed() + " epochs", loop.failure());
+      }
+      long applied = loop.stats().updatesApplied();
+      long r0 = System.nanoTime();
+      var release = Releases.factorize(tree.prefix(epochs), k);
+      long r1 = System.nanoTime();
+      if (applied != updates) {
+        throw new IllegalStateException("applied " + applied + " updates, expected " + updates);
+      }
+      if (release.factorization() == null) {
+        throw new IllegalStateException("no factorization");
+      }
+      long sketchBytes = tree.sizeInBytes();
+      long heap = heapUsed();
+      return new DplrfRun(updates, (t1 - t0) / 1e9, (lastEpochAt[0] - t1) / 1e9, timed.close,
+          timed.snapshot, (r1 - r0) / 1e9, sketchBytes, heap, applied);
+    }
+  }
+
+  private void print(List<BareRun> bare, List<DplrfRun> dplrf, PrintStream out) {
+    long dense = 8L * m * n;
+    out.printf("%n%-34s", "");
+    for (int r = 1; r <= bare.size(); r++) {
+      out.printf(" %16s", "round " + r);
+    }
+    out.println();
+    row(out, "bare consumer (updates/s)", bare.stream().map(b -> fmt(b.rate())).toList());
+    row(out, "dplrf ingest (updates/s)", dplrf.stream().map(d -> fmt(d.rate())).toList());
+    List<String> ratios = new ArrayList<>();
+    for (int r = 0; r < bare.size(); r++) {
+      ratios.add(String.format("%.3f", dplrf.get(r).rate() / bare.get(r).rate()));
+    }
+    row(out, "ratio (target >= 0.5)", ratios);
+    row(out, "dplrf w/o epoch closes (upd/s)", dplrf.stream().map(d -> fmt(d.applyRate())).toList());
+    row(out, "startup (s)", dplrf.stream().map(d -> String.format("%.2f", d.startupSeconds())).toList());
+    for (int e = 0; e < epochs; e++) {
+      int ee = e;
+      row(out, "epoch " + (e + 1) + " close + snapshot (s)", dplrf.stream().map(d ->
+          String.format("%.2f + %.2f", d.closeSeconds()[ee], d.snapshotSeconds()[ee])).toList());
+    }
+    row(out, "release latency epoch " + epochs + " (s)",
+        dplrf.stream().map(d -> String.format("%.2f", d.releaseSeconds())).toList());
+    row(out, "sketch memory (MiB)", dplrf.stream().map(d -> mib(d.sketchBytes())).toList());
+    row(out, "  vs dense m x n (" + mib(dense) + " MiB)",
+        dplrf.stream().map(d -> String.format("%.4f", d.sketchBytes() / (double) dense)).toList());
+    row(out, "JVM heap used after GC (MiB)", dplrf.stream().map(d -> mib(d.heapBytes())).toList());
+  }
+
+  private static void row(PrintStream out, String label, List<String> cells) {
+    out.printf("%-34s", label);
+    for (String c : cells) {
+      out.printf(" %16s", c);
+    }
+    out.println();
+  }
+
+  private static String fmt(double rate) {
+    return String.format("%,.0f", rate);
+  }
+
+  private static String mib(long bytes) {
+    return String.format("%,.1f", bytes / (1024.0 * 1024));
+  }
+
+  private static long heapUsed() {
+    gc();
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  private static void gc() {
+    System.gc();
+    System.gc();
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  /** Times the target's epoch closes and the snapshot that follows each (up to the listener). */
+  private static final class Timed implements IngestTarget {
+    private final IngestTarget target;
+    final double[] close;
+    final double[] snapshot;
+    private long closeEnd;
+
+    Timed(IngestTarget target, int epochs) {
+      this.target = target;
+      this.close = new double[epochs];
+      this.snapshot = new double[epochs];
+    }
+
+    @Override
+    public void update(int i, int j, double delta) {
+      target.update(i, j, delta);
+    }
+
+    @Override
+    public void closeEpoch() {
+      long t0 = System.nanoTime();
+      target.closeEpoch();
+      closeEnd = System.nanoTime();
+      close[target.epochsClosed() - 1] = (closeEnd - t0) / 1e9;
+    }
+
+    void snapshotDone(int epoch) {
+      snapshot[epoch - 1] = (System.nanoTime() - closeEnd) / 1e9;
+    }
+
+    @Override
+    public boolean exhausted() {
+      return target.exhausted();
+    }
+
+    @Override
+    public int epochsClosed() {
+      return target.epochsClosed();
+    }
+
+    @Override
+    public void writeState(OutputStream out) throws IOException {
+      target.writeState(out);
+    }
+
+    @Override
+    public void readState(InputStream in) throws IOException {
+      throw new UncheckedIOException(new IOException("the benchmark never restores"));
+    }
+  }
+}
