@@ -94,59 +94,68 @@ public final class Service implements AutoCloseable {
       embedded = EmbeddedKafka.start(state.resolve("kafka"), config.bind(), config.embeddedKafkaPort());
       bootstrap = embedded.bootstrapServers();
     }
-    createTopics();
+    try {
+      createTopics();
 
-    ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
-        config.clip(), ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
-        ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
-    IngestConfig ingest = (config.epochUpdates().isPresent()
-        ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
-        : IngestConfig.bySeconds(config.topic(), bounds, config.epochDuration().orElseThrow().toSeconds()))
-        .withDeadLetterTopic(config.deadLetterTopic());
-    Map<String, Object> clientProps = new HashMap<>();
-    clientProps.put("bootstrap.servers", bootstrap);
-    loop = IngestLoop.create(ingest, clientProps, store, target, new EpochListener() {
-      @Override
-      public void epochClosed(int epoch) {
-        release(epoch);
-      }
-
-      @Override
-      public void snapshotWritten(java.time.Duration took, long bytes) {
-        metrics.snapshotWritten(took, bytes);
-      }
-
-      @Override
-      public void restored(int epochsClosed) {
-        if (epochsClosed > 0) {
-          release(epochsClosed); // a release lost between the snapshot and a crash
+      ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
+          config.clip(), ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
+          ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
+      IngestConfig ingest = (config.epochUpdates().isPresent()
+          ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
+          : IngestConfig.bySeconds(config.topic(), bounds, config.epochDuration().orElseThrow().toSeconds()))
+          .withDeadLetterTopic(config.deadLetterTopic());
+      Map<String, Object> clientProps = new HashMap<>();
+      clientProps.put("bootstrap.servers", bootstrap);
+      loop = IngestLoop.create(ingest, clientProps, store, target, new EpochListener() {
+        @Override
+        public void epochClosed(int epoch) {
+          release(epoch);
         }
-      }
-    });
-    loop.bindClientMetrics(client -> {
-      KafkaClientMetrics binder = null;
-      if (client instanceof org.apache.kafka.clients.consumer.Consumer<?, ?> c) {
-        binder = new KafkaClientMetrics(c);
-      } else if (client instanceof org.apache.kafka.clients.producer.Producer<?, ?> p) {
-        binder = new KafkaClientMetrics(p);
-      }
-      if (binder != null) {
-        binder.bindTo(metrics.registry());
-        kafkaMetrics.add(binder);
-      }
-    });
-    ingestThread = new Thread(loop, "dplrf-ingest");
-    ingestThread.setDaemon(true);
 
-    publicApi = PublicApi.start(new InetSocketAddress(config.bind(), config.httpPort()), cache,
-        this::status, metrics);
-    operatorApi = OperatorApi.start(new InetSocketAddress(config.bind(), config.operatorPort()),
-        metrics, this::ingestStats, config.adminToken());
-    ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "dplrf-metrics");
-      t.setDaemon(true);
-      return t;
-    });
+        @Override
+        public void snapshotWritten(java.time.Duration took, long bytes) {
+          metrics.snapshotWritten(took, bytes);
+        }
+
+        @Override
+        public void restored(int epochsClosed) {
+          if (epochsClosed > 0) {
+            release(epochsClosed); // a release lost between the snapshot and a crash
+          }
+        }
+      });
+      loop.bindClientMetrics(client -> {
+        KafkaClientMetrics binder = null;
+        if (client instanceof org.apache.kafka.clients.consumer.Consumer<?, ?> c) {
+          binder = new KafkaClientMetrics(c);
+        } else if (client instanceof org.apache.kafka.clients.producer.Producer<?, ?> p) {
+          binder = new KafkaClientMetrics(p);
+        }
+        if (binder != null) {
+          binder.bindTo(metrics.registry());
+          kafkaMetrics.add(binder);
+        }
+      });
+      ingestThread = new Thread(loop, "dplrf-ingest");
+      ingestThread.setDaemon(true);
+
+      publicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
+          new InetSocketAddress(config.bind(), config.httpPort()), cache, this::status, metrics));
+      operatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
+          new InetSocketAddress(config.bind(), config.operatorPort()), metrics, this::ingestStats,
+          config.adminToken()));
+      ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "dplrf-metrics");
+        t.setDaemon(true);
+        return t;
+      });
+    } catch (Exception | Error e) {
+      // A failed start (a port in use, a bad snapshot, ...) must not leave the broker running.
+      if (embedded != null) {
+        embedded.close();
+      }
+      throw e;
+    }
     ticker.scheduleAtFixedRate(this::publishMetrics, 1, 1, TimeUnit.SECONDS);
     ingestThread.start();
   }
@@ -155,7 +164,33 @@ public final class Service implements AutoCloseable {
   public static Service start(ServiceConfig config, PrintStream log) throws Exception {
     Service s = new Service(config, log);
     log.println(s.banner());
+    if (config.adminToken().isEmpty() && !isLoopback(config.bind())) {
+      log.println("dplrf: WARNING the operator port (exact counts, not private) listens on "
+          + config.bind() + " without an admin-token; set admin-token or bind to 127.0.0.1");
+    }
     return s;
+  }
+
+  private static boolean isLoopback(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
+  /** Starting a listener; a taken port becomes an error naming the setting. */
+  private interface Listener<T> {
+    T start() throws java.io.IOException;
+  }
+
+  private <T> T listen(String setting, int port, Listener<T> listener) throws java.io.IOException {
+    try {
+      return listener.start();
+    } catch (java.net.BindException e) {
+      throw new java.io.IOException("cannot listen on " + config.bind() + ":" + port + " ("
+          + setting + "): " + e.getMessage(), e);
+    }
   }
 
   private static Integer boxed(java.util.OptionalInt o) {
