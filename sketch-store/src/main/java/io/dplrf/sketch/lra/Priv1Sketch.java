@@ -23,9 +23,7 @@ import java.util.List;
  * <p>Privacy: see {@link Priv1Plan}. G, N1 and N2 are this node's randomness, derived from the
  * node label; Φ_top, Ψ, S, T are shared by all nodes of the instance ({@link Priv1Matrices}).
  */
-public final class Priv1Sketch extends NoisyLinearSketch {
-  private static final int BUFFER = 1 << 14;
-
+public final class Priv1Sketch extends BufferedSketch {
   private final Priv1Plan plan;
   private final Priv1Matrices mats;
   private final int tw;
@@ -33,7 +31,6 @@ public final class Priv1Sketch extends NoisyLinearSketch {
   private final double[] yc; // m × t row-major: Â Φ
   private final double[] yrT; // (m+n) × t row-major: (ΨÂ)ᵀ, so a column of Yr is contiguous
   private final double[] w; // m × v row-major: Â Tᵀ
-  private final UpdateBuffer buffer = new UpdateBuffer(BUFFER);
 
   private Priv1Sketch(
       Priv1Plan plan, Priv1Matrices mats, SecretKey key, String nodeLabel, boolean noiseless) {
@@ -91,20 +88,8 @@ public final class Priv1Sketch extends NoisyLinearSketch {
   }
 
   @Override
-  void apply(int i, int j, double delta) {
-    if (buffer.add(i, j, delta)) {
-      flush();
-    }
-  }
-
-  @Override
   Object planObject() {
     return plan;
-  }
-
-  @Override
-  void flushPending() {
-    flush();
   }
 
   @Override
@@ -131,7 +116,8 @@ public final class Priv1Sketch extends NoisyLinearSketch {
    * distinct j, row j of Φ_top (Yc row i += Δ·Φ_top[j,:]) and column j of T (W row i += Δ·T[:,j]);
    * per distinct i, column i of Ψ (Yr column j += Δ·Ψ[:,i]).
    */
-  private void flush() {
+  @Override
+  void flush() {
     if (buffer.size() == 0) {
       return;
     }

@@ -12,16 +12,13 @@ import java.util.List;
  * buffered so each S column is generated once per flush). Z is kept transposed so that a
  * column is contiguous.
  */
-public final class Priv2Sketch extends NoisyLinearSketch {
-  private static final int BUFFER = 1 << 14;
-
+public final class Priv2Sketch extends BufferedSketch {
   private final Priv2Plan plan;
   private final Priv2Matrices mats;
   private final int tw;
   private final int v;
   private final double[] y; // m × t
   private final double[] zT; // n × v: (SA)ᵀ
-  private final UpdateBuffer buffer = new UpdateBuffer(BUFFER);
 
   private Priv2Sketch(
       Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel, boolean noiseless) {
@@ -53,20 +50,8 @@ public final class Priv2Sketch extends NoisyLinearSketch {
   }
 
   @Override
-  void apply(int i, int j, double delta) {
-    if (buffer.add(i, j, delta)) {
-      flush();
-    }
-  }
-
-  @Override
   Object planObject() {
     return plan;
-  }
-
-  @Override
-  void flushPending() {
-    flush();
   }
 
   @Override
@@ -89,7 +74,8 @@ public final class Priv2Sketch extends NoisyLinearSketch {
    * distinct j, row j of Φ (Y row i += Δ·Φ[j,:]); per distinct i, column i of S
    * (Z column j += Δ·S[:,i]).
    */
-  private void flush() {
+  @Override
+  void flush() {
     if (buffer.size() == 0) {
       return;
     }
