@@ -1,5 +1,6 @@
 package io.dplrf.sketch.lra;
 
+import io.dplrf.sketch.matrix.SketchMatrix;
 import io.dplrf.sketch.randomness.SecretKey;
 
 /**
@@ -16,6 +17,12 @@ abstract sealed class BufferedSketch extends NoisyLinearSketch permits Priv1Sket
     super(m, n, key, nodeLabel, noiseless);
   }
 
+  /**
+   * One scatter target: for an update keyed by index x and aimed at index y,
+   * {@code accumulator[y·width .. y·width + width) += Δ · (column x of matrix)}.
+   */
+  record Scatter(SketchMatrix matrix, double[] accumulator, int width) {}
+
   @Override
   final void apply(int i, int j, double delta) {
     if (buffer.add(i, j, delta)) {
@@ -29,5 +36,37 @@ abstract sealed class BufferedSketch extends NoisyLinearSketch permits Priv1Sket
   }
 
   /** Applies every buffered update to the accumulators and clears the buffer. */
-  abstract void flush();
+  final void flush() {
+    if (buffer.size() > 0) {
+      applyBuffered();
+      buffer.clear();
+    }
+  }
+
+  /** Applies the buffered updates (the buffer is non-empty), typically by {@link #scatter}. */
+  abstract void applyBuffered();
+
+  /**
+   * Groups the buffered updates by {@code keys} (rows or cols) and, for each distinct key,
+   * produces the key's column of every part's matrix once and adds Δ times it into the row of
+   * the update's other index ({@code targets}) of that part's accumulator.
+   */
+  final void scatter(int[] keys, int[] targets, Scatter... parts) {
+    ColumnCursor[] cursors = new ColumnCursor[parts.length];
+    for (int q = 0; q < parts.length; q++) {
+      cursors[q] = new ColumnCursor(parts[q].matrix());
+    }
+    buffer.forEachGroup(keys, (key, positions, count) -> {
+      for (int q = 0; q < parts.length; q++) {
+        double[] col = cursors[q].column(key);
+        int off = cursors[q].offset(key);
+        double[] acc = parts[q].accumulator();
+        int width = parts[q].width();
+        for (int c = 0; c < count; c++) {
+          int p = positions[c];
+          axpy(buffer.deltas[p], col, off, acc, targets[p] * width, width);
+        }
+      }
+    });
+  }
 }

@@ -117,35 +117,9 @@ public final class Priv1Sketch extends BufferedSketch {
    * per distinct i, column i of Ψ (Yr column j += Δ·Ψ[:,i]).
    */
   @Override
-  void flush() {
-    if (buffer.size() == 0) {
-      return;
-    }
-    ColumnCursor phi = new ColumnCursor(mats.phiTopT);
-    ColumnCursor tc = new ColumnCursor(mats.t);
-    buffer.forEachGroup(buffer.cols, (j, positions, count) -> {
-      double[] phiRow = phi.column(j);
-      int po = phi.offset(j);
-      double[] tCol = tc.column(j);
-      int to = tc.offset(j);
-      for (int c = 0; c < count; c++) {
-        int p = positions[c];
-        double d = buffer.deltas[p];
-        int i = buffer.rows[p];
-        axpy(d, phiRow, po, yc, i * tw, tw);
-        axpy(d, tCol, to, w, i * v, v);
-      }
-    });
-    ColumnCursor psi = new ColumnCursor(mats.psi);
-    buffer.forEachGroup(buffer.rows, (i, positions, count) -> {
-      double[] psiCol = psi.column(i);
-      int so = psi.offset(i);
-      for (int c = 0; c < count; c++) {
-        int p = positions[c];
-        axpy(buffer.deltas[p], psiCol, so, yrT, buffer.cols[p] * tw, tw);
-      }
-    });
-    buffer.clear();
+  void applyBuffered() {
+    scatter(buffer.cols, buffer.rows, new Scatter(mats.phiTopT, yc, tw), new Scatter(mats.t, w, v));
+    scatter(buffer.rows, buffer.cols, new Scatter(mats.psi, yrT, tw));
   }
 
   /**

@@ -75,29 +75,9 @@ public final class Priv2Sketch extends BufferedSketch {
    * (Z column j += Δ·S[:,i]).
    */
   @Override
-  void flush() {
-    if (buffer.size() == 0) {
-      return;
-    }
-    ColumnCursor phi = new ColumnCursor(mats.phiT);
-    buffer.forEachGroup(buffer.cols, (j, positions, count) -> {
-      double[] phiRow = phi.column(j);
-      int po = phi.offset(j);
-      for (int c = 0; c < count; c++) {
-        int p = positions[c];
-        axpy(buffer.deltas[p], phiRow, po, y, buffer.rows[p] * tw, tw);
-      }
-    });
-    ColumnCursor sc = new ColumnCursor(mats.s);
-    buffer.forEachGroup(buffer.rows, (i, positions, count) -> {
-      double[] sCol = sc.column(i);
-      int so = sc.offset(i);
-      for (int c = 0; c < count; c++) {
-        int p = positions[c];
-        axpy(buffer.deltas[p], sCol, so, zT, buffer.cols[p] * v, v);
-      }
-    });
-    buffer.clear();
+  void applyBuffered() {
+    scatter(buffer.cols, buffer.rows, new Scatter(mats.phiT, y, tw));
+    scatter(buffer.rows, buffer.cols, new Scatter(mats.s, zT, v));
   }
 
   /** Y = round(AΦ) + N1 and Z = round(SA) + N2, noise regenerated from the node label. */
