@@ -19,7 +19,8 @@ public final class Cli {
         serve       the streaming service: Kafka in, a private release after every epoch, HTTP out
         produce     push a matrix file to the service's Kafka topic
         factorize   one-shot private factorization of a matrix file
-        bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens'
+        bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench ingest'
+        health      exit 0 when a running service answers on /health (for container health checks)
         help        this text
 
       'dplrf <command> --help' describes a command.
@@ -70,6 +71,13 @@ public final class Cli {
             return 0;
           }
           return BenchCommand.run(args, out);
+        }
+        case "health" -> {
+          if (help) {
+            out.print(HealthCommand.USAGE);
+            return 0;
+          }
+          return HealthCommand.run(args, out, err, System.getenv());
         }
         default -> {
           err.println("dplrf: unknown command '" + command + "' (try 'dplrf help')");

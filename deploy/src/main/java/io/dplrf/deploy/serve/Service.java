@@ -49,6 +49,7 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * {@link TreeTarget}.
  */
 public final class Service implements AutoCloseable {
+  private static final String LOOPBACK = "127.0.0.1";
   private final ServiceConfig config;
   private final PrintStream log;
   private final Metrics metrics = new Metrics();
@@ -91,7 +92,10 @@ public final class Service implements AutoCloseable {
       embedded = null;
       bootstrap = config.bootstrapServers().get();
     } else {
-      embedded = EmbeddedKafka.start(state.resolve("kafka"), config.bind(), config.embeddedKafkaPort());
+      // Loopback only, whatever `bind` says: the embedded broker has no authentication, and `bind`
+      // is the address of the HTTP listeners (a container sets it to 0.0.0.0). Producers elsewhere
+      // use a real cluster (bootstrap-servers).
+      embedded = EmbeddedKafka.start(state.resolve("kafka"), LOOPBACK, config.embeddedKafkaPort());
       bootstrap = embedded.bootstrapServers();
     }
     try {
