@@ -5,6 +5,8 @@ import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.release.Factorization;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -23,6 +25,8 @@ import java.util.regex.Pattern;
  * GET /v1/score?i=&amp;j=               {"epoch", "i", "j", "score": U_i Σ V_jᵀ}
  * GET /v1/status                    epochs, privacy parameters and relation, exhaustion
  * GET /health                       {"status": "ok"}
+ * GET /                             the status page (HTML): epoch, privacy parameters, release age,
+ *                                   singular values against the noise floor
  * </pre>
  *
  * Errors are {@code {"error": "..."}}: 400 for a bad, missing or out-of-range parameter (the
@@ -50,7 +54,8 @@ public final class PublicApi implements AutoCloseable {
         .route("/v1/cols/{j}", Set.of(), r -> embedding(r, "j", false))
         .route("/v1/score", Set.of("i", "j"), this::score)
         .route("/v1/status", Set.of(), r -> Response.json(200, status(this.status.status())))
-        .route("/health", Set.of(), r -> Response.json(200, Json.object().put("status", "ok")));
+        .route("/health", Set.of(), r -> Response.json(200, Json.object().put("status", "ok")))
+        .route("/", Set.of(), r -> statusPage());
     server = new Server("dplrf-http", address, THREADS, router);
   }
 
@@ -155,6 +160,14 @@ public final class PublicApi implements AutoCloseable {
     out.put("j", j);
     out.put("score", f.score(i, j));
     return Response.json(200, out);
+  }
+
+  private Response statusPage() {
+    String html = StatusPage.render(status.status(), cache.latest(), Instant.now());
+    return Response.bytes(200, StatusPage.CONTENT_TYPE, html.getBytes(StandardCharsets.UTF_8))
+        .header("Content-Security-Policy", StatusPage.CSP)
+        .header("X-Content-Type-Options", "nosniff")
+        .header("Cache-Control", "no-store");
   }
 
   private Map<String, Object> status(Status s) {

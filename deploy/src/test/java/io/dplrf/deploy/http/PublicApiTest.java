@@ -242,7 +242,7 @@ class PublicApiTest {
 
   @Test
   void unknownRoutes_are404() throws Exception {
-    assertError(get(port, "/"), 404, "no such route: /");
+    assertError(get(port, "/nope"), 404, "no such route: /nope");
     assertError(get(port, "/v1/rows"), 404, "no such route");
     assertError(get(port, "/v1/rows/"), 404, "no such route");
     assertError(get(port, "/v1/rows/1/2"), 404, "no such route");

@@ -1,0 +1,251 @@
+package io.dplrf.deploy.http;
+
+import io.dplrf.release.UtilityReport;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The status page at {@code /} of the public listener: a person's view of {@code /v1/status} and of
+ * the latest release's utility report — epoch, privacy parameters, release age, and the released
+ * singular values plotted against the noise floor (an inline SVG, log scale). Server-rendered, no
+ * external resources; a few lines of script only tick the release age between the page's
+ * 15-second refreshes. Everything shown is public: the privacy parameters and the release itself.
+ */
+final class StatusPage {
+  static final String CONTENT_TYPE = "text/html; charset=utf-8";
+  /** No external loads; inline style and the one inline script only. */
+  static final String CSP =
+      "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; "
+          + "form-action 'none'; frame-ancestors 'none'";
+
+  // Plot geometry (SVG user units).
+  private static final int WIDTH = 720;
+  private static final int HEIGHT = 300;
+  private static final int LEFT = 72;
+  private static final int RIGHT = 150;
+  private static final int TOP = 16;
+  private static final int BOTTOM = 40;
+
+  private StatusPage() {}
+
+  static String render(Status s, Optional<Release> latest, Instant now) {
+    StringBuilder h = new StringBuilder(8192);
+    String state = s.exhausted() ? "budget spent" : latest.isPresent() ? "releasing" : "waiting";
+    h.append("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+        .append("<meta http-equiv=\"refresh\" content=\"15\">")
+        .append("<title>dplrf · epoch ").append(s.epoch()).append(" of ").append(s.epochs())
+        .append("</title><style>").append(STYLE).append("</style></head><body>\n");
+    h.append("<header><h1>dplrf</h1><span class=\"badge ").append(state.replace(' ', '-')).append("\">")
+        .append(state).append("</span><span class=\"sub\">differentially private low-rank factorization, ")
+        .append(s.rows()).append(" × ").append(s.cols()).append(", rank ").append(s.rank())
+        .append("</span></header>\n<main>\n");
+
+    if (s.exhausted()) {
+      h.append("<p class=\"banner\" id=\"exhausted\">").append(esc(s.message().isEmpty()
+          ? "The privacy budget is spent: all " + s.epochs() + " epochs are released; no new releases."
+          : s.message())).append("</p>\n");
+    }
+
+    h.append("<section class=\"cards\">\n");
+    int percent = (int) Math.round(100.0 * s.epoch() / s.epochs());
+    card(h, "epoch", "Epoch", s.epoch() + " <small>of " + s.epochs() + "</small>",
+        "<div class=\"bar\"><div style=\"width:" + percent + "%\"></div></div>"
+            + esc(Math.max(0, s.epochs() - s.epoch()) + " epochs left in the budget"));
+    if (latest.isPresent()) {
+      Release r = latest.get();
+      long ageMs = Math.max(0, Duration.between(r.releasedAt(), now).toMillis());
+      card(h, "age", "Release age", "<span id=\"age\" data-age-ms=\"" + ageMs + "\">" + age(ageMs) + "</span>",
+          "epochs " + r.from() + "–" + r.to() + ", released "
+              + esc(r.releasedAt().truncatedTo(ChronoUnit.SECONDS).toString()));
+    } else {
+      card(h, "age", "Release age", "—", esc(s.message().isEmpty()
+          ? "no release yet: the first epoch has not closed" : s.message()));
+    }
+    card(h, "privacy", "Privacy", "<span class=\"sm\">ε = " + num(s.epsilon()) + ", δ = " + num(s.delta()) + "</span>",
+        "over all " + s.epochs() + " epochs · " + esc(s.mechanism()) + " · unit: " + esc(s.privacyUnit())
+            + " · clip C = " + num(s.clip()));
+    latest.ifPresent(r -> card(h, "rank", "Reliable rank", r.utility().reliableRank()
+        + " <small>of " + r.factorization().k() + "</small>", "singular values above the noise floor"));
+    h.append("</section>\n");
+
+    h.append("<section><h2>Released singular values and the noise floor</h2>\n");
+    if (latest.isPresent()) {
+      plot(h, latest.get().utility());
+    } else {
+      h.append("<p class=\"empty\" id=\"no-release\">No release yet: the plot appears when epoch 1 closes.</p>\n");
+    }
+    h.append("</section>\n");
+
+    h.append("<section><h2>Neighbouring relation</h2><p id=\"neighbouring\">")
+        .append(esc(s.neighbouring())).append("</p></section>\n");
+    h.append("<footer>JSON: <a href=\"/v1/status\">/v1/status</a> · <a href=\"/v1/release/latest\">")
+        .append("/v1/release/latest</a> · <a href=\"/v1/release/latest?format=npy\">npy zip</a>. ")
+        .append("Everything on this page is public (the privacy parameters and the release); exact ")
+        .append("ingest counts are on the operator listener only.</footer>\n</main>\n");
+    h.append(SCRIPT).append("</body></html>\n");
+    return h.toString();
+  }
+
+  private static void card(StringBuilder h, String id, String title, String value, String detail) {
+    h.append("<div class=\"card\" id=\"card-").append(id).append("\"><div class=\"t\">").append(title)
+        .append("</div><div class=\"v\">").append(value).append("</div><div class=\"d\">").append(detail)
+        .append("</div></div>\n");
+  }
+
+  /**
+   * Bars of σ₁ ≥ … ≥ σ_k on a log axis, coloured by whether they clear the floor, and the floor as a
+   * dashed line. The axis spans both the values and the floor, so a release still under the noise
+   * shows as such.
+   */
+  static void plot(StringBuilder h, UtilityReport u) {
+    double[] sv = u.singularValues();
+    double floor = u.noiseFloor();
+    boolean[] above = u.aboveFloor();
+    double hi = floor;
+    double lo = floor > 0 ? floor : Double.POSITIVE_INFINITY; // no noise (non-private): floor 0
+    for (double x : sv) {
+      hi = Math.max(hi, x);
+      if (x > 0) {
+        lo = Math.min(lo, x);
+      }
+    }
+    if (lo == Double.POSITIVE_INFINITY) {
+      lo = hi > 0 ? hi / 10 : 1;
+    }
+    double top = Math.pow(10, Math.ceil(Math.log10(hi * 1.05)));
+    double bottom = Math.min(top / 10, Math.pow(10, Math.floor(Math.log10(lo / 1.05))));
+    double plotH = HEIGHT - TOP - BOTTOM;
+    double plotW = WIDTH - LEFT - RIGHT;
+    double logTop = Math.log10(top);
+    double logSpan = logTop - Math.log10(bottom);
+    java.util.function.DoubleUnaryOperator y = v ->
+        TOP + plotH * (logTop - Math.log10(Math.max(v, bottom))) / logSpan;
+
+    h.append("<svg id=\"sv-plot\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(HEIGHT)
+        .append("\" role=\"img\" aria-label=\"released singular values against the noise floor\">\n");
+    // Horizontal grid and labels at every power of ten.
+    for (double t = bottom; t <= top * 1.0001; t *= 10) {
+      double ty = y.applyAsDouble(t);
+      h.append(String.format(Locale.ROOT, "<line class=\"grid\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+          LEFT, LEFT + plotW, ty, ty));
+      h.append(String.format(Locale.ROOT, "<text class=\"tick\" x=\"%d\" y=\"%.1f\">%s</text>%n",
+          LEFT - 8, ty + 4, num(t)));
+    }
+    int k = sv.length;
+    double slot = plotW / Math.max(1, k);
+    double barW = Math.max(2, Math.min(48, slot * 0.7));
+    double base = TOP + plotH;
+    for (int i = 0; i < k; i++) {
+      double x = LEFT + slot * i + (slot - barW) / 2;
+      double by = y.applyAsDouble(sv[i]);
+      h.append(String.format(Locale.ROOT,
+          "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>σ%d = %s%s</title></rect>",
+          above[i] ? "above" : "below", x, by, barW, Math.max(0, base - by), i + 1, num(sv[i]),
+          above[i] ? " (above the noise floor)" : " (within the noise)"));
+      if (k <= 30) {
+        h.append(String.format(Locale.ROOT, "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">%d</text>",
+            x + barW / 2, base + 16, i + 1));
+      }
+      h.append('\n');
+    }
+    double fy = y.applyAsDouble(floor);
+    h.append(String.format(Locale.ROOT,
+        "<line id=\"floor\" class=\"floor\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+            + "<text class=\"fl\" x=\"%.1f\" y=\"%.1f\">noise floor %s</text>%n",
+        LEFT, LEFT + plotW, fy, fy, LEFT + plotW + 6, fy + 4, num(floor)));
+    h.append(String.format(Locale.ROOT,
+        "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\"/>"
+            + "<line class=\"axis\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>%n",
+        LEFT, LEFT, TOP, base, LEFT, LEFT + plotW, base, base));
+    h.append(String.format(Locale.ROOT, "<text class=\"xt\" x=\"%.1f\" y=\"%d\">index i of σᵢ</text>", LEFT + plotW / 2,
+        HEIGHT - 4));
+    h.append("</svg>\n<p class=\"legend\"><span class=\"sw above\"></span> above the floor: signal ")
+        .append("<span class=\"sw below\"></span> within the noise: not to be trusted ")
+        .append("<span class=\"sw floorsw\"></span> noise floor (from the public noise scales)</p>\n");
+  }
+
+  /** "42 s ago", "3 min ago", "2 h 5 min ago". */
+  static String age(long ms) {
+    long s = ms / 1000;
+    if (s < 60) {
+      return s + " s ago";
+    }
+    if (s < 3600) {
+      return (s / 60) + " min ago";
+    }
+    return (s / 3600) + " h " + (s % 3600) / 60 + " min ago";
+  }
+
+  /** Up to 3 significant digits, plain for human-sized magnitudes, scientific otherwise. */
+  static String num(double x) {
+    if (x == 0) {
+      return "0";
+    }
+    double a = Math.abs(x);
+    if (a >= 1e-3 && a < 1e6) {
+      java.math.BigDecimal d = new java.math.BigDecimal(x).round(new java.math.MathContext(3));
+      return d.stripTrailingZeros().toPlainString();
+    }
+    String[] parts = String.format(Locale.ROOT, "%.2e", x).split("e");
+    String mantissa = parts[0].replaceAll("0+$", "").replaceAll("\\.$", "");
+    return mantissa + "e" + Integer.parseInt(parts[1]);
+  }
+
+  static String esc(String s) {
+    StringBuilder out = new StringBuilder(s.length() + 16);
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '<' -> out.append("&lt;");
+        case '>' -> out.append("&gt;");
+        case '&' -> out.append("&amp;");
+        case '"' -> out.append("&quot;");
+        case '\'' -> out.append("&#39;");
+        default -> out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  private static final String STYLE = """
+      :root{--fg:#1a202c;--muted:#5a6472;--line:#d9dee5;--accent:#2b6cb0;--dim:#a9b4c2;--warn:#c53030}
+      body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:#f6f8fa}
+      header{display:flex;align-items:baseline;gap:14px;padding:18px 28px;background:#fff;border-bottom:1px solid var(--line)}
+      h1{margin:0;font-size:22px}h2{font-size:16px;margin:0 0 10px}
+      .sub{color:var(--muted)}
+      .badge{font-size:12px;padding:2px 9px;border-radius:10px;background:#e2e8f0;text-transform:uppercase;letter-spacing:.04em}
+      .badge.releasing{background:#c6f6d5;color:#22543d}.badge.budget-spent{background:#fed7d7;color:#822727}
+      main{max-width:980px;margin:0 auto;padding:20px 28px}
+      .banner{background:#fff5f5;border:1px solid #feb2b2;color:#822727;padding:10px 14px;border-radius:6px}
+      .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:14px;margin-bottom:18px}
+      .card,section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:14px 16px}
+      section{margin-bottom:18px}.cards{background:none;border:0;padding:0}
+      .t{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.05em}
+      .v{font-size:24px;font-weight:600;margin:2px 0}.v .sm{font-size:19px;white-space:nowrap}.v small{font-size:14px;color:var(--muted);font-weight:400}
+      .d{color:var(--muted);font-size:13px}
+      .bar{height:6px;background:#edf2f7;border-radius:3px;margin:6px 0}.bar div{height:6px;background:var(--accent);border-radius:3px}
+      svg{width:100%;height:auto}
+      .grid{stroke:#edf2f7}.axis{stroke:#4a5568}.tick{font-size:11px;fill:var(--muted);text-anchor:end}
+      .xl{font-size:11px;fill:var(--muted);text-anchor:middle}.xt{font-size:12px;fill:var(--muted);text-anchor:middle}
+      rect.above{fill:var(--accent)}rect.below{fill:var(--dim)}
+      .floor{stroke:var(--warn);stroke-width:2;stroke-dasharray:6 4}.fl{font-size:12px;fill:var(--warn)}
+      .legend{color:var(--muted);font-size:13px}.sw{display:inline-block;width:12px;height:12px;vertical-align:-1px;margin:0 4px 0 12px}
+      .sw.above{background:var(--accent)}.sw.below{background:var(--dim)}.sw.floorsw{border-top:2px dashed var(--warn);height:0;width:18px;vertical-align:3px}
+      .empty{color:var(--muted)}footer{color:var(--muted);font-size:13px;margin-top:8px}
+      a{color:var(--accent)}
+      """;
+
+  /** Ticks the release age from the server's figure (no dependence on the viewer's clock). */
+  private static final String SCRIPT = """
+      <script>
+      (function(){var e=document.getElementById('age');if(!e)return;var a=+e.dataset.ageMs,t0=Date.now();
+      function f(ms){var s=Math.floor(ms/1000);if(s<60)return s+' s ago';if(s<3600)return Math.floor(s/60)+' min ago';
+      return Math.floor(s/3600)+' h '+Math.floor(s%3600/60)+' min ago';}
+      setInterval(function(){e.textContent=f(a+Date.now()-t0);},1000);})();
+      </script>
+      """;
+}
