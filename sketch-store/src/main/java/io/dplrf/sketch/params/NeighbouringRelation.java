@@ -8,7 +8,13 @@ public enum NeighbouringRelation {
   /** Priv1 of Upadhyay 2018 (paper 002, §2): A − A' = C·u vᵀ for unit vectors u, v. */
   RANK_ONE("A - A' = C u v^T, |u| = |v| = 1 (Priv1)"),
   /** Priv2 of paper 002, §2: ‖A − A'‖_F ≤ C. Implies RANK_ONE. */
-  FROBENIUS("||A - A'||_F <= C (Priv2)");
+  FROBENIUS("||A - A'||_F <= C (Priv2)"),
+  /**
+   * Row-level PCA (DESIGN.md "one row"): A' is A with one row x added or removed, ‖x‖₂ ≤ C
+   * (rows are clipped to that norm before they are used). Then AᵀA − A'ᵀA' = ±x xᵀ, whose
+   * Frobenius norm is ‖x‖₂² ≤ C².
+   */
+  ONE_ROW("one row x added or removed, ||x||_2 <= C (rows clipped to C)");
 
   private final String description;
 
