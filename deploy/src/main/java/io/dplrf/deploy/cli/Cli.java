@@ -19,6 +19,7 @@ public final class Cli {
         serve       the streaming service: Kafka in, a private release after every epoch, HTTP out
         produce     push a matrix file to the service's Kafka topic
         factorize   one-shot private factorization of a matrix file
+        pca         one-shot row-level private PCA (one row per user) of a matrix file
         bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench ingest'
         health      exit 0 when a running service answers on /health (for container health checks)
         help        this text
@@ -43,6 +44,13 @@ public final class Cli {
             return 0;
           }
           return FactorizeCommand.run(args, out);
+        }
+        case "pca" -> {
+          if (help) {
+            out.print(PcaCommand.USAGE);
+            return 0;
+          }
+          return PcaCommand.run(args, out);
         }
         case "serve" -> {
           if (help) {

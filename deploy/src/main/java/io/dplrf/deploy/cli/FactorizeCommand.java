@@ -125,7 +125,7 @@ final class FactorizeCommand {
     return Path.of(System.getProperty("user.home"), ".config", "dplrf", "secret.key");
   }
 
-  private static boolean isEmptyDir(Path p) throws java.io.IOException {
+  static boolean isEmptyDir(Path p) throws java.io.IOException {
     if (!Files.isDirectory(p)) {
       return false;
     }

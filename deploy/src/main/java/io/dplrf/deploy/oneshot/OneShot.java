@@ -84,7 +84,7 @@ public final class OneShot {
     source.forEach(sketch::update);
   }
 
-  private static String newRunId() {
+  static String newRunId() {
     byte[] b = new byte[16];
     new SecureRandom().nextBytes(b);
     return HexFormat.of().formatHex(b);

@@ -1,0 +1,172 @@
+package io.dplrf.deploy.cli;
+
+import io.dplrf.deploy.io.Json;
+import io.dplrf.deploy.io.Npy;
+import io.dplrf.deploy.io.OutputDirectory;
+import io.dplrf.deploy.io.RowInput;
+import io.dplrf.deploy.oneshot.PcaMechanism;
+import io.dplrf.deploy.oneshot.PcaOneShot;
+import io.dplrf.deploy.oneshot.ReleaseDocument;
+import io.dplrf.release.Pca;
+import io.dplrf.sketch.params.NeighbouringRelation;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code dplrf pca}: one-shot row-level private PCA. Reads one row per user, clips rows to
+ * ‖x‖₂ ≤ C, and writes V.npy (d×k, orthonormal columns), S.npy (k) and release.json. Same error
+ * rules as {@code factorize}: one line on stderr, exit 2 for parameters, 1 for input, no output
+ * directory.
+ *
+ * <p>What is public. release.json holds only data-independent parameters, the noise scales and
+ * post-processing of the private output. The number of rows n and the number of clipped rows are
+ * exact counts that add/remove of one row changes by one, so they are NOT private: they are
+ * printed on the terminal of the run (for the data holder) and never written to release.json.
+ */
+final class PcaCommand {
+  static final String USAGE = """
+      usage: dplrf pca --input FILE --rank K --epsilon E --delta D --mechanism NAME --out DIR
+                       [--clip C] [--cols d] [--key FILE] [--overwrite]
+                       [--sketch-cols t] [--sketch-rows v] [--alpha A]     (ata-sketch only)
+        FILE       CSV, one dense row per line (no header), or Matrix Market (rows = users)
+        NAME       analyze-gauss | ata-sketch
+                   (smooth-sensitivity, smooth-sensitivity-pure, local, local-robust: not implemented yet)
+        --clip C   rows are clipped to l2 norm <= C; the protected change is adding or removing
+                   one row (default 1)
+        --cols d   the public dimension; without it, the number of values in a CSV's first row
+                   or the Matrix Market header
+        --key FILE secret key, created with owner-only permissions if absent
+                   (default: $DPLRF_KEY or ~/.config/dplrf/secret.key)
+      Writes V.npy (d x k, orthonormal columns), S.npy (k noisy eigenvalues of A^T A, clamped at 0)
+      and release.json. The row count is not private and is printed here, never released.
+      """;
+
+  private static final Set<String> OPTIONS = Set.of("input", "rank", "epsilon", "delta",
+      "mechanism", "out", "clip", "cols", "key", "sketch-cols", "sketch-rows", "alpha");
+  private static final Set<String> FLAGS = Set.of("overwrite");
+
+  private PcaCommand() {}
+
+  static int run(String[] argv, PrintStream out) throws Exception {
+    Args a = Args.parse("pca", argv, 1, OPTIONS, FLAGS);
+    Path input = Path.of(a.required("input"));
+    Path outDir = Path.of(a.required("out"));
+    Integer kOpt = a.integerOrNull("rank");
+    if (kOpt == null) {
+      a.required("rank");
+    }
+    int k = kOpt;
+    PrivacyParams privacy = new PrivacyParams(a.requiredNumber("epsilon"), a.requiredNumber("delta"));
+    PcaMechanism mechanism = PcaMechanism.parse(a.required("mechanism"));
+    double clip = a.number("clip", 1.0);
+    if (!(clip > 0)) {
+      throw new IllegalArgumentException("clip must be > 0 and < infinity. Provided value: " + clip);
+    }
+    if (mechanism != PcaMechanism.ATA_SKETCH) {
+      for (String sketchOption : new String[] {"sketch-cols", "sketch-rows", "alpha"}) {
+        if (a.string(sketchOption, null) != null) {
+          throw new Args.UsageException("pca: --" + sketchOption + " applies to ata-sketch only");
+        }
+      }
+    }
+    boolean overwrite = a.flag("overwrite");
+    if (!overwrite && Files.exists(outDir) && !FactorizeCommand.isEmptyDir(outDir)) {
+      throw new IllegalArgumentException(
+          "output directory " + outDir + " exists and is not empty (use --overwrite to replace it)");
+    }
+    if (k < 1) {
+      throw new IllegalArgumentException("rank (k) must be > 0. Provided value: " + k);
+    }
+
+    RowInput in = RowInput.open(input);
+    Integer colsOpt = a.integerOrNull("cols");
+    boolean dimsFromData = colsOpt == null;
+    int d;
+    if (colsOpt != null) {
+      if (colsOpt < 1) {
+        throw new IllegalArgumentException("cols must be > 0. Provided value: " + colsOpt);
+      }
+      d = colsOpt;
+    } else {
+      d = in.scanCols();
+      if (d == 0) {
+        throw new io.dplrf.deploy.io.InputException(input + ": no rows");
+      }
+    }
+    if (k > d) {
+      throw new IllegalArgumentException("rank (k) must be <= the dimension d = " + d
+          + ". Provided value: " + k);
+    }
+    SketchSizes sizes = mechanism == PcaMechanism.ATA_SKETCH
+        ? SketchSizes.of(d, d, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),
+            a.number("alpha", SketchSizes.DEFAULT_ALPHA))
+        : null;
+    SecretKey key = SecretKey.loadOrCreate(FactorizeCommand.keyPath(a));
+
+    PcaOneShot.Result r = PcaOneShot.run(
+        new PcaOneShot.Request(mechanism, d, k, privacy, clip, sizes), key,
+        sink -> in.forEachRow(d, sink::accept));
+    Pca.Subspace sub = r.subspace();
+    Map<String, Object> doc = document(mechanism, privacy, clip, d, k, sizes, dimsFromData, key, r);
+    OutputDirectory.write(outDir, overwrite, tmp -> {
+      Npy.writeDoubles(tmp.resolve("V.npy"), sub.v().data(), sub.v().rows(), sub.v().cols());
+      Npy.writeDoubles(tmp.resolve("S.npy"), sub.s(), sub.s().length);
+      Files.writeString(tmp.resolve("release.json"), Json.write(doc) + "\n");
+    });
+    out.printf("wrote %s: rank-%d %s PCA of %d columns, (%s, %s)-DP for one row of norm <= %s%n",
+        outDir, k, mechanism.cliName(), d, privacy.epsilon(), privacy.delta(), clip);
+    out.printf("not private, for you only (not in release.json): %d rows read, %d clipped to norm %s%n",
+        r.rows(), r.clippedRows(), clip);
+    return 0;
+  }
+
+  static Map<String, Object> document(PcaMechanism mechanism, PrivacyParams privacy, double clip,
+      int d, int k, SketchSizes sizes, boolean dimsFromData, SecretKey key, PcaOneShot.Result r) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("format", "dplrf-pca-release/1");
+    doc.put("mechanism", mechanism.cliName());
+    doc.put("reference", mechanism.reference());
+    doc.put("private", true);
+    doc.put("epsilon", privacy.epsilon());
+    doc.put("delta", privacy.delta());
+    doc.put("neighbouringRelation", NeighbouringRelation.ONE_ROW.description());
+    doc.put("clip", clip);
+    doc.put("rank", k);
+    doc.put("cols", d);
+    doc.put("dimensionsFromData", dimsFromData);
+    if (dimsFromData) {
+      doc.put("dimensionsNote", "d was read from the file (values per CSV row, or the Matrix "
+          + "Market header) and is treated as public: it is the schema, the same for neighbouring "
+          + "inputs. Pass --cols to fix it independently of the data.");
+    }
+    doc.put("rows", "not released: the number of rows changes by one when a row is added or "
+        + "removed, so its exact value is not differentially private");
+    doc.put("clippedRows", "not released (an exact count, not differentially private); printed "
+        + "on the terminal of the run");
+    doc.put("sensitivity", mechanism == PcaMechanism.ANALYZE_GAUSS
+        ? "upper triangle of A^T A: ||u(x x^T)||_2 <= ||x x^T||_F = ||x||_2^2 <= C^2"
+        : "A^T A as a Priv2 input: ||x x^T||_F = ||x||_2^2 <= C^2, so the plan's clip is C^2");
+    if (sizes != null) {
+      doc.put("sketchCols", sizes.t());
+      doc.put("sketchRows", sizes.v());
+    }
+    doc.put("runId", r.runId());
+    doc.put("keyFingerprint", key.fingerprint());
+    doc.put("calibration", ReleaseDocument.describe(r.plan()));
+    doc.put("noise", ReleaseDocument.describe(r.noise()));
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("meaning", "S.npy holds estimates of the top-k eigenvalues of A^T A (the squared "
+        + "singular values of A), with the noise in; negative estimates are clamped to 0");
+    s.put("eigenvalues", ReleaseDocument.describe(r.subspace().eigenvalues()));
+    s.put("clampedToZero", r.subspace().clamped());
+    doc.put("S", s);
+    return doc;
+  }
+}

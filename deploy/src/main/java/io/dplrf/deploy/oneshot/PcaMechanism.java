@@ -1,0 +1,66 @@
+package io.dplrf.deploy.oneshot;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * The row-level PCA mechanisms of issue 6 selectable by {@code dplrf pca --mechanism}. Names that
+ * are not implemented yet are known, so that they are refused with a clear message instead of
+ * being mistaken for typos — and never silently replaced by another mechanism.
+ */
+public enum PcaMechanism {
+  ANALYZE_GAUSS("analyze-gauss", true,
+      "Analyze Gauss: top-k eigenvectors of A^T A + E, E symmetric Gaussian (Dwork, Talwar, Thakurta, Zhang, STOC 2014, Algorithm 1)"),
+  ATA_SKETCH("ata-sketch", true,
+      "Priv2 sketches Y = G Phi + N1, Z = S G + N2 of G = A^T A (Upadhyay 2018, paper 002, Corollary 1)"),
+  SMOOTH_SENSITIVITY("smooth-sensitivity", false, "Gonen, Gilad-Bachrach (paper 003), Algorithm 1, Gaussian"),
+  SMOOTH_SENSITIVITY_PURE("smooth-sensitivity-pure", false, "Gonen, Gilad-Bachrach (paper 003), Algorithm 1, Cauchy"),
+  LOCAL("local", false, "local-DP PCA, paper 002 Theorem 5"),
+  LOCAL_ROBUST("local-robust", false, "local robust PCA, paper 000 Section 4");
+
+  private final String cliName;
+  private final boolean implemented;
+  private final String reference;
+
+  PcaMechanism(String cliName, boolean implemented, String reference) {
+    this.cliName = cliName;
+    this.implemented = implemented;
+    this.reference = reference;
+  }
+
+  public String cliName() {
+    return cliName;
+  }
+
+  public String reference() {
+    return reference;
+  }
+
+  public boolean implemented() {
+    return implemented;
+  }
+
+  /**
+   * The implemented mechanism named {@code s}.
+   *
+   * @throws IllegalArgumentException for an unknown name, or a known one not implemented yet
+   */
+  public static PcaMechanism parse(String s) {
+    for (PcaMechanism m : values()) {
+      if (m.cliName.equals(s)) {
+        if (!m.implemented) {
+          throw new IllegalArgumentException("mechanism " + s + " is not implemented yet (issue 6; "
+              + m.reference + "). Implemented: " + implementedNames());
+        }
+        return m;
+      }
+    }
+    throw new IllegalArgumentException("mechanism must be one of " + implementedNames()
+        + ". Provided value: " + s);
+  }
+
+  static String implementedNames() {
+    return Arrays.stream(values()).filter(PcaMechanism::implemented).map(PcaMechanism::cliName)
+        .collect(Collectors.joining(", "));
+  }
+}

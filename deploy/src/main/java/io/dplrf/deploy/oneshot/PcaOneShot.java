@@ -1,0 +1,83 @@
+package io.dplrf.deploy.oneshot;
+
+import io.dplrf.release.Pca;
+import io.dplrf.release.Priv2Release;
+import io.dplrf.sketch.lra.NoiseScale;
+import io.dplrf.sketch.lra.Priv2Plan;
+import io.dplrf.sketch.lra.Priv2Sketch;
+import io.dplrf.sketch.pca.AnalyzeGauss;
+import io.dplrf.sketch.pca.AnalyzeGaussPlan;
+import io.dplrf.sketch.pca.AtaSketch;
+import io.dplrf.sketch.pca.Gram;
+import io.dplrf.sketch.pca.NoisyGram;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import java.util.List;
+
+/**
+ * A one-shot private PCA of a row-per-user matrix: clip every row to ‖x‖₂ ≤ C while accumulating
+ * the exact AᵀA ({@link Gram}), run the mechanism (noise in), post-process to the top-k subspace.
+ * As in {@link OneShot}, every run derives its randomness from a fresh random run id.
+ */
+public final class PcaOneShot {
+  private PcaOneShot() {}
+
+  /**
+   * What to compute.
+   *
+   * @param sizes Priv2 sketch sizes for {@code ata-sketch} (m = n = d); ignored otherwise
+   */
+  public record Request(PcaMechanism mechanism, int dimension, int k, PrivacyParams privacy,
+      double clip, SketchSizes sizes) {
+    public Request {
+      if (k < 1 || k > dimension) {
+        throw new IllegalArgumentException(
+            "rank (k) must be in 1..d = " + dimension + ". Provided value: " + k);
+      }
+    }
+  }
+
+  /** Something that can replay the rows of a matrix. */
+  @FunctionalInterface
+  public interface RowSource {
+    void forEach(java.util.function.Consumer<double[]> sink) throws Exception;
+  }
+
+  /**
+   * The release plus what a report needs. {@code rows} and {@code clippedRows} are exact counts:
+   * NOT private, for the operator's terminal, never for release.json.
+   */
+  public record Result(Pca.Subspace subspace, Object plan, List<NoiseScale> noise, String runId,
+      long rows, long clippedRows) {}
+
+  public static Result run(Request req, SecretKey key, RowSource source) throws Exception {
+    Gram gram = new Gram(req.dimension(), req.clip());
+    source.forEach(gram::addRow);
+    return run(req, key, gram);
+  }
+
+  /** Runs the mechanism on an accumulated Gram matrix (benchmarks reuse one across ε and keys). */
+  public static Result run(Request req, SecretKey key, Gram gram) {
+    String runId = OneShot.newRunId();
+    String instance = "pca/" + runId;
+    switch (req.mechanism()) {
+      case ANALYZE_GAUSS -> {
+        AnalyzeGaussPlan plan = AnalyzeGaussPlan.calibrate(req.privacy(), req.clip(), req.dimension());
+        NoisyGram released = AnalyzeGauss.release(plan, gram, key, instance);
+        return new Result(Pca.topEigenvectors(released, req.k()), plan, released.noise(), runId,
+            gram.rowCount(), gram.clippedCount());
+      }
+      case ATA_SKETCH -> {
+        Priv2Plan plan = AtaSketch.plan(req.privacy(), req.clip(), req.sizes());
+        Priv2Sketch sk = AtaSketch.sketch(plan, gram, key, instance);
+        var released = sk.release();
+        return new Result(
+            Pca.fromFactorization(Priv2Release.factorize(released, req.k()).factorization()),
+            plan, released.noise(), runId, gram.rowCount(), gram.clippedCount());
+      }
+      default -> throw new IllegalArgumentException(
+          "mechanism " + req.mechanism().cliName() + " is not implemented yet");
+    }
+  }
+}

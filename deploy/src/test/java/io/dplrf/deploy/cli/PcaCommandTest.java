@@ -1,0 +1,194 @@
+package io.dplrf.deploy.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.deploy.io.Json;
+import io.dplrf.deploy.io.Npy;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class PcaCommandTest {
+  @TempDir Path dir;
+  private Path key;
+  private Path csv;
+
+  record Run(int code, String out, String err) {}
+
+  @BeforeEach
+  void setUp() throws IOException {
+    key = dir.resolve("secret.key");
+    csv = dir.resolve("rows.csv");
+    StringBuilder sb = new StringBuilder("# one user per line\n");
+    for (int i = 0; i < 40; i++) {
+      // strong first direction (1,1,0,0,0), weaker second; row 0 is long and gets clipped
+      double a = (i == 0 ? 50 : 1) * ((i % 7) - 3);
+      double b = 0.2 * ((i % 3) - 1);
+      sb.append(a).append(',').append(a).append(',').append(b).append(",0,").append(-b).append('\n');
+    }
+    Files.writeString(csv, sb);
+  }
+
+  private Run run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private String[] args(Path in, Path out, String mechanism, String... extra) {
+    List<String> a = new ArrayList<>(List.of("pca", "--input", in.toString(), "--rank", "2",
+        "--epsilon", "1", "--delta", "1e-6", "--mechanism", mechanism, "--out", out.toString(),
+        "--key", key.toString(), "--clip", "10"));
+    a.addAll(List.of(extra));
+    return a.toArray(String[]::new);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> release(Path out) throws IOException {
+    return (Map<String, Object>) Json.parse(Files.readString(out.resolve("release.json")));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"analyze-gauss", "ata-sketch"})
+  void pca_writesOrthonormalV_S_andAReleaseWithoutTheRowCount(String mechanism) throws IOException {
+    Path out = dir.resolve("out-" + mechanism);
+    Run r = run(args(csv, out, mechanism));
+    assertEquals(0, r.code(), r.err());
+    int[] shape = new int[2];
+    double[] v = Npy.readDoubles(out.resolve("V.npy"), shape);
+    assertArrayEquals(new int[] {5, 2}, shape);
+    for (int a = 0; a < 2; a++) {
+      for (int b = 0; b < 2; b++) {
+        double dot = 0;
+        for (int i = 0; i < 5; i++) {
+          dot += v[i * 2 + a] * v[i * 2 + b];
+        }
+        assertEquals(a == b ? 1 : 0, dot, 1e-9);
+      }
+    }
+    double[] s = Npy.readDoubles(out.resolve("S.npy"), new int[1]);
+    assertEquals(2, s.length);
+    assertTrue(s[0] >= s[1] && s[1] >= 0);
+    Map<String, Object> doc = release(out);
+    assertEquals(mechanism, doc.get("mechanism"));
+    assertEquals(true, doc.get("private"));
+    assertEquals(5L, ((Number) doc.get("cols")).longValue());
+    assertEquals(true, doc.get("dimensionsFromData"));
+    assertTrue(String.valueOf(doc.get("neighbouringRelation")).contains("one row"));
+    assertTrue(String.valueOf(doc.get("rows")).startsWith("not released"));
+    String json = Files.readString(out.resolve("release.json"));
+    assertFalse(json.matches("(?s).*:\\s*40(\\.0)?\\s*[,}\\n].*"),
+        "the exact row count 40 must not appear as a value in release.json: " + json);
+    assertTrue(doc.containsKey("noise") && doc.containsKey("calibration"));
+    assertTrue(r.out().contains("40 rows read, 1 clipped"), r.out());
+  }
+
+  @Test
+  void analyzeGauss_releaseStatesSigmaAndSensitivityCSquared() throws IOException {
+    Path out = dir.resolve("ag");
+    assertEquals(0, run(args(csv, out, "analyze-gauss")).code());
+    @SuppressWarnings("unchecked")
+    Map<String, Object> e = (Map<String, Object>) ((List<Object>) release(out).get("noise")).get(0);
+    assertEquals("E", e.get("sketch"));
+    double sens = ((Number) e.get("sensitivity")).doubleValue();
+    assertEquals(100.0, sens, 1e-6, "C^2 with C = 10, plus the grid slack");
+    assertTrue(((Number) e.get("sigma")).doubleValue() > sens);
+    assertEquals(15L, ((Number) e.get("entries")).longValue(), "d(d+1)/2 for d = 5");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"smooth-sensitivity", "smooth-sensitivity-pure", "local", "local-robust"})
+  void notYetImplementedMechanisms_areRefusedWithExit2_andNoOutput(String mechanism) {
+    Path out = dir.resolve("never");
+    Run r = run(args(csv, out, mechanism));
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("not implemented yet"), r.err());
+    assertEquals(1, r.err().strip().lines().count());
+    assertFalse(Files.exists(out));
+  }
+
+  @Test
+  void unknownMechanism_isAParameterError() {
+    Run r = run(args(csv, dir.resolve("x"), "priv2"));
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("mechanism must be one of analyze-gauss, ata-sketch"), r.err());
+  }
+
+  @Test
+  void raggedRow_isAnInputErrorNamingFileAndLine_andWritesNothing() throws IOException {
+    Path bad = dir.resolve("bad.csv");
+    Files.writeString(bad, "1,2,3\n4,5,6\n7,8\n");
+    Path out = dir.resolve("o");
+    Run r = run(args(bad, out, "analyze-gauss"));
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("bad.csv:3: expected 3 values per row, found 2"), r.err());
+    assertFalse(Files.exists(out));
+  }
+
+  @Test
+  void nonFiniteValue_isAnInputErrorNamingTheLine() throws IOException {
+    Path bad = dir.resolve("nan.csv");
+    Files.writeString(bad, "1,2,3\n4,NaN,6\n");
+    Run r = run(args(bad, dir.resolve("o"), "analyze-gauss"));
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("nan.csv:2:"), r.err());
+  }
+
+  @Test
+  void rankAboveDimension_andBadEpsilon_areParameterErrors() {
+    Run r = run("pca", "--input", csv.toString(), "--rank", "6", "--epsilon", "1", "--delta", "1e-6",
+        "--mechanism", "analyze-gauss", "--out", dir.resolve("o").toString(), "--key", key.toString());
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("rank (k) must be <= the dimension d = 5"), r.err());
+    Run e = run("pca", "--input", csv.toString(), "--rank", "2", "--epsilon", "0", "--delta", "1e-6",
+        "--mechanism", "analyze-gauss", "--out", dir.resolve("o").toString(), "--key", key.toString());
+    assertEquals(2, e.code());
+    assertTrue(e.err().contains("epsilon"), e.err());
+  }
+
+  @Test
+  void matrixMarketRows_andExplicitCols_areAccepted() throws IOException {
+    Path mtx = dir.resolve("a.mtx");
+    Files.writeString(mtx, """
+        %%MatrixMarket matrix coordinate real general
+        4 3 5
+        1 1 1.0
+        2 2 2.0
+        4 1 0.5
+        1 3 -1.0
+        2 2 1.0
+        """);
+    Path out = dir.resolve("mm");
+    Run r = run(args(mtx, out, "analyze-gauss", "--cols", "3"));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("3 rows read"), r.out()); // row 3 is empty and skipped
+    assertEquals(false, release(out).get("dimensionsFromData"));
+  }
+
+  @Test
+  void existingNonEmptyOutput_isRefusedWithoutOverwrite() throws IOException {
+    Path out = dir.resolve("full");
+    Files.createDirectories(out);
+    Files.writeString(out.resolve("keep"), "x");
+    Run r = run(args(csv, out, "analyze-gauss"));
+    assertEquals(2, r.code());
+    assertTrue(Files.exists(out.resolve("keep")));
+    assertEquals(0, run(args(csv, out, "analyze-gauss", "--overwrite")).code());
+  }
+}
