@@ -53,7 +53,7 @@ public final class Datasets {
   }
 
   /** Standard normals by Box–Muller over a seeded generator (synthetic data only). */
-  static double[] normals(SplittableRandom rnd, int count) {
+  public static double[] normals(SplittableRandom rnd, int count) {
     double[] out = new double[count];
     for (int x = 0; x < count; x += 2) {
       double u1 = 1 - rnd.nextDouble();

@@ -3,7 +3,9 @@ package io.dplrf.deploy.cli;
 import io.dplrf.deploy.bench.AccuracyBench;
 import io.dplrf.deploy.bench.Datasets;
 import io.dplrf.deploy.bench.IngestBench;
+import io.dplrf.deploy.bench.PcaBench;
 import io.dplrf.deploy.oneshot.MechanismName;
+import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.release.Errors;
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.SketchSizes;
@@ -28,23 +30,29 @@ final class BenchCommand {
                                    [--mechanisms input-perturbation,priv1,priv2]
              dplrf bench movielens [--data ../shared/data/movielens-latest-small/ratings.csv]
                                    [--rank 10] [--epsilons 0.5,1,2,4] [--delta 1e-6] [--clip 5] ...
+             dplrf bench pca       [--data ../shared/data/uci-optdigits] [--rank 10]
+                                   [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--seeds 5]
+                                   [--rows 5000] [--cols 64]   (synthetic sets)
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2] [--batch 64] [--seed 1]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
       "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
-      "epochs", "mechanism", "batch");
+      "epochs", "mechanism", "batch", "seeds");
 
   private BenchCommand() {}
 
   static int run(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
-      throw new Args.UsageException("bench: which benchmark? accuracy, movielens or ingest");
+      throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca or ingest");
     }
     String which = argv[1];
     Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of());
     int k = a.integer("rank", 10);
+    if (which.equals("pca")) {
+      return pca(a, k, out);
+    }
     double[] eps = Arrays.stream(a.string("epsilons", "0.5,1,2,4").split(","))
         .mapToDouble(s -> Double.parseDouble(s.trim())).toArray();
     double delta = a.number("delta", 1e-6);
@@ -88,6 +96,23 @@ final class BenchCommand {
     new AccuracyBench(name, matrix, k, delta, clip, a.integerOrNull("sketch-cols"),
         a.integerOrNull("sketch-rows"), a.number("alpha", SketchSizes.DEFAULT_ALPHA), key)
         .run(eps, best, mechanisms, out);
+    return 0;
+  }
+
+  private static int pca(Args a, int k, PrintStream out) throws Exception {
+    double[] eps = Arrays.stream(a.string("epsilons", "0.1,0.5,1,2,5").split(","))
+        .mapToDouble(s -> Double.parseDouble(s.trim())).toArray();
+    Path data = Path.of(a.string("data", "../shared/data/uci-optdigits"));
+    if (!Files.isReadable(data.resolve("optdigits.tra"))) {
+      throw new IllegalArgumentException("cannot read optdigits at " + data + " (--data DIR)");
+    }
+    int n = a.integer("rows", 5000);
+    int d = a.integer("cols", 64);
+    List<PcaBench.Data> sets = List.of(PcaBench.optdigits(data),
+        PcaBench.synthetic(n, d, k, true, 1), PcaBench.synthetic(n, d, k, false, 2));
+    List<PcaMechanism> mechs = Arrays.stream(a.string("mechanisms", "analyze-gauss,ata-sketch")
+        .split(",")).map(String::trim).map(PcaMechanism::parse).toList();
+    new PcaBench(k, a.number("delta", 1e-6), a.integer("seeds", 5)).run(sets, eps, mechs, out);
     return 0;
   }
 }

@@ -20,7 +20,7 @@ public final class Cli {
         produce     push a matrix file to the service's Kafka topic
         factorize   one-shot private factorization of a matrix file
         pca         one-shot row-level private PCA (one row per user) of a matrix file
-        bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench ingest'
+        bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench pca', 'dplrf bench ingest'
         health      exit 0 when a running service answers on /health (for container health checks)
         help        this text
 
