@@ -101,6 +101,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final List<TopicPartition> assigned = new ArrayList<>();
   private long updatesInEpoch;
   private long epochStartMillis;
+  private boolean restored;
   private boolean started;
   private final UpdateVisitor apply;
 
@@ -222,8 +223,18 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     LOG.error("ingest failed; state and offsets stay at the last snapshot", e);
   }
 
-  /** Restores the snapshot (if any), then assigns all partitions and seeks. */
-  void start() throws IOException {
+  /**
+   * Restores the snapshot, if there is one, into the target, the budgets and the counters; no
+   * Kafka call. Call it before {@link #run} to find out at start that a snapshot cannot be used
+   * (other key, other settings, corrupt): the service then refuses to start instead of serving
+   * nothing. {@link #run} restores by itself when this was not called. At most once.
+   *
+   * @throws IOException naming the snapshot file and the reason it cannot be restored
+   */
+  public void restore() throws IOException {
+    if (restored) {
+      return;
+    }
     var header = store.read(bounds, target);
     if (header.isPresent()) {
       var h = header.get();
@@ -242,6 +253,12 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       LOG.info("no snapshot in {}: consuming '{}' from the beginning", store.file().getParent(),
           config.topic());
     }
+    restored = true;
+  }
+
+  /** Restores the snapshot (unless {@link #restore} did), then assigns all partitions and seeks. */
+  void start() throws IOException {
+    restore();
     started = true;
     publish();
     listener.restored(target.epochsClosed());
@@ -468,6 +485,9 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     if (!running) {
       closeClients();
       return;
+    }
+    if (finished.getCount() == 0) {
+      return; // run() has ended (exhausted or failed) and closed the clients
     }
     consumer.wakeup();
     try {

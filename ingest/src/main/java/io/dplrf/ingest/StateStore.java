@@ -228,7 +228,8 @@ public final class StateStore {
    *
    * @return empty if there is no snapshot file (first start)
    * @throws IOException if the file exists but is not a complete, uncorrupted version-1 snapshot
-   *     written under the same contribution bounds, or the target refuses its state
+   *     written under the same contribution bounds, or the target refuses its state; the message
+   *     always names the file
    */
   public Optional<Header> read(ContributionBounds bounds, IngestTarget target) throws IOException {
     if (!Files.exists(file)) {
@@ -249,7 +250,15 @@ public final class StateStore {
         throw corrupt("truncated header", null);
       }
       LimitedInputStream state = new LimitedInputStream(counted, stateLength);
-      target.readState(state);
+      try {
+        target.readState(state);
+      } catch (EOFException e) {
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        // The target's reasons (other key, other settings, a missing node file) do not know
+        // the file: name it, so that the one-line start failure says what to look at.
+        throw new IOException("snapshot " + file + " cannot be restored: " + e.getMessage(), e);
+      }
       if (state.remaining > 0) {
         throw corrupt("the target read " + (stateLength - state.remaining) + " of its "
             + stateLength + " state bytes", null);

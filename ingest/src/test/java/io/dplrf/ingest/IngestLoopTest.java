@@ -321,6 +321,31 @@ class IngestLoopTest {
   }
 
   @Test
+  void restore_ofASnapshotItCannotUse_failsNamingTheFile_beforeAnyKafkaCall() throws Exception {
+    java.nio.file.Files.write(dir.resolve(StateStore.FILE_NAME), new byte[64]);
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1000), 100, true);
+    IOException e = assertThrows(IOException.class, run.loop::restore);
+    assertTrue(e.getMessage().contains(dir.resolve(StateStore.FILE_NAME).toString()),
+        e.getMessage());
+    assertTrue(run.consumer.assignment().isEmpty());
+    assertEquals(IngestLoop.State.NEW, run.loop.state());
+    assertEquals(List.of(), run.restored);
+  }
+
+  @Test
+  void restore_beforeRun_isNotRepeatedByRun() throws Exception {
+    Run first = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1), 100, true);
+    first.start(List.of(record(P0, 0, new byte[] {1}, updates(1, 1)))).pollUntil(1);
+    assertEquals(List.of(1), first.epochs);
+    Run again = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1), 100, true);
+    again.loop.restore();
+    again.loop.start();
+    assertEquals(List.of(1), again.restored);
+    assertEquals(1, again.target.epochsClosed());
+    assertEquals(1, again.loop.stats().updatesApplied());
+  }
+
+  @Test
   void runThenClose_stopsAtARecordBoundaryAndSnapshotsTheOffsets() throws Exception {
     Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1000), 100, true);
     List<ConsumerRecord<byte[], byte[]>> records = stream(20);

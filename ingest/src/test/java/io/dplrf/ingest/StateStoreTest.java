@@ -173,6 +173,23 @@ class StateStoreTest {
   }
 
   @Test
+  void read_targetRefusingItsState_failsWithAMessageNamingTheFile() throws Exception {
+    Fixture f = fixture();
+    StateStore store = new StateStore(dir);
+    store.write(f.header, f.bounds, f.target);
+    IngestTarget otherKey = new RecordingTarget(8) {
+      @Override
+      public void readState(InputStream in) throws IOException {
+        throw new IOException("tree snapshot was written under key a but the key given is b");
+      }
+    };
+    IOException e = assertThrows(IOException.class,
+        () -> store.read(new ContributionBounds(KEY_BOUNDS), otherKey));
+    assertTrue(e.getMessage().contains(store.file().toString())
+        && e.getMessage().endsWith("written under key a but the key given is b"), e.getMessage());
+  }
+
+  @Test
   void goldenVersion1File_isReadAndRewrittenByteForByte() throws Exception {
     byte[] golden;
     try (InputStream in = StateStoreTest.class.getResourceAsStream("/golden/ingest-v1.snapshot")) {

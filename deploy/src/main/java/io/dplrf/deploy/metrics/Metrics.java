@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * {@code dplrf_updates_clipped_total}, {@code dplrf_updates_dropped_total},
  * {@code dplrf_records_dead_lettered_total{reason}}, {@code dplrf_epoch_current},
  * {@code dplrf_epochs_left}, {@code dplrf_consumer_lag{partition}}, {@code dplrf_sketch_memory_bytes},
- * {@code dplrf_release_exhausted}, {@code dplrf_release_duration_seconds},
+ * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running}, {@code dplrf_release_duration_seconds},
  * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
  * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters.
  *
@@ -53,6 +53,7 @@ public final class Metrics implements AutoCloseable {
   private final AtomicLong epochsLeft = new AtomicLong();
   private final AtomicLong sketchMemory = new AtomicLong();
   private final AtomicLong exhausted = new AtomicLong();
+  private final AtomicLong ingestRunning = new AtomicLong();
   private final Map<Integer, AtomicLong> lag = new ConcurrentHashMap<>();
   private final Timer releaseDuration;
   private final Timer snapshotDuration;
@@ -83,6 +84,9 @@ public final class Metrics implements AutoCloseable {
         .description("memory held by the noisy sketches and tree nodes").register(registry);
     Gauge.builder("dplrf.release.exhausted", exhausted, AtomicLong::get)
         .description("1 once epoch T has been released and releasing has stopped").register(registry);
+    Gauge.builder("dplrf.ingest.running", ingestRunning, AtomicLong::get)
+        .description("1 while the ingest loop restores, waits for its topic or consumes; 0 once it"
+            + " has ended (failed, stopped, or exhausted at epoch T)").register(registry);
     releaseDuration = Timer.builder("dplrf.release.duration")
         .description("time to post-process the tree nodes into a release").register(registry);
     snapshotDuration = Timer.builder("dplrf.snapshot.duration")
@@ -176,6 +180,11 @@ public final class Metrics implements AutoCloseable {
 
   public void releaseExhausted(boolean isExhausted) {
     exhausted.set(isExhausted ? 1 : 0);
+  }
+
+  /** Whether the ingest loop is alive (see the gauge's description). */
+  public void ingestRunning(boolean running) {
+    ingestRunning.set(running ? 1 : 0);
   }
 
   public Timer releaseDuration() {

@@ -34,6 +34,17 @@ class MetricsTest {
   }
 
   @Test
+  void ingestRunning_isAGaugeOfOneWhileRunningAndZeroAfter() {
+    try (Metrics m = new Metrics()) {
+      assertTrue(m.scrape().contains("dplrf_ingest_running 0.0"), m.scrape());
+      m.ingestRunning(true);
+      assertTrue(m.scrape().contains("dplrf_ingest_running 1.0"));
+      m.ingestRunning(false);
+      assertTrue(m.scrape().contains("dplrf_ingest_running 0.0"));
+    }
+  }
+
+  @Test
   void deadLetterReasons_areBoundedCodes() {
     try (Metrics m = new Metrics()) {
       m.deadLettered("index out of range: i=123"); // a message, not a code
