@@ -371,7 +371,9 @@ public final class StateStore {
 
   private IOException corrupt(String what, Throwable cause) {
     return new IOException("ingest snapshot " + file + " is unreadable: " + what
-        + "; refusing to start from scratch (move it away to do so deliberately)", cause);
+        + "; refusing to start from scratch, which would be a new run on the same data (restore"
+        + " a good snapshot, or start a new run deliberately in a new, empty state directory)",
+        cause);
   }
 
   /** fsync of the directory so the rename itself is durable (as Kafka's Utils.flushDir). */

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * {@code dplrf serve} (a child JVM, so its exit status is observed) must never run as a process
  * that answers /health but will not release again: a snapshot it cannot restore is a failed start
- * (exit 1, one line naming the file, no listener opened), and a fatal ingest failure later stops
- * the process with exit 1 so that a supervisor restarts it.
+ * (exit 1, one line naming the file, no listener opened), so is a state directory whose snapshot
+ * is missing (a second run on the same data), and a fatal ingest failure later stops the process
+ * with exit 1 so that a supervisor restarts it.
  */
 @ExtendWith(KafkaSuite.class)
 abstract class FailureScenarios {
@@ -105,7 +106,7 @@ abstract class FailureScenarios {
   }
 
   @Test
-  void snapshotUnderAnotherKeyOrOtherSettings_isAFailedStart_andLeavesTheStateAlone(
+  void snapshotUnderAnotherKeyOrOtherSettingsOrMissing_isAFailedStart_andLeavesTheStateAlone(
       KafkaEnvironment kafka) throws Exception {
     String topic = newTopic(kafka);
     ChildService first = ChildService.start(settings(kafka, topic, "1"),
@@ -129,6 +130,13 @@ abstract class FailureScenarios {
     assertTrue(keyError.contains(snapshot.toString()) && keyError.contains("key"), keyError);
 
     assertArrayEquals(before, Files.readAllBytes(snapshot), "the snapshot is left as it was");
+    assertTrue(Files.exists(stateDir.resolve("nodes/node-0-0.sketch")), "node files are kept");
+
+    // Without the snapshot, starting would be a second run on the same data: refused too.
+    Files.delete(snapshot);
+    String missing = failedStart(settings(kafka, topic, "1"), "no-snapshot");
+    assertTrue(missing.contains("no snapshot") && missing.contains("privacy budget a second time"),
+        missing);
     assertTrue(Files.exists(stateDir.resolve("nodes/node-0-0.sketch")), "node files are kept");
   }
 
