@@ -62,8 +62,8 @@ import org.slf4j.LoggerFactory;
  * ({@code auto.offset.reset=none}), never a silent skip.
  *
  * <p><b>Epochs</b> close every {@code epochUpdates} applied updates (at the end of the record
- * that reaches the count) or every {@code epochSeconds} seconds (checked after each record and
- * after each poll). <b>Exhaustion:</b> once the target says all T epochs are closed, the loop
+ * that reaches the count) or every {@code epochLength} (any length, fractions of a second too;
+ * checked after each record and after each poll). <b>Exhaustion:</b> once the target says all T epochs are closed, the loop
  * stops consuming, logs "epoch T reached", keeps its offsets at the last applied record and
  * {@link #run} returns with state {@link State#EXHAUSTED}.
  *
@@ -95,6 +95,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final EpochListener listener;
   private final LongSupplier clock;
   private final ContributionBounds bounds;
+  private final long epochMillis;
 
   private IngestStats stats = new IngestStats();
   private final Map<Integer, Long> nextOffsets = new TreeMap<>();
@@ -130,6 +131,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.clock = Objects.requireNonNull(clockMillis, "clockMillis");
     this.bounds = new ContributionBounds(config.bounds());
+    this.epochMillis = config.epochMillis();
     this.apply = (i, j, d) -> {
       target.update(i, j, d);
       updatesInEpoch++;
@@ -395,7 +397,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     if (config.epochUpdates() > 0) {
       return updatesInEpoch >= config.epochUpdates();
     }
-    return clock.getAsLong() - epochStartMillis >= config.epochSeconds() * 1000L;
+    return clock.getAsLong() - epochStartMillis >= epochMillis;
   }
 
   /** Closes the epoch, makes it durable with the offsets, then tells the listener. */

@@ -185,6 +185,33 @@ class IngestLoopTest {
   }
 
   @Test
+  void epochs_ofAFractionalLength_closeAfterExactlyThatTime() throws Exception {
+    Run run = new Run(dir, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofMillis(1500)),
+        100, true);
+    run.start(List.of(record(P0, 0, new byte[] {1}, updates(1, 1))));
+    run.clock.addAndGet(1499);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(), run.epochs);
+    run.clock.addAndGet(1);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs);
+    run.clock.addAndGet(500);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs, "half a second is not an epoch of 1.5 s");
+  }
+
+  @Test
+  void epochLength_belowAMillisecond_isRoundedUpToTheClock() {
+    assertEquals(1, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofNanos(1)).epochMillis());
+    assertEquals(501, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofNanos(500_000_001))
+        .epochMillis());
+    assertEquals(500, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofMillis(500))
+        .epochMillis());
+    assertThrows(IllegalArgumentException.class,
+        () -> IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ZERO));
+  }
+
+  @Test
   void malformedRecords_goToTheDeadLetterTopicWithReasonHeaders_andIngestionContinues()
       throws Exception {
     Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1000), 100, true);

@@ -114,13 +114,7 @@ public final class Service implements AutoCloseable {
     try {
       createTopics();
 
-      ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
-          config.clip(), ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
-          ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
-      IngestConfig ingest = (config.epochUpdates().isPresent()
-          ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
-          : IngestConfig.bySeconds(config.topic(), bounds, config.epochDuration().orElseThrow().toSeconds()))
-          .withDeadLetterTopic(config.deadLetterTopic());
+      IngestConfig ingest = ingestConfig(config);
       Map<String, Object> clientProps = new HashMap<>();
       clientProps.put("bootstrap.servers", bootstrap);
       createdLoop = IngestLoop.create(ingest, clientProps, store, target, new EpochListener() {
@@ -187,6 +181,17 @@ public final class Service implements AutoCloseable {
     ticker.scheduleAtFixedRate(this::publishMetrics, 1, 1, TimeUnit.SECONDS);
     metrics.ingestRunning(true);
     ingestThread.start();
+  }
+
+  /** The ingest loop's settings; the epoch length goes through exactly (fractions of a second). */
+  static IngestConfig ingestConfig(ServiceConfig config) {
+    ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
+        config.clip(), ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
+        ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
+    return (config.epochUpdates().isPresent()
+        ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
+        : IngestConfig.byTime(config.topic(), bounds, config.epochDuration().orElseThrow()))
+        .withDeadLetterTopic(config.deadLetterTopic());
   }
 
   private static void closeQuietly(AutoCloseable c) {
