@@ -1,5 +1,6 @@
 package io.dplrf.ingest;
 
+import io.dplrf.sketch.files.StateFiles;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -33,7 +34,8 @@ import java.util.zip.CheckedOutputStream;
  * everything they must agree with — counters, contribution budgets, epoch bookkeeping and the
  * target's (sketch tree's) state — in one file, {@value #FILE_NAME} in the state directory.
  *
- * <p>Writes are crash-safe as in Kafka's {@code OffsetCheckpoint}: write {@value #TEMP_NAME},
+ * <p>The file is created {@code rw-------} ({@link StateFiles}): it is as sensitive as the raw
+ * data. Writes are crash-safe as in Kafka's {@code OffsetCheckpoint}: write {@value #TEMP_NAME},
  * fsync it, atomically rename it over the snapshot, fsync the directory. A reader sees the old
  * snapshot or the new one, never a mix; a left-over temp file is ignored (and overwritten by the
  * next write). Reading a snapshot that is truncated, corrupt (checksum), of an unknown version or
@@ -101,9 +103,9 @@ public final class StateStore {
   private final Path file;
   private final Path temp;
 
-  /** A store in {@code dir}, created if absent. */
+  /** A store in {@code dir}, created ({@code rwx------}) if absent. */
   public StateStore(Path dir) throws IOException {
-    this.dir = Files.createDirectories(dir);
+    this.dir = StateFiles.createDirectories(dir);
     this.file = dir.resolve(FILE_NAME);
     this.temp = dir.resolve(TEMP_NAME);
   }
@@ -119,8 +121,8 @@ public final class StateStore {
   /** Atomically replaces the snapshot with {@code header}, {@code bounds}' budgets and the target's state. */
   public void write(Header header, ContributionBounds bounds, IngestTarget target)
       throws IOException {
-    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+    // Owner-only from creation: the snapshot holds noiseless sketches, record keys and counters.
+    try (FileChannel ch = StateFiles.createForWriting(temp)) {
       OutputStream raw = Channels.newOutputStream(ch);
       CRC32C crc = new CRC32C();
       DataOutputStream d =

@@ -10,6 +10,8 @@ import io.dplrf.it.Stream.Update;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,10 +57,19 @@ abstract class FailureScenarios {
   }
 
   private Map<String, String> settings(KafkaEnvironment kafka, String topic, String epsilon) {
+    return settings(kafka, topic, epsilon, stateDir);
+  }
+
+  private static Map<String, String> settings(KafkaEnvironment kafka, String topic, String epsilon,
+      Path state) {
     return RunningService.settings("rows", "30", "cols", "20", "rank", "2", "epsilon", epsilon,
         "delta", "1e-6", "epochs", "4", "epoch-updates", "" + EPOCH, "clip", "1",
         "bootstrap-servers", kafka.bootstrapServers(), "topic", topic,
-        "state-dir", stateDir.toString(), "http-port", "0", "operator-port", "0");
+        "state-dir", state.toString(), "http-port", "0", "operator-port", "0");
+  }
+
+  private static String permissions(Path p) throws IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
   }
 
   private String newTopic(KafkaEnvironment kafka) {
@@ -105,39 +116,50 @@ abstract class FailureScenarios {
     assertArrayEquals(garbage, Files.readAllBytes(snapshot), "the snapshot is left as it was");
   }
 
+  /**
+   * A first run creates its state directory and files owner-only (they hold the noiseless
+   * sketches); restarts with other settings, another key or without the snapshot then fail.
+   */
   @Test
   void snapshotUnderAnotherKeyOrOtherSettingsOrMissing_isAFailedStart_andLeavesTheStateAlone(
       KafkaEnvironment kafka) throws Exception {
     String topic = newTopic(kafka);
-    ChildService first = ChildService.start(settings(kafka, topic, "1"),
+    Path state = stateDir.resolve("state"); // created by the service
+    ChildService first = ChildService.start(settings(kafka, topic, "1", state),
         logDir.resolve("first.log"), START);
     children.add(first);
     Stream.sendAll(kafka.bootstrapServers(), topic, Stream.unkeyed(records(EPOCH, 1)));
     Poll.until("the release of epoch 1", DEADLINE,
         () -> Http.object(first.api("/v1/release/latest")), r -> longOf(r, "epoch") == 1);
     first.kill(); // the release follows the durable snapshot of its epoch
-    Path snapshot = stateDir.resolve("ingest.snapshot");
+    Path snapshot = state.resolve("ingest.snapshot");
     byte[] before = Files.readAllBytes(snapshot);
+    if (Files.getFileStore(state).supportsFileAttributeView(PosixFileAttributeView.class)) {
+      assertEquals("rwx------", permissions(state));
+      assertEquals("rw-------", permissions(snapshot));
+      assertEquals("rwx------", permissions(state.resolve("nodes")));
+      assertEquals("rw-------", permissions(state.resolve("nodes/node-0-0.sketch")));
+    }
 
-    String settingsError = failedStart(settings(kafka, topic, "2"), "other-settings");
+    String settingsError = failedStart(settings(kafka, topic, "2", state), "other-settings");
     assertTrue(settingsError.contains(snapshot.toString())
         && settingsError.contains("other settings"), settingsError);
 
-    Path key = stateDir.resolve("secret.key");
+    Path key = state.resolve("secret.key");
     Files.delete(key);
     TestData.writeKey(key, 12);
-    String keyError = failedStart(settings(kafka, topic, "1"), "other-key");
+    String keyError = failedStart(settings(kafka, topic, "1", state), "other-key");
     assertTrue(keyError.contains(snapshot.toString()) && keyError.contains("key"), keyError);
 
     assertArrayEquals(before, Files.readAllBytes(snapshot), "the snapshot is left as it was");
-    assertTrue(Files.exists(stateDir.resolve("nodes/node-0-0.sketch")), "node files are kept");
+    assertTrue(Files.exists(state.resolve("nodes/node-0-0.sketch")), "node files are kept");
 
     // Without the snapshot, starting would be a second run on the same data: refused too.
     Files.delete(snapshot);
-    String missing = failedStart(settings(kafka, topic, "1"), "no-snapshot");
+    String missing = failedStart(settings(kafka, topic, "1", state), "no-snapshot");
     assertTrue(missing.contains("no snapshot") && missing.contains("privacy budget a second time"),
         missing);
-    assertTrue(Files.exists(stateDir.resolve("nodes/node-0-0.sketch")), "node files are kept");
+    assertTrue(Files.exists(state.resolve("nodes/node-0-0.sketch")), "node files are kept");
   }
 
   @Test

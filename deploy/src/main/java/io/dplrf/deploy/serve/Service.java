@@ -16,6 +16,7 @@ import io.dplrf.ingest.IngestLoop;
 import io.dplrf.ingest.IngestStats;
 import io.dplrf.ingest.StateStore;
 import io.dplrf.release.Releases;
+import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -24,7 +25,6 @@ import io.dplrf.sketch.tree.TreeConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashMap;
@@ -88,7 +88,9 @@ public final class Service implements AutoCloseable {
           + config.privacyUnit().name().toLowerCase(Locale.ROOT));
     }
     Path state = config.stateDir();
-    Files.createDirectories(state);
+    // rwx------ when created here: the directory holds the raw state (snapshot, node files, the
+    // embedded broker's records, by default the key).
+    StateFiles.createDirectories(state);
     SecretKey key = SecretKey.loadOrCreate(config.key());
     SketchSizes sizes = SketchSizes.of(config.rows(), config.cols(), config.rank(),
         boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());

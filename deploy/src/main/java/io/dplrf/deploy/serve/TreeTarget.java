@@ -5,6 +5,7 @@ import io.dplrf.ingest.IngestTarget;
 import io.dplrf.ingest.StateStore;
 import io.dplrf.release.Releases;
 import io.dplrf.sketch.lra.ReleasedSketches;
+import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.ContinualSketch;
 import io.dplrf.sketch.tree.TreeConfig;
@@ -75,7 +76,7 @@ public final class TreeTarget implements IngestTarget {
             + " budget should cover new data only)");
       }
     }
-    Files.createDirectories(nodeStore);
+    StateFiles.createDirectories(nodeStore);
     byte[] id = new byte[8];
     new SecureRandom().nextBytes(id);
     String instance = "stream/" + HexFormat.of().formatHex(id);

@@ -44,6 +44,11 @@ class TreeTargetTest {
     TreeTarget fresh = TreeTarget.open(CONFIG, KEY, nodes, false);
     assertEquals(0, fresh.epochsClosed());
     assertTrue(Files.isDirectory(nodes));
+    if (Files.getFileStore(nodes).supportsFileAttributeView(
+        java.nio.file.attribute.PosixFileAttributeView.class)) {
+      assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+          Files.getPosixFilePermissions(nodes)));
+    }
     // an empty node directory (created by a start that crashed before any epoch closed) is fine
     assertEquals(0, TreeTarget.open(CONFIG, KEY, nodes, false).epochsClosed());
   }

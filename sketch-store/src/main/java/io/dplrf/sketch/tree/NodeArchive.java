@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,7 +10,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -17,8 +17,8 @@ import java.util.Map;
  * Every closed node's {@code SketchCodec} bytes, for range releases (any closed node may be part
  * of a range's decomposition). Two stores: in memory (O(T) sketches: acceptable for small
  * sketches or short streams, and then also part of the tree snapshot), or one file per node in a
- * directory, written crash-safely (temp file, fsync, atomic rename; STYLE.md 13) and read back on
- * demand. Closed nodes never change, so a file is written once per node.
+ * directory, created {@code rw-------} ({@link StateFiles}), written crash-safely (temp file,
+ * fsync, atomic rename; STYLE.md 13) and read back on demand. Closed nodes never change, so a file is written once per node.
  */
 abstract sealed class NodeArchive {
   abstract void put(NodeId id, byte[] bytes);
@@ -91,11 +91,11 @@ abstract sealed class NodeArchive {
     @Override
     void put(NodeId id, byte[] b) {
       try {
-        Files.createDirectories(dir);
+        StateFiles.createDirectories(dir);
         Path target = file(id);
         Path tmp = dir.resolve(target.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        // Owner-only from creation: a node file holds the node's noiseless sketch.
+        try (FileChannel ch = StateFiles.createForWriting(tmp);
             OutputStream out = java.nio.channels.Channels.newOutputStream(ch)) {
           out.write(b);
           out.flush();
