@@ -18,7 +18,6 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
@@ -151,7 +150,7 @@ public final class StateStore {
     } catch (AtomicMoveNotSupportedException e) {
       throw new IOException("the state directory " + dir + " does not support atomic rename", e);
     }
-    flushDirectory(dir);
+    StateFiles.fsyncDirectory(dir);
   }
 
   private static void writeHeader(DataOutputStream d, Header h, ContributionBounds bounds)
@@ -376,16 +375,6 @@ public final class StateStore {
         + "; refusing to start from scratch, which would be a new run on the same data (restore"
         + " a good snapshot, or start a new run deliberately in a new, empty state directory)",
         cause);
-  }
-
-  /** fsync of the directory so the rename itself is durable (as Kafka's Utils.flushDir). */
-  private static void flushDirectory(Path dir) throws IOException {
-    if (System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows")) {
-      return; // a directory cannot be opened for fsync on Windows
-    }
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
   }
 
   private static final class CountingInputStream extends FilterInputStream {

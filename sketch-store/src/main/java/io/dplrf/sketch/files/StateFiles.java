@@ -10,6 +10,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -59,6 +60,21 @@ public final class StateFiles {
         : new FileAttribute<?>[0];
     return FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE), attrs);
+  }
+
+  /**
+   * fsync of a directory, so that a rename into it (or a file created in it) is itself durable —
+   * a file fsynced and renamed can still vanish in a crash until its directory entry is on disk
+   * (as Kafka's {@code Utils.flushDir}). Skipped on Windows, where a directory cannot be opened
+   * for fsync.
+   */
+  public static void fsyncDirectory(Path dir) throws IOException {
+    if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows")) {
+      return;
+    }
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
   }
 
   /** Whether the file store that holds (or will hold) {@code path} has POSIX permissions. */

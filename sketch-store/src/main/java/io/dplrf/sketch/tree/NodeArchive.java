@@ -18,7 +18,8 @@ import java.util.Map;
  * of a range's decomposition). Two stores: in memory (O(T) sketches: acceptable for small
  * sketches or short streams, and then also part of the tree snapshot), or one file per node in a
  * directory, created {@code rw-------} ({@link StateFiles}), written crash-safely (temp file,
- * fsync, atomic rename; STYLE.md 13) and read back on demand. Closed nodes never change, so a file is written once per node.
+ * fsync, atomic rename, fsync of the directory; STYLE.md 13) before {@code put} returns, hence
+ * before the snapshot that names the node, and read back on demand. Closed nodes never change, so a file is written once per node.
  */
 abstract sealed class NodeArchive {
   abstract void put(NodeId id, byte[] bytes);
@@ -68,10 +69,22 @@ abstract sealed class NodeArchive {
   }
 
   static final class Directory extends NodeArchive {
+    /** How a directory is made durable; a seam for tests, else {@link StateFiles#fsyncDirectory}. */
+    @FunctionalInterface
+    interface DirectorySync {
+      void fsync(Path dir) throws IOException;
+    }
+
     private final Path dir;
+    private final DirectorySync sync;
 
     Directory(Path dir) {
+      this(dir, StateFiles::fsyncDirectory);
+    }
+
+    Directory(Path dir, DirectorySync sync) {
       this.dir = dir;
+      this.sync = sync;
     }
 
     Path file(NodeId id) {
@@ -103,6 +116,10 @@ abstract sealed class NodeArchive {
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
+        // The rename is durable only once the directory is: without this, a crash after the
+        // snapshot naming this node (written after closeEpoch returns) could lose the file, and
+        // the restore would fail on a missing closed node.
+        sync.fsync(dir);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot store closed node " + id + " in " + dir, e);
       }

@@ -43,6 +43,11 @@ class StateFilesTest {
   }
 
   @Test
+  void fsyncDirectory_ofAnExistingDirectory_succeeds() throws Exception {
+    StateFiles.fsyncDirectory(dir);
+  }
+
+  @Test
   void createForWriting_makesAnOwnerOnlyFile_evenOverALeftOverOneWithWiderPermissions()
       throws Exception {
     Path f = dir.resolve("x.tmp");
