@@ -407,7 +407,8 @@ abstract class ServiceScenarios {
     assertEquals(2, longOf(release, "epoch"));
     Poll.until("dplrf_release_exhausted 1", DEADLINE, svc::metrics,
         t -> RunningService.sample(t, "dplrf_release_exhausted", null, null) == 1
-            && RunningService.sample(t, "dplrf_epochs_left", null, null) == 0);
+            && RunningService.sample(t, "dplrf_epochs_left", null, null) == 0
+            && RunningService.sample(t, "dplrf_epoch_current", null, null) == 2);
 
     Map<String, Object> ingest = awaitIngest("ingest state exhausted",
         s -> "exhausted".equals(s.get("state")));

@@ -76,10 +76,13 @@ public final class Metrics implements AutoCloseable {
         "updates whose delta was clamped to the clip bound or the unit's remaining budget");
     updatesDropped = counter("dplrf.updates.dropped",
         "updates dropped because their privacy unit's budget was spent");
+    // Both follow the published release (Service.publishMetrics), so current + left = T always.
     Gauge.builder("dplrf.epoch.current", epochCurrent, AtomicLong::get)
-        .description("the epoch being ingested (1..T)").register(registry);
+        .description("the latest released epoch, 0..T (0 before the first release)")
+        .register(registry);
     Gauge.builder("dplrf.epochs.left", epochsLeft, AtomicLong::get)
-        .description("epochs left before the privacy budget is exhausted").register(registry);
+        .description("releases left before the privacy budget is spent: T minus the latest released"
+            + " epoch").register(registry);
     Gauge.builder("dplrf.sketch.memory", sketchMemory, AtomicLong::get).baseUnit("bytes")
         .description("memory held by the noisy sketches and tree nodes").register(registry);
     Gauge.builder("dplrf.release.exhausted", exhausted, AtomicLong::get)
@@ -137,8 +140,10 @@ public final class Metrics implements AutoCloseable {
   /**
    * Counts one record sent to the dead-letter topic.
    *
-   * @param reason a short fixed code such as {@code short-value} or {@code index-out-of-range}
-   *     (lower case, digits, {@code _.-}, at most 40 characters) — never a message carrying data.
+   * @param reason a short fixed code: the service passes the {@code DeadLetterReason} names in
+   *     lower case, {@code bad_length}, {@code index_out_of_range}, {@code non_finite_delta},
+   *     {@code missing_key} (in general: lower case, digits, {@code _.-}, at most 40 characters)
+   *     — never a message carrying data.
    *     Anything else, and any reason past the first {@value #MAX_REASONS}, counts as {@code other}.
    */
   public void deadLettered(String reason) {
@@ -155,10 +160,12 @@ public final class Metrics implements AutoCloseable {
     c.increment();
   }
 
+  /** The latest released epoch (0 before the first release). */
   public void epochCurrent(long epoch) {
     epochCurrent.set(epoch);
   }
 
+  /** T minus the latest released epoch. */
   public void epochsLeft(long left) {
     epochsLeft.set(left);
   }
