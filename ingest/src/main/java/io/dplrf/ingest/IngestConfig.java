@@ -10,8 +10,11 @@ import java.util.Objects;
  * @param topic the updates topic
  * @param deadLetterTopic where malformed records go ({@code <topic>.dead-letter} by default)
  * @param bounds validation ranges and contribution bounds
- * @param epochUpdates close an epoch after this many applied updates (at the end of the record
- *     that reaches it), or 0
+ * @param epochUpdates close an epoch after this many update positions read, or 0: every consumed
+ *     record counts its length / 16 ({@link UpdateRecords#positions}), whether its updates are
+ *     applied, clipped, dropped or dead-lettered; the epoch closes at the end of the record that
+ *     reaches the count. Not applied updates: that count depends on the protected data
+ *     ({@code IngestLoop.epochDue})
  * @param epochLength close an epoch this long after it opened, or {@link Duration#ZERO}; exactly
  *     one of {@code epochUpdates} and {@code epochLength} is positive. Any positive length, also
  *     fractions of a second; the loop's clock counts milliseconds, so a length that is not a whole
@@ -39,7 +42,7 @@ public record IngestConfig(String topic, String deadLetterTopic, ContributionBou
         "pollTimeout", "> 0", pollTimeout);
   }
 
-  /** Epochs of {@code epochUpdates} applied updates; dead-letter topic {@code <topic>.dead-letter}. */
+  /** Epochs of {@code epochUpdates} update positions; dead-letter topic {@code <topic>.dead-letter}. */
   public static IngestConfig byUpdates(String topic, ContributionBounds.Config bounds,
       long epochUpdates) {
     return new IngestConfig(topic, topic + ".dead-letter", bounds, epochUpdates, Duration.ZERO,

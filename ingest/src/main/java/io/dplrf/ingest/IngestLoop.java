@@ -61,8 +61,9 @@ import org.slf4j.LoggerFactory;
  * topic later are picked up at the next start. Offsets that retention has deleted are an error
  * ({@code auto.offset.reset=none}), never a silent skip.
  *
- * <p><b>Epochs</b> close every {@code epochUpdates} applied updates (at the end of the record
- * that reaches the count) or every {@code epochLength} (any length, fractions of a second too;
+ * <p><b>Epochs</b> close every {@code epochUpdates} update positions read (every update of every
+ * record counts, whatever becomes of it; at the end of the record that reaches the count: see
+ * {@link #epochDue} for why not applied updates) or every {@code epochLength} (any length, fractions of a second too;
  * checked after each record and after each poll). <b>Exhaustion:</b> once the target says all T epochs are closed, the loop
  * stops consuming, logs "epoch T reached", keeps its offsets at the last applied record and
  * {@link #run} returns with state {@link State#EXHAUSTED}.
@@ -100,6 +101,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private IngestStats stats = new IngestStats();
   private final Map<Integer, Long> nextOffsets = new TreeMap<>();
   private final List<TopicPartition> assigned = new ArrayList<>();
+  /** Update positions read in the open epoch (see {@link #epochDue}). */
   private long updatesInEpoch;
   private long epochStartMillis;
   private boolean restored;
@@ -132,10 +134,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     this.clock = Objects.requireNonNull(clockMillis, "clockMillis");
     this.bounds = new ContributionBounds(config.bounds());
     this.epochMillis = config.epochMillis();
-    this.apply = (i, j, d) -> {
-      target.update(i, j, d);
-      updatesInEpoch++;
-    };
+    this.apply = target::update;
   }
 
   /**
@@ -367,6 +366,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       stats.countDeadLetter(e.reason());
       sendDeadLetter(r, e);
     }
+    updatesInEpoch += UpdateRecords.positions(r.value());
     nextOffsets.put(r.partition(), r.offset() + 1);
   }
 
@@ -393,6 +393,21 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * Whether the open epoch is over.
+   *
+   * <p>Privacy: the tree analysis assumes neighbouring streams are cut into the same epochs, so
+   * that only the nodes holding the unit's own updates differ, by at most C per level; the cut
+   * must not depend on the protected data (docs/privacy/continual-release.md §7). So epochs by
+   * count count update <em>positions</em> read (length / 16 of every record, whether its updates
+   * are applied, clipped, dropped or dead-lettered), not applied updates: whether an update is
+   * applied depends on its value (a NaN dead-letters its record) and on its unit's earlier values
+   * (a spent budget drops it), so one unit's values would move every later boundary and make O(T)
+   * nodes differ by other units' updates. Positions depend only on the stream's shape (which
+   * records, how long, in which order), which is public: protected are the values of a unit's
+   * updates (the neighbour has zeros in their place), not how many it sent. Epochs by time are
+   * cut by the clock at which records are read.
+   */
   private boolean epochDue() {
     if (config.epochUpdates() > 0) {
       return updatesInEpoch >= config.epochUpdates();

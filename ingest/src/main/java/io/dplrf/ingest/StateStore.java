@@ -65,7 +65,9 @@ import java.util.zip.CheckedOutputStream;
  *  rowBudgets         int32 N       then N × (row int32, spent float64), rows ascending,
  *                                   only rows with spent != 0
  *  epochsClosed       int32         must equal the restored target's epochsClosed()
- *  updatesInEpoch     int64         applied updates in the open epoch
+ *  updatesInEpoch     int64         update positions read in the open epoch (older builds
+ *                                   stored applied updates, never more: read as positions,
+ *                                   that one open epoch just closes a little later)
  *  epochStartMillis   int64         wall-clock start of the open epoch (ms since 1970)
  *  targetState        bytes         IngestTarget.writeState, up to the checksum
  *  crc                int32         CRC32C of every byte before it
@@ -86,7 +88,7 @@ public final class StateStore {
    * @param nextOffsets partition → offset of the next record to consume
    * @param stats the counters at that point
    * @param epochsClosed epochs closed so far
-   * @param updatesInEpoch applied updates in the open epoch
+   * @param updatesInEpoch update positions read in the open epoch ({@link IngestConfig#epochUpdates})
    * @param epochStartMillis wall-clock start of the open epoch
    */
   public record Header(String topic, Map<Integer, Long> nextOffsets, IngestStats stats,

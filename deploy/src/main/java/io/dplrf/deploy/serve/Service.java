@@ -307,19 +307,26 @@ public final class Service implements AutoCloseable {
         : released == 0 ? "waiting for the first epoch to close"
         : "releasing after every epoch";
     return new Status(released, config.epochs(), config.epsilon(), config.delta(),
-        config.mechanism().name().toLowerCase(Locale.ROOT), neighbouring(), config.clip(),
+        config.mechanism().name().toLowerCase(Locale.ROOT), neighbouring(config), config.clip(),
         config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
         config.rows(), config.cols(), config.rank());
   }
 
-  /** The neighbouring relation on streams, in words (DESIGN.md privacy model). */
-  private String neighbouring() {
+  /**
+   * The neighbouring relation on streams, in words (DESIGN.md privacy model), including what the
+   * epoch cut makes public (docs/privacy/continual-release.md §7).
+   */
+  static String neighbouring(ServiceConfig config) {
     String c = String.valueOf(config.clip());
-    return switch (config.privacyUnit()) {
+    String unit = switch (config.privacyUnit()) {
       case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
       case KEY -> "streams differing in all updates carrying one record key, sum |delta| <= " + c;
       case ROW -> "streams differing in all updates to one row, sum |delta| <= " + c;
     };
+    return unit + (config.epochUpdates().isPresent()
+        ? "; the other stream holds zero updates in their place (epochs are cut by update count:"
+            + " which records arrive, their lengths, keys, order and times are public)"
+        : "; the other stream lacks them (epochs are cut by the clock: arrival times are public)");
   }
 
   /** Exact counts for /admin/ingest (operator port only: not private). */

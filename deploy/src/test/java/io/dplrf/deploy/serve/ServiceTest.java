@@ -1,6 +1,7 @@
 package io.dplrf.deploy.serve;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.ingest.IngestConfig;
@@ -13,6 +14,15 @@ class ServiceTest {
   private static ServiceConfig config(String name, String value) {
     return ServiceConfig.load(null, Map.of(), Map.of("rows", "10", "cols", "8", "rank", "2",
         "epsilon", "1", "delta", "1e-6", "epochs", "4", name, value));
+  }
+
+  @Test
+  void neighbouring_saysWhatTheEpochCutMakesPublic() {
+    String byCount = Service.neighbouring(config("epoch-updates", "40"));
+    assertTrue(byCount.startsWith("streams differing in one update (i, j, delta) with |delta| <= 1.0;")
+        && byCount.contains("zero updates in their place") && byCount.contains("public"), byCount);
+    String byTime = Service.neighbouring(config("epoch-seconds", "60"));
+    assertTrue(byTime.contains("lacks them") && byTime.contains("arrival times are public"), byTime);
   }
 
   @Test
