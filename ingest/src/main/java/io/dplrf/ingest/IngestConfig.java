@@ -10,15 +10,20 @@ import java.util.Objects;
  * @param topic the updates topic
  * @param deadLetterTopic where malformed records go ({@code <topic>.dead-letter} by default)
  * @param bounds validation ranges and contribution bounds
- * @param epochUpdates close an epoch after this many applied updates (at the end of the record
- *     that reaches it), or 0
- * @param epochSeconds close an epoch this many seconds after it opened, or 0; exactly one of
- *     {@code epochUpdates} and {@code epochSeconds} is positive
+ * @param epochUpdates close an epoch after this many update positions read, or 0: every consumed
+ *     record counts its length / 16 ({@link UpdateRecords#positions}), whether its updates are
+ *     applied, clipped, dropped or dead-lettered; the epoch closes at the end of the record that
+ *     reaches the count. Not applied updates: that count depends on the protected data
+ *     ({@code IngestLoop.epochDue})
+ * @param epochLength close an epoch this long after it opened, or {@link Duration#ZERO}; exactly
+ *     one of {@code epochUpdates} and {@code epochLength} is positive. Any positive length, also
+ *     fractions of a second; the loop's clock counts milliseconds, so a length that is not a whole
+ *     number of milliseconds is rounded up to the next one.
  * @param pollTimeout the consumer's poll timeout (also the granularity of time-based epochs when
  *     idle)
  */
 public record IngestConfig(String topic, String deadLetterTopic, ContributionBounds.Config bounds,
-    long epochUpdates, long epochSeconds, Duration pollTimeout) {
+    long epochUpdates, Duration epochLength, Duration pollTimeout) {
 
   public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(200);
 
@@ -29,32 +34,45 @@ public record IngestConfig(String topic, String deadLetterTopic, ContributionBou
         deadLetterTopic);
     Objects.requireNonNull(bounds, "bounds");
     Preconditions.check(epochUpdates >= 0, "epochUpdates", ">= 0", epochUpdates);
-    Preconditions.check(epochSeconds >= 0, "epochSeconds", ">= 0", epochSeconds);
-    Preconditions.check((epochUpdates > 0) != (epochSeconds > 0), "epochUpdates/epochSeconds",
-        "positive for exactly one of the two", epochUpdates + "/" + epochSeconds);
+    Preconditions.check(epochLength != null && !epochLength.isNegative(), "epochLength", ">= 0",
+        epochLength);
+    Preconditions.check((epochUpdates > 0) != !epochLength.isZero(), "epochUpdates/epochLength",
+        "positive for exactly one of the two", epochUpdates + "/" + epochLength);
     Preconditions.check(pollTimeout != null && !pollTimeout.isNegative() && !pollTimeout.isZero(),
         "pollTimeout", "> 0", pollTimeout);
   }
 
-  /** Epochs of {@code epochUpdates} applied updates; dead-letter topic {@code <topic>.dead-letter}. */
+  /** Epochs of {@code epochUpdates} update positions; dead-letter topic {@code <topic>.dead-letter}. */
   public static IngestConfig byUpdates(String topic, ContributionBounds.Config bounds,
       long epochUpdates) {
-    return new IngestConfig(topic, topic + ".dead-letter", bounds, epochUpdates, 0,
+    return new IngestConfig(topic, topic + ".dead-letter", bounds, epochUpdates, Duration.ZERO,
         DEFAULT_POLL_TIMEOUT);
   }
 
-  /** Epochs of {@code epochSeconds} seconds; dead-letter topic {@code <topic>.dead-letter}. */
+  /** Epochs of {@code epochLength} (&gt; 0); dead-letter topic {@code <topic>.dead-letter}. */
+  public static IngestConfig byTime(String topic, ContributionBounds.Config bounds,
+      Duration epochLength) {
+    return new IngestConfig(topic, topic + ".dead-letter", bounds, 0, epochLength,
+        DEFAULT_POLL_TIMEOUT);
+  }
+
+  /** Epochs of {@code epochSeconds} whole seconds; see {@link #byTime}. */
   public static IngestConfig bySeconds(String topic, ContributionBounds.Config bounds,
       long epochSeconds) {
-    return new IngestConfig(topic, topic + ".dead-letter", bounds, 0, epochSeconds,
-        DEFAULT_POLL_TIMEOUT);
+    return byTime(topic, bounds, Duration.ofSeconds(epochSeconds));
+  }
+
+  /** The epoch length in whole milliseconds of the loop's clock (rounded up), or 0. */
+  long epochMillis() {
+    long nanos = epochLength.toNanos();
+    return nanos / 1_000_000 + (nanos % 1_000_000 == 0 ? 0 : 1);
   }
 
   public IngestConfig withDeadLetterTopic(String name) {
-    return new IngestConfig(topic, name, bounds, epochUpdates, epochSeconds, pollTimeout);
+    return new IngestConfig(topic, name, bounds, epochUpdates, epochLength, pollTimeout);
   }
 
   public IngestConfig withPollTimeout(Duration timeout) {
-    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochSeconds, timeout);
+    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, timeout);
   }
 }

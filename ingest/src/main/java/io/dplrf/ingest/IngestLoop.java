@@ -61,9 +61,10 @@ import org.slf4j.LoggerFactory;
  * topic later are picked up at the next start. Offsets that retention has deleted are an error
  * ({@code auto.offset.reset=none}), never a silent skip.
  *
- * <p><b>Epochs</b> close every {@code epochUpdates} applied updates (at the end of the record
- * that reaches the count) or every {@code epochSeconds} seconds (checked after each record and
- * after each poll). <b>Exhaustion:</b> once the target says all T epochs are closed, the loop
+ * <p><b>Epochs</b> close every {@code epochUpdates} update positions read (every update of every
+ * record counts, whatever becomes of it; at the end of the record that reaches the count: see
+ * {@link #epochDue} for why not applied updates) or every {@code epochLength} (any length, fractions of a second too;
+ * checked after each record and after each poll). <b>Exhaustion:</b> once the target says all T epochs are closed, the loop
  * stops consuming, logs "epoch T reached", keeps its offsets at the last applied record and
  * {@link #run} returns with state {@link State#EXHAUSTED}.
  *
@@ -95,12 +96,15 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final EpochListener listener;
   private final LongSupplier clock;
   private final ContributionBounds bounds;
+  private final long epochMillis;
 
   private IngestStats stats = new IngestStats();
   private final Map<Integer, Long> nextOffsets = new TreeMap<>();
   private final List<TopicPartition> assigned = new ArrayList<>();
+  /** Update positions read in the open epoch (see {@link #epochDue}). */
   private long updatesInEpoch;
   private long epochStartMillis;
+  private boolean restored;
   private boolean started;
   private final UpdateVisitor apply;
 
@@ -129,10 +133,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.clock = Objects.requireNonNull(clockMillis, "clockMillis");
     this.bounds = new ContributionBounds(config.bounds());
-    this.apply = (i, j, d) -> {
-      target.update(i, j, d);
-      updatesInEpoch++;
-    };
+    this.epochMillis = config.epochMillis();
+    this.apply = target::update;
   }
 
   /**
@@ -222,8 +224,18 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     LOG.error("ingest failed; state and offsets stay at the last snapshot", e);
   }
 
-  /** Restores the snapshot (if any), then assigns all partitions and seeks. */
-  void start() throws IOException {
+  /**
+   * Restores the snapshot, if there is one, into the target, the budgets and the counters; no
+   * Kafka call. Call it before {@link #run} to find out at start that a snapshot cannot be used
+   * (other key, other settings, corrupt): the service then refuses to start instead of serving
+   * nothing. {@link #run} restores by itself when this was not called. At most once.
+   *
+   * @throws IOException naming the snapshot file and the reason it cannot be restored
+   */
+  public void restore() throws IOException {
+    if (restored) {
+      return;
+    }
     var header = store.read(bounds, target);
     if (header.isPresent()) {
       var h = header.get();
@@ -242,6 +254,12 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       LOG.info("no snapshot in {}: consuming '{}' from the beginning", store.file().getParent(),
           config.topic());
     }
+    restored = true;
+  }
+
+  /** Restores the snapshot (unless {@link #restore} did), then assigns all partitions and seeks. */
+  void start() throws IOException {
+    restore();
     started = true;
     publish();
     listener.restored(target.epochsClosed());
@@ -348,6 +366,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       stats.countDeadLetter(e.reason());
       sendDeadLetter(r, e);
     }
+    updatesInEpoch += UpdateRecords.positions(r.value());
     nextOffsets.put(r.partition(), r.offset() + 1);
   }
 
@@ -374,11 +393,26 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * Whether the open epoch is over.
+   *
+   * <p>Privacy: the tree analysis assumes neighbouring streams are cut into the same epochs, so
+   * that only the nodes holding the unit's own updates differ, by at most C per level; the cut
+   * must not depend on the protected data (docs/privacy/continual-release.md §7). So epochs by
+   * count count update <em>positions</em> read (length / 16 of every record, whether its updates
+   * are applied, clipped, dropped or dead-lettered), not applied updates: whether an update is
+   * applied depends on its value (a NaN dead-letters its record) and on its unit's earlier values
+   * (a spent budget drops it), so one unit's values would move every later boundary and make O(T)
+   * nodes differ by other units' updates. Positions depend only on the stream's shape (which
+   * records, how long, in which order), which is public: protected are the values of a unit's
+   * updates (the neighbour has zeros in their place), not how many it sent. Epochs by time are
+   * cut by the clock at which records are read.
+   */
   private boolean epochDue() {
     if (config.epochUpdates() > 0) {
       return updatesInEpoch >= config.epochUpdates();
     }
-    return clock.getAsLong() - epochStartMillis >= config.epochSeconds() * 1000L;
+    return clock.getAsLong() - epochStartMillis >= epochMillis;
   }
 
   /** Closes the epoch, makes it durable with the offsets, then tells the listener. */
@@ -468,6 +502,9 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     if (!running) {
       closeClients();
       return;
+    }
+    if (finished.getCount() == 0) {
+      return; // run() has ended (exhausted or failed) and closed the clients
     }
     consumer.wakeup();
     try {

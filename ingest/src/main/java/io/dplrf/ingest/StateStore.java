@@ -1,5 +1,6 @@
 package io.dplrf.ingest;
 
+import io.dplrf.sketch.files.StateFiles;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -17,7 +18,6 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
@@ -33,7 +33,8 @@ import java.util.zip.CheckedOutputStream;
  * everything they must agree with — counters, contribution budgets, epoch bookkeeping and the
  * target's (sketch tree's) state — in one file, {@value #FILE_NAME} in the state directory.
  *
- * <p>Writes are crash-safe as in Kafka's {@code OffsetCheckpoint}: write {@value #TEMP_NAME},
+ * <p>The file is created {@code rw-------} ({@link StateFiles}): it is as sensitive as the raw
+ * data. Writes are crash-safe as in Kafka's {@code OffsetCheckpoint}: write {@value #TEMP_NAME},
  * fsync it, atomically rename it over the snapshot, fsync the directory. A reader sees the old
  * snapshot or the new one, never a mix; a left-over temp file is ignored (and overwritten by the
  * next write). Reading a snapshot that is truncated, corrupt (checksum), of an unknown version or
@@ -64,7 +65,9 @@ import java.util.zip.CheckedOutputStream;
  *  rowBudgets         int32 N       then N × (row int32, spent float64), rows ascending,
  *                                   only rows with spent != 0
  *  epochsClosed       int32         must equal the restored target's epochsClosed()
- *  updatesInEpoch     int64         applied updates in the open epoch
+ *  updatesInEpoch     int64         update positions read in the open epoch (older builds
+ *                                   stored applied updates, never more: read as positions,
+ *                                   that one open epoch just closes a little later)
  *  epochStartMillis   int64         wall-clock start of the open epoch (ms since 1970)
  *  targetState        bytes         IngestTarget.writeState, up to the checksum
  *  crc                int32         CRC32C of every byte before it
@@ -85,7 +88,7 @@ public final class StateStore {
    * @param nextOffsets partition → offset of the next record to consume
    * @param stats the counters at that point
    * @param epochsClosed epochs closed so far
-   * @param updatesInEpoch applied updates in the open epoch
+   * @param updatesInEpoch update positions read in the open epoch ({@link IngestConfig#epochUpdates})
    * @param epochStartMillis wall-clock start of the open epoch
    */
   public record Header(String topic, Map<Integer, Long> nextOffsets, IngestStats stats,
@@ -101,9 +104,9 @@ public final class StateStore {
   private final Path file;
   private final Path temp;
 
-  /** A store in {@code dir}, created if absent. */
+  /** A store in {@code dir}, created ({@code rwx------}) if absent. */
   public StateStore(Path dir) throws IOException {
-    this.dir = Files.createDirectories(dir);
+    this.dir = StateFiles.createDirectories(dir);
     this.file = dir.resolve(FILE_NAME);
     this.temp = dir.resolve(TEMP_NAME);
   }
@@ -119,8 +122,8 @@ public final class StateStore {
   /** Atomically replaces the snapshot with {@code header}, {@code bounds}' budgets and the target's state. */
   public void write(Header header, ContributionBounds bounds, IngestTarget target)
       throws IOException {
-    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+    // Owner-only from creation: the snapshot holds noiseless sketches, record keys and counters.
+    try (FileChannel ch = StateFiles.createForWriting(temp)) {
       OutputStream raw = Channels.newOutputStream(ch);
       CRC32C crc = new CRC32C();
       DataOutputStream d =
@@ -149,7 +152,7 @@ public final class StateStore {
     } catch (AtomicMoveNotSupportedException e) {
       throw new IOException("the state directory " + dir + " does not support atomic rename", e);
     }
-    flushDirectory(dir);
+    StateFiles.fsyncDirectory(dir);
   }
 
   private static void writeHeader(DataOutputStream d, Header h, ContributionBounds bounds)
@@ -228,7 +231,8 @@ public final class StateStore {
    *
    * @return empty if there is no snapshot file (first start)
    * @throws IOException if the file exists but is not a complete, uncorrupted version-1 snapshot
-   *     written under the same contribution bounds, or the target refuses its state
+   *     written under the same contribution bounds, or the target refuses its state; the message
+   *     always names the file
    */
   public Optional<Header> read(ContributionBounds bounds, IngestTarget target) throws IOException {
     if (!Files.exists(file)) {
@@ -249,7 +253,15 @@ public final class StateStore {
         throw corrupt("truncated header", null);
       }
       LimitedInputStream state = new LimitedInputStream(counted, stateLength);
-      target.readState(state);
+      try {
+        target.readState(state);
+      } catch (EOFException e) {
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        // The target's reasons (other key, other settings, a missing node file) do not know
+        // the file: name it, so that the one-line start failure says what to look at.
+        throw new IOException("snapshot " + file + " cannot be restored: " + e.getMessage(), e);
+      }
       if (state.remaining > 0) {
         throw corrupt("the target read " + (stateLength - state.remaining) + " of its "
             + stateLength + " state bytes", null);
@@ -362,17 +374,9 @@ public final class StateStore {
 
   private IOException corrupt(String what, Throwable cause) {
     return new IOException("ingest snapshot " + file + " is unreadable: " + what
-        + "; refusing to start from scratch (move it away to do so deliberately)", cause);
-  }
-
-  /** fsync of the directory so the rename itself is durable (as Kafka's Utils.flushDir). */
-  private static void flushDirectory(Path dir) throws IOException {
-    if (System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows")) {
-      return; // a directory cannot be opened for fsync on Windows
-    }
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
+        + "; refusing to start from scratch, which would be a new run on the same data (restore"
+        + " a good snapshot, or start a new run deliberately in a new, empty state directory)",
+        cause);
   }
 
   private static final class CountingInputStream extends FilterInputStream {

@@ -46,6 +46,16 @@ public final class UpdateRecords {
     return length / UPDATE_BYTES;
   }
 
+  /**
+   * The update positions a value occupies in the stream: its length / 16, rounded down, whether
+   * or not it is well-formed (null counts as length 0). Depends on the length only, never on the
+   * content, so epochs cut by this count fall at the same records for streams that differ only
+   * in the values of some updates (docs/privacy/continual-release.md §7).
+   */
+  public static int positions(byte[] value) {
+    return value == null ? 0 : value.length / UPDATE_BYTES;
+  }
+
   /** The number of updates in {@code value} (null counts as length 0). */
   public static int count(byte[] value) throws MalformedRecordException {
     return count(value == null ? 0 : value.length);

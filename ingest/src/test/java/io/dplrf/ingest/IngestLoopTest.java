@@ -46,6 +46,8 @@ class IngestLoopTest {
     final MockProducer<byte[], byte[]> producer;
     final RecordingTarget target;
     final List<Integer> epochs = new ArrayList<>();
+    /** Records read when each epoch closed: where the epoch boundaries fell in the stream. */
+    final List<Long> recordsAtClose = new ArrayList<>();
     final List<Integer> restored = new ArrayList<>();
     final AtomicLong clock = new AtomicLong(1_000_000);
     final IngestLoop loop;
@@ -60,6 +62,7 @@ class IngestLoopTest {
         @Override
         public void epochClosed(int epoch) {
           epochs.add(epoch);
+          recordsAtClose.add(loop.stats().recordsConsumed());
         }
 
         @Override
@@ -170,6 +173,72 @@ class IngestLoopTest {
   }
 
   @Test
+  void epochUpdates_countsEveryUpdatePositionRead_droppedAndDeadLetteredToo() throws Exception {
+    var drop = new ContributionBounds.Config(20, 10, 1.0, Unit.KEY, BudgetPolicy.DROP);
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, drop, 3), 100, true);
+    byte[] k = {7};
+    run.start(List.of(
+        record(P0, 0, k, UpdateRecords.encode(new int[] {1}, new int[] {1}, new double[] {1.0}, 0, 1)),
+        record(P0, 1, k, updates(2, 2)), // k's budget is spent: dropped
+        record(P0, 2, k, UpdateRecords.encode(new int[] {3}, new int[] {3},
+            new double[] {Double.NaN}, 0, 1)), // dead-lettered
+        record(P0, 3, k, new byte[17]))); // dead-lettered, 1 position (17 / 16)
+    run.pollUntil(4);
+    assertEquals(1, run.loop.stats().updatesApplied());
+    assertEquals(List.of(1), run.epochs, "3 positions read by the end of record 2");
+    assertEquals(List.of(3L), run.recordsAtClose);
+  }
+
+  /**
+   * The privacy argument (docs/privacy/continual-release.md §7) needs neighbouring streams cut
+   * into the same epochs. Neighbours under epoch-updates: the same records, with one unit's
+   * updates zeroed in place. Here unit "a" spends its budget (policy drop), so its later updates
+   * are dropped in S but applied (as zeros) in S', and one of its records is dead-lettered in S
+   * (a NaN) but not in S'. The epoch boundaries must still fall after the same records.
+   */
+  @Test
+  void epochUpdates_boundariesAreTheSameForStreamsDifferingInOneUnitsValues() throws Exception {
+    var drop = new ContributionBounds.Config(20, 10, 1.0, Unit.KEY, BudgetPolicy.DROP);
+    List<List<ConsumerRecord<byte[], byte[]>>> neighbours = new ArrayList<>();
+    for (boolean zeroed : new boolean[] {false, true}) {
+      List<ConsumerRecord<byte[], byte[]>> recs = new ArrayList<>();
+      SplittableRandom rnd = new SplittableRandom(9);
+      for (int o = 0; o < 60; o++) {
+        boolean a = o % 3 == 0;
+        int n = 1 + o % 2;
+        int[] i = new int[n];
+        int[] j = new int[n];
+        double[] d = new double[n];
+        for (int x = 0; x < n; x++) {
+          i[x] = rnd.nextInt(20);
+          j[x] = rnd.nextInt(10);
+          d[x] = a && o == 21 ? Double.NaN : rnd.nextDouble(-0.6, 0.6);
+          if (a && zeroed) {
+            d[x] = 0;
+          }
+        }
+        byte[] key = (a ? "a" : "u" + o % 5).getBytes(StandardCharsets.UTF_8);
+        recs.add(record(P0, o, key, UpdateRecords.encode(i, j, d, 0, n)));
+      }
+      neighbours.add(recs);
+    }
+    List<Run> runs = new ArrayList<>();
+    for (int s = 0; s < 2; s++) {
+      Run run = new Run(dir.resolve("s" + s), IngestConfig.byUpdates(TOPIC, drop, 7), 1000, true);
+      run.consumer.setMaxPollRecords(4);
+      run.start(neighbours.get(s)).pollUntil(60);
+      runs.add(run);
+    }
+    IngestStats s = runs.get(0).loop.stats();
+    IngestStats z = runs.get(1).loop.stats();
+    assertTrue(s.updatesDropped() > z.updatesDropped(), s + " / " + z); // a's drops
+    assertTrue(s.deadLetteredTotal() == 1 && z.deadLetteredTotal() == 0, s + " / " + z);
+    assertTrue(s.updatesApplied() < z.updatesApplied(), s + " / " + z);
+    assertEquals(runs.get(0).recordsAtClose, runs.get(1).recordsAtClose);
+    assertTrue(runs.get(0).recordsAtClose.size() >= 8, "" + runs.get(0).recordsAtClose);
+  }
+
+  @Test
   void epochs_closeWhenEpochSecondsHaveElapsed_evenWithoutRecords() throws Exception {
     Run run = new Run(dir, IngestConfig.bySeconds(TOPIC, KEY_CLIP, 10), 100, true);
     run.start(List.of(record(P0, 0, new byte[] {1}, updates(1, 1))));
@@ -182,6 +251,33 @@ class IngestLoopTest {
     assertTrue(run.loop.pollOnce());
     assertEquals(List.of(1), run.epochs);
     assertEquals(Map.of(1, 1L), run.target.updatesPerEpoch);
+  }
+
+  @Test
+  void epochs_ofAFractionalLength_closeAfterExactlyThatTime() throws Exception {
+    Run run = new Run(dir, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofMillis(1500)),
+        100, true);
+    run.start(List.of(record(P0, 0, new byte[] {1}, updates(1, 1))));
+    run.clock.addAndGet(1499);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(), run.epochs);
+    run.clock.addAndGet(1);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs);
+    run.clock.addAndGet(500);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs, "half a second is not an epoch of 1.5 s");
+  }
+
+  @Test
+  void epochLength_belowAMillisecond_isRoundedUpToTheClock() {
+    assertEquals(1, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofNanos(1)).epochMillis());
+    assertEquals(501, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofNanos(500_000_001))
+        .epochMillis());
+    assertEquals(500, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofMillis(500))
+        .epochMillis());
+    assertThrows(IllegalArgumentException.class,
+        () -> IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ZERO));
   }
 
   @Test
@@ -318,6 +414,31 @@ class IngestLoopTest {
     assertThrows(IOException.class, run.loop::pollOnce);
     assertThrows(IOException.class, run.loop::snapshot);
     assertFalse(new StateStore(dir).exists());
+  }
+
+  @Test
+  void restore_ofASnapshotItCannotUse_failsNamingTheFile_beforeAnyKafkaCall() throws Exception {
+    java.nio.file.Files.write(dir.resolve(StateStore.FILE_NAME), new byte[64]);
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1000), 100, true);
+    IOException e = assertThrows(IOException.class, run.loop::restore);
+    assertTrue(e.getMessage().contains(dir.resolve(StateStore.FILE_NAME).toString()),
+        e.getMessage());
+    assertTrue(run.consumer.assignment().isEmpty());
+    assertEquals(IngestLoop.State.NEW, run.loop.state());
+    assertEquals(List.of(), run.restored);
+  }
+
+  @Test
+  void restore_beforeRun_isNotRepeatedByRun() throws Exception {
+    Run first = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1), 100, true);
+    first.start(List.of(record(P0, 0, new byte[] {1}, updates(1, 1)))).pollUntil(1);
+    assertEquals(List.of(1), first.epochs);
+    Run again = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1), 100, true);
+    again.loop.restore();
+    again.loop.start();
+    assertEquals(List.of(1), again.restored);
+    assertEquals(1, again.target.epochsClosed());
+    assertEquals(1, again.loop.stats().updatesApplied());
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.dplrf.ingest.ContributionBounds.BudgetPolicy;
 import io.dplrf.ingest.ContributionBounds.Unit;
@@ -14,6 +15,8 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -70,6 +73,28 @@ class StateStoreTest {
     assertEquals(0.25, bounds.spentByKey(new byte[] {0, (byte) 0xff}));
     assertArrayEquals(f.target.stateBytes(), target.stateBytes());
     assertEquals(1, target.epochsClosed());
+  }
+
+  @Test
+  void write_createsTheSnapshotAndItsTempFileOwnerOnly() throws Exception {
+    assumeTrue(Files.getFileStore(dir).supportsFileAttributeView(PosixFileAttributeView.class),
+        "permissions are POSIX");
+    Path stateDir = dir.resolve("state");
+    StateStore store = new StateStore(stateDir);
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(stateDir)));
+    Fixture f = fixture();
+    store.write(f.header, f.bounds, f.target);
+    assertEquals("rw-------",
+        PosixFilePermissions.toString(Files.getPosixFilePermissions(store.file())));
+    IngestTarget failing = new RecordingTarget(8) {
+      @Override
+      public void writeState(OutputStream out) throws IOException {
+        throw new IOException("disk full (simulated)");
+      }
+    };
+    assertThrows(IOException.class, () -> store.write(f.header, f.bounds, failing));
+    assertEquals("rw-------", PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(stateDir.resolve(StateStore.TEMP_NAME))));
   }
 
   @Test
@@ -170,6 +195,23 @@ class StateStoreTest {
       }
     };
     assertThrows(IOException.class, () -> store.read(new ContributionBounds(KEY_BOUNDS), lazy));
+  }
+
+  @Test
+  void read_targetRefusingItsState_failsWithAMessageNamingTheFile() throws Exception {
+    Fixture f = fixture();
+    StateStore store = new StateStore(dir);
+    store.write(f.header, f.bounds, f.target);
+    IngestTarget otherKey = new RecordingTarget(8) {
+      @Override
+      public void readState(InputStream in) throws IOException {
+        throw new IOException("tree snapshot was written under key a but the key given is b");
+      }
+    };
+    IOException e = assertThrows(IOException.class,
+        () -> store.read(new ContributionBounds(KEY_BOUNDS), otherKey));
+    assertTrue(e.getMessage().contains(store.file().toString())
+        && e.getMessage().endsWith("written under key a but the key given is b"), e.getMessage());
   }
 
   @Test

@@ -47,6 +47,16 @@ class UpdateRecordsTest {
   }
 
   @Test
+  void positions_dependOnTheLengthOnly_wellFormedOrNot() {
+    assertEquals(0, UpdateRecords.positions(null));
+    assertEquals(0, UpdateRecords.positions(new byte[15]));
+    assertEquals(1, UpdateRecords.positions(new byte[17]));
+    byte[] nan = UpdateRecords.encode(new int[] {1, 2}, new int[] {3, 4},
+        new double[] {Double.NaN, 1}, 0, 2);
+    assertEquals(2, UpdateRecords.positions(nan));
+  }
+
+  @Test
   void forEach_lengthNotAPositiveMultipleOf16_isMalformedWithReason() {
     for (int len : new int[] {0, 1, 15, 17, 31, 33}) {
       MalformedRecordException e = assertThrows(MalformedRecordException.class,

@@ -32,6 +32,19 @@ final class ChildService {
 
   /** Starts the child; returns once its banner shows both ports (or fails with its output). */
   static ChildService start(Map<String, String> settings, Path log, Duration timeout) throws IOException {
+    ChildService child = launch(settings, log);
+    Process p = child.process;
+    Poll.until("the child's banner (ports) in " + log, timeout, () -> {
+      if (!p.isAlive()) {
+        throw new AssertionError("child exited with " + p.exitValue() + ":\n" + child.output());
+      }
+      return child.readPorts();
+    }, found -> found);
+    return child;
+  }
+
+  /** Starts the child without waiting for anything. */
+  static ChildService launch(Map<String, String> settings, Path log) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx512m", "-cp", System.getProperty("java.class.path"),
@@ -42,14 +55,16 @@ final class ChildService {
     });
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
-    ChildService child = new ChildService(p, log);
-    Poll.until("the child's banner (ports) in " + log, timeout, () -> {
-      if (!p.isAlive()) {
-        throw new AssertionError("child exited with " + p.exitValue() + ":\n" + child.output());
-      }
-      return child.readPorts();
-    }, found -> found);
-    return child;
+    return new ChildService(p, log);
+  }
+
+  /** Waits until the child exits by itself and returns its exit status (fails on timeout). */
+  int awaitExit(Duration timeout) throws IOException, InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("child still running after " + timeout.toSeconds() + " s:\n"
+          + output());
+    }
+    return process.exitValue();
   }
 
   private boolean readPorts() throws IOException {

@@ -346,6 +346,29 @@ abstract class ServiceScenarios {
     return out;
   }
 
+  // ---- 4b. epochs on the clock ----------------------------------------------------------------
+
+  /**
+   * epoch-seconds = 1.5 (a fraction: not truncated to 1 s). Time-based epochs close after a poll
+   * even without records. Epoch 3 opens when epoch 2 closes (just before its release) and closes
+   * 1.5 s later (up to one 200 ms poll late), so the releases of epochs 2 and 3 are at least
+   * 1.5 s apart minus the difference of their snapshot-and-factorize times (milliseconds for a
+   * 10×8 matrix; epoch 1 is skipped because its release also warms up the JIT). 50 ms of slack.
+   */
+  @Test
+  void fractionalEpochSeconds_closeEpochsAtThatLength(KafkaEnvironment kafka) throws Exception {
+    RunningService svc = start(kafka, "clock", RunningService.settings("rows", "10", "cols", "8",
+        "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "3", "epoch-seconds", "1.5"));
+    io.dplrf.deploy.http.Release second = Poll.until("the release of epoch 2", DEADLINE,
+        () -> svc.service.releases().latest().orElse(null), r -> r != null && r.epoch() >= 2);
+    assertEquals(2, second.epoch(), "polled every 50 ms, epochs of 1.5 s");
+    io.dplrf.deploy.http.Release third = Poll.until("the release of epoch 3", DEADLINE,
+        () -> svc.service.releases().latest().orElse(null), r -> r.epoch() == 3);
+    long apart = Duration.between(second.releasedAt(), third.releasedAt()).toMillis();
+    System.out.println("epoch-seconds 1.5: releases of epochs 2 and 3 " + apart + " ms apart");
+    assertTrue(apart >= 1450 && apart < 5000, "releases " + apart + " ms apart");
+  }
+
   // ---- 5. exhaustion at epoch T ---------------------------------------------------------------
 
   /**
@@ -384,7 +407,8 @@ abstract class ServiceScenarios {
     assertEquals(2, longOf(release, "epoch"));
     Poll.until("dplrf_release_exhausted 1", DEADLINE, svc::metrics,
         t -> RunningService.sample(t, "dplrf_release_exhausted", null, null) == 1
-            && RunningService.sample(t, "dplrf_epochs_left", null, null) == 0);
+            && RunningService.sample(t, "dplrf_epochs_left", null, null) == 0
+            && RunningService.sample(t, "dplrf_epoch_current", null, null) == 2);
 
     Map<String, Object> ingest = awaitIngest("ingest state exhausted",
         s -> "exhausted".equals(s.get("state")));

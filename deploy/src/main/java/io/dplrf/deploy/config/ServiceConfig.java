@@ -73,7 +73,9 @@ public final class ServiceConfig {
     choice("mechanism", Mechanism.class, Mechanism.PRIV2);
     positiveInt("epochs");
     optionalPositiveLong("epoch-updates");
-    number("epoch-seconds", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), Double.NaN);
+    // The ingest clock counts milliseconds: a shorter epoch cannot be honoured.
+    number("epoch-seconds", ">= 0.001 and < infinity", x -> x >= 0.001 && Double.isFinite(x),
+        Double.NaN);
     number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
     choice("privacy-unit", PrivacyUnit.class, PrivacyUnit.UPDATE);
     choice("budget-policy", BudgetPolicy.class, BudgetPolicy.CLIP);

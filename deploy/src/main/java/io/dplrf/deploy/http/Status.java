@@ -7,7 +7,9 @@ import java.util.Objects;
  * What {@code /v1/status} reports: where the service is in its T epochs and the privacy
  * guarantee of what it releases. All of it is public (the parameters are part of the guarantee).
  *
- * @param epoch the epoch being ingested, 1..T (T once exhausted)
+ * @param epoch the latest released epoch, 0..T: 0 before the first release, T once exhausted (the
+ *     epoch being ingested is the next one; status follows what is released, never the tree's
+ *     epoch counter, which runs ahead while a release is being computed)
  * @param epochs T, the number of epochs the budget covers
  * @param mechanism "priv1" or "priv2"
  * @param neighbouring the neighbouring relation, in words, e.g. "streams differing in one update

@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * {@code dplrf_updates_clipped_total}, {@code dplrf_updates_dropped_total},
  * {@code dplrf_records_dead_lettered_total{reason}}, {@code dplrf_epoch_current},
  * {@code dplrf_epochs_left}, {@code dplrf_consumer_lag{partition}}, {@code dplrf_sketch_memory_bytes},
- * {@code dplrf_release_exhausted}, {@code dplrf_release_duration_seconds},
+ * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running}, {@code dplrf_release_duration_seconds},
  * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
  * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters.
  *
@@ -53,6 +53,7 @@ public final class Metrics implements AutoCloseable {
   private final AtomicLong epochsLeft = new AtomicLong();
   private final AtomicLong sketchMemory = new AtomicLong();
   private final AtomicLong exhausted = new AtomicLong();
+  private final AtomicLong ingestRunning = new AtomicLong();
   private final Map<Integer, AtomicLong> lag = new ConcurrentHashMap<>();
   private final Timer releaseDuration;
   private final Timer snapshotDuration;
@@ -75,14 +76,20 @@ public final class Metrics implements AutoCloseable {
         "updates whose delta was clamped to the clip bound or the unit's remaining budget");
     updatesDropped = counter("dplrf.updates.dropped",
         "updates dropped because their privacy unit's budget was spent");
+    // Both follow the published release (Service.publishMetrics), so current + left = T always.
     Gauge.builder("dplrf.epoch.current", epochCurrent, AtomicLong::get)
-        .description("the epoch being ingested (1..T)").register(registry);
+        .description("the latest released epoch, 0..T (0 before the first release)")
+        .register(registry);
     Gauge.builder("dplrf.epochs.left", epochsLeft, AtomicLong::get)
-        .description("epochs left before the privacy budget is exhausted").register(registry);
+        .description("releases left before the privacy budget is spent: T minus the latest released"
+            + " epoch").register(registry);
     Gauge.builder("dplrf.sketch.memory", sketchMemory, AtomicLong::get).baseUnit("bytes")
         .description("memory held by the noisy sketches and tree nodes").register(registry);
     Gauge.builder("dplrf.release.exhausted", exhausted, AtomicLong::get)
         .description("1 once epoch T has been released and releasing has stopped").register(registry);
+    Gauge.builder("dplrf.ingest.running", ingestRunning, AtomicLong::get)
+        .description("1 while the ingest loop restores, waits for its topic or consumes; 0 once it"
+            + " has ended (failed, stopped, or exhausted at epoch T)").register(registry);
     releaseDuration = Timer.builder("dplrf.release.duration")
         .description("time to post-process the tree nodes into a release").register(registry);
     snapshotDuration = Timer.builder("dplrf.snapshot.duration")
@@ -133,8 +140,10 @@ public final class Metrics implements AutoCloseable {
   /**
    * Counts one record sent to the dead-letter topic.
    *
-   * @param reason a short fixed code such as {@code short-value} or {@code index-out-of-range}
-   *     (lower case, digits, {@code _.-}, at most 40 characters) — never a message carrying data.
+   * @param reason a short fixed code: the service passes the {@code DeadLetterReason} names in
+   *     lower case, {@code bad_length}, {@code index_out_of_range}, {@code non_finite_delta},
+   *     {@code missing_key} (in general: lower case, digits, {@code _.-}, at most 40 characters)
+   *     — never a message carrying data.
    *     Anything else, and any reason past the first {@value #MAX_REASONS}, counts as {@code other}.
    */
   public void deadLettered(String reason) {
@@ -151,10 +160,12 @@ public final class Metrics implements AutoCloseable {
     c.increment();
   }
 
+  /** The latest released epoch (0 before the first release). */
   public void epochCurrent(long epoch) {
     epochCurrent.set(epoch);
   }
 
+  /** T minus the latest released epoch. */
   public void epochsLeft(long left) {
     epochsLeft.set(left);
   }
@@ -176,6 +187,11 @@ public final class Metrics implements AutoCloseable {
 
   public void releaseExhausted(boolean isExhausted) {
     exhausted.set(isExhausted ? 1 : 0);
+  }
+
+  /** Whether the ingest loop is alive (see the gauge's description). */
+  public void ingestRunning(boolean running) {
+    ingestRunning.set(running ? 1 : 0);
   }
 
   public Timer releaseDuration() {

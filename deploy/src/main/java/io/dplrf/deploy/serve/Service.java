@@ -16,6 +16,7 @@ import io.dplrf.ingest.IngestLoop;
 import io.dplrf.ingest.IngestStats;
 import io.dplrf.ingest.StateStore;
 import io.dplrf.release.Releases;
+import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -24,16 +25,18 @@ import io.dplrf.sketch.tree.TreeConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -47,6 +50,11 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * <p>Data flows one way; the only mutable shared state is the release cache (swapped
  * atomically) and the tree, whose epoch closes and range releases are serialised by
  * {@link TreeTarget}.
+ *
+ * <p><b>No zombie.</b> The snapshot is restored before the HTTP listeners open, so one that cannot
+ * be used fails {@link #start}; a later failure of the ingest loop is reported by {@link
+ * #awaitIngestFailure}, and {@code dplrf serve} then closes the service and exits non-zero instead
+ * of answering /health with ingest dead.
  */
 public final class Service implements AutoCloseable {
   private static final String LOOPBACK = "127.0.0.1";
@@ -63,6 +71,8 @@ public final class Service implements AutoCloseable {
   private final OperatorApi operatorApi;
   private final ScheduledExecutorService ticker;
   private final java.util.List<KafkaClientMetrics> kafkaMetrics = new java.util.ArrayList<>();
+  private final CompletableFuture<Throwable> ingestFailure = new CompletableFuture<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Instant lastRelease;
   private IngestStats lastStats = new IngestStats();
 
@@ -78,7 +88,9 @@ public final class Service implements AutoCloseable {
           + config.privacyUnit().name().toLowerCase(Locale.ROOT));
     }
     Path state = config.stateDir();
-    Files.createDirectories(state);
+    // rwx------ when created here: the directory holds the raw state (snapshot, node files, the
+    // embedded broker's records, by default the key).
+    StateFiles.createDirectories(state);
     SecretKey key = SecretKey.loadOrCreate(config.key());
     SketchSizes sizes = SketchSizes.of(config.rows(), config.cols(), config.rank(),
         boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
@@ -98,19 +110,16 @@ public final class Service implements AutoCloseable {
       embedded = EmbeddedKafka.start(state.resolve("kafka"), LOOPBACK, config.embeddedKafkaPort());
       bootstrap = embedded.bootstrapServers();
     }
+    IngestLoop createdLoop = null;
+    PublicApi createdPublicApi = null;
+    OperatorApi createdOperatorApi = null;
     try {
       createTopics();
 
-      ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
-          config.clip(), ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
-          ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
-      IngestConfig ingest = (config.epochUpdates().isPresent()
-          ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
-          : IngestConfig.bySeconds(config.topic(), bounds, config.epochDuration().orElseThrow().toSeconds()))
-          .withDeadLetterTopic(config.deadLetterTopic());
+      IngestConfig ingest = ingestConfig(config);
       Map<String, Object> clientProps = new HashMap<>();
       clientProps.put("bootstrap.servers", bootstrap);
-      loop = IngestLoop.create(ingest, clientProps, store, target, new EpochListener() {
+      createdLoop = IngestLoop.create(ingest, clientProps, store, target, new EpochListener() {
         @Override
         public void epochClosed(int epoch) {
           release(epoch);
@@ -128,7 +137,7 @@ public final class Service implements AutoCloseable {
           }
         }
       });
-      loop.bindClientMetrics(client -> {
+      createdLoop.bindClientMetrics(client -> {
         KafkaClientMetrics binder = null;
         if (client instanceof org.apache.kafka.clients.consumer.Consumer<?, ?> c) {
           binder = new KafkaClientMetrics(c);
@@ -140,28 +149,82 @@ public final class Service implements AutoCloseable {
           kafkaMetrics.add(binder);
         }
       });
-      ingestThread = new Thread(loop, "dplrf-ingest");
-      ingestThread.setDaemon(true);
+      // Restore before any listener accepts a request: a snapshot that cannot be used (other key,
+      // other settings, corrupt) is a failed start, never a healthy process without releases.
+      createdLoop.restore();
+      loop = createdLoop;
 
-      publicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
+      createdPublicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
           new InetSocketAddress(config.bind(), config.httpPort()), cache, this::status, metrics));
-      operatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
+      createdOperatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
           new InetSocketAddress(config.bind(), config.operatorPort()), metrics, this::ingestStats,
           config.adminToken()));
+      publicApi = createdPublicApi;
+      operatorApi = createdOperatorApi;
+      ingestThread = new Thread(this::ingest, "dplrf-ingest");
+      ingestThread.setDaemon(true);
       ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "dplrf-metrics");
         t.setDaemon(true);
         return t;
       });
     } catch (Exception | Error e) {
-      // A failed start (a port in use, a bad snapshot, ...) must not leave the broker running.
+      // A failed start (a port in use, a bad snapshot, ...) must not leave anything running.
+      closeQuietly(createdPublicApi);
+      closeQuietly(createdOperatorApi);
+      closeQuietly(createdLoop);
+      kafkaMetrics.forEach(KafkaClientMetrics::close);
+      metrics.close();
       if (embedded != null) {
         embedded.close();
       }
       throw e;
     }
     ticker.scheduleAtFixedRate(this::publishMetrics, 1, 1, TimeUnit.SECONDS);
+    metrics.ingestRunning(true);
     ingestThread.start();
+  }
+
+  /** The ingest loop's settings; the epoch length goes through exactly (fractions of a second). */
+  static IngestConfig ingestConfig(ServiceConfig config) {
+    ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
+        config.clip(), ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
+        ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
+    return (config.epochUpdates().isPresent()
+        ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
+        : IngestConfig.byTime(config.topic(), bounds, config.epochDuration().orElseThrow()))
+        .withDeadLetterTopic(config.deadLetterTopic());
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      // already failing; the first error is the one reported
+    }
+  }
+
+  /**
+   * The ingest thread: runs the loop; if it fails, the service must not go on as a process that
+   * answers /health but never releases again, so the failure is handed to whoever waits in
+   * {@link #awaitIngestFailure} (`dplrf serve` then stops and exits non-zero).
+   */
+  private void ingest() {
+    try {
+      loop.run();
+    } catch (RuntimeException e) {
+      // IngestLoop.fail has logged it with its stack trace; reported through ingestFailure below.
+    } finally {
+      IngestLoop.State s = loop.state();
+      metrics.ingestRunning(s == IngestLoop.State.NEW || s == IngestLoop.State.RUNNING);
+      if (s == IngestLoop.State.FAILED) {
+        Throwable f = loop.failure();
+        ingestFailure.complete(f != null ? f : new IllegalStateException("ingest failed"));
+      }
+    }
   }
 
   /** Starts everything; logs where to push updates and pull releases. */
@@ -244,19 +307,26 @@ public final class Service implements AutoCloseable {
         : released == 0 ? "waiting for the first epoch to close"
         : "releasing after every epoch";
     return new Status(released, config.epochs(), config.epsilon(), config.delta(),
-        config.mechanism().name().toLowerCase(Locale.ROOT), neighbouring(), config.clip(),
+        config.mechanism().name().toLowerCase(Locale.ROOT), neighbouring(config), config.clip(),
         config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
         config.rows(), config.cols(), config.rank());
   }
 
-  /** The neighbouring relation on streams, in words (DESIGN.md privacy model). */
-  private String neighbouring() {
+  /**
+   * The neighbouring relation on streams, in words (DESIGN.md privacy model), including what the
+   * epoch cut makes public (docs/privacy/continual-release.md §7).
+   */
+  static String neighbouring(ServiceConfig config) {
     String c = String.valueOf(config.clip());
-    return switch (config.privacyUnit()) {
+    String unit = switch (config.privacyUnit()) {
       case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
       case KEY -> "streams differing in all updates carrying one record key, sum |delta| <= " + c;
       case ROW -> "streams differing in all updates to one row, sum |delta| <= " + c;
     };
+    return unit + (config.epochUpdates().isPresent()
+        ? "; the other stream holds zero updates in their place (epochs are cut by update count:"
+            + " which records arrive, their lengths, keys, order and times are public)"
+        : "; the other stream lacks them (epochs are cut by the clock: arrival times are public)");
   }
 
   /** Exact counts for /admin/ingest (operator port only: not private). */
@@ -300,6 +370,8 @@ public final class Service implements AutoCloseable {
       metrics.epochsLeft(config.epochs() - released);
       metrics.releaseExhausted(released >= config.epochs());
       metrics.sketchMemory(target.sizeInBytes());
+      IngestLoop.State st = loop.state();
+      metrics.ingestRunning(st == IngestLoop.State.NEW || st == IngestLoop.State.RUNNING);
     } catch (RuntimeException e) {
       log.println("dplrf: metrics update failed: " + e.getMessage());
     }
@@ -348,9 +420,28 @@ public final class Service implements AutoCloseable {
     ingestThread.join();
   }
 
-  /** Stops ingest (writing a final snapshot), the servers and the embedded broker. */
+  /**
+   * Blocks until the ingest loop fails, and returns why; returns null once the service is
+   * closed. Exhaustion at epoch T is not a failure: the service keeps serving the last release.
+   */
+  public Throwable awaitIngestFailure() throws InterruptedException {
+    try {
+      return ingestFailure.get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e); // never completed exceptionally
+    }
+  }
+
+  /**
+   * Stops ingest (writing a final snapshot unless it failed), the servers and the embedded broker.
+   * Idempotent; safe from any thread.
+   */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    ingestFailure.complete(null);
     ticker.shutdownNow();
     loop.close();
     try {

@@ -2,8 +2,10 @@ package io.dplrf.deploy.serve;
 
 import io.dplrf.deploy.http.Release;
 import io.dplrf.ingest.IngestTarget;
+import io.dplrf.ingest.StateStore;
 import io.dplrf.release.Releases;
 import io.dplrf.sketch.lra.ReleasedSketches;
+import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.ContinualSketch;
 import io.dplrf.sketch.tree.TreeConfig;
@@ -40,9 +42,19 @@ public final class TreeTarget implements IngestTarget {
   }
 
   /**
-   * A fresh tree when there is no snapshot (closed-node files left by a run that never wrote a
-   * snapshot belong to no committed state and are removed), otherwise an empty holder that
-   * {@link #readState} fills from the snapshot.
+   * An empty holder that {@link #readState} fills from the snapshot, or, when there is no snapshot
+   * and {@code nodeStore} holds no file, a fresh tree: a new run with a new instance label.
+   *
+   * <p><b>No silent second run.</b> Closed-node files without a snapshot mean an earlier run got
+   * at least as far as closing an epoch, and its snapshot is gone (removed by hand, lost with a
+   * disk, a partial restore). Starting afresh would re-read the topic from the beginning with new
+   * noise: every update the earlier run released would be used by a second, independent mechanism
+   * and charged to the privacy budget a second time (the two runs compose). So that is refused;
+   * the operator decides a new run by giving an empty state directory. (A crash between the first
+   * node file and the first snapshot released nothing, but looks the same: refused too, which is
+   * the safe side.)
+   *
+   * @throws IOException if there is no snapshot but {@code nodeStore} holds files
    */
   public static TreeTarget open(TreeConfig config, SecretKey key, Path nodeStore, boolean snapshotExists)
       throws IOException {
@@ -50,13 +62,21 @@ public final class TreeTarget implements IngestTarget {
       return new TreeTarget(config, key, nodeStore, null);
     }
     if (Files.isDirectory(nodeStore)) {
-      try (Stream<Path> files = Files.list(nodeStore)) {
-        for (Path f : (Iterable<Path>) files::iterator) {
-          Files.delete(f);
-        }
+      long files;
+      try (Stream<Path> list = Files.list(nodeStore)) {
+        files = list.count();
+      }
+      if (files > 0) {
+        throw new IOException(nodeStore + " holds " + files + " closed-node file(s) of an earlier"
+            + " run but there is no snapshot (" + StateStore.FILE_NAME + ") beside it: starting"
+            + " here would start a new run that re-reads the topic from the beginning with new"
+            + " noise, charging every update the earlier run released to the privacy budget a"
+            + " second time. Restore that run's snapshot and key (docs/operations.md §4), or, to"
+            + " start a new run deliberately, use a new, empty state-dir (and a new topic if the new"
+            + " budget should cover new data only)");
       }
     }
-    Files.createDirectories(nodeStore);
+    StateFiles.createDirectories(nodeStore);
     byte[] id = new byte[8];
     new SecureRandom().nextBytes(id);
     String instance = "stream/" + HexFormat.of().formatHex(id);

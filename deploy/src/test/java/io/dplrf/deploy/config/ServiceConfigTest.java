@@ -188,6 +188,22 @@ class ServiceConfigTest {
   }
 
   @Test
+  void epochSeconds_fractionsDownToAMillisecond_areKeptExactly() {
+    String[] byTime = java.util.Arrays.copyOf(REQUIRED, REQUIRED.length - 2);
+    String[] args = java.util.Arrays.copyOf(byTime, byTime.length + 2);
+    args[byTime.length] = "--epoch-seconds";
+    for (var c : Map.of("1.5", Duration.ofMillis(1500), "0.25", Duration.ofMillis(250),
+        "0.001", Duration.ofMillis(1), "3600", Duration.ofHours(1)).entrySet()) {
+      args[byTime.length + 1] = c.getKey();
+      assertEquals(c.getValue(), ServiceConfig.load(args, 0, Map.of()).epochDuration().orElseThrow());
+    }
+    args[byTime.length + 1] = "0.0005";
+    assertEquals("epoch-seconds must be >= 0.001 and < infinity. Provided value: 0.0005 (flag"
+        + " --epoch-seconds)", assertThrows(ConfigException.class,
+            () -> ServiceConfig.load(args, 0, Map.of())).getMessage());
+  }
+
+  @Test
   void missingRequiredSetting_namesAllThreeWaysToGiveIt() {
     ConfigException e = assertThrows(ConfigException.class,
         () -> ServiceConfig.load(new String[0], 0, Map.of()));

@@ -34,6 +34,28 @@ class MetricsTest {
   }
 
   @Test
+  void epochGauges_describeWhatTheServicePublishes_theLatestReleasedEpoch() {
+    try (Metrics m = new Metrics()) {
+      String s = m.scrape();
+      assertTrue(s.contains("# HELP dplrf_epoch_current the latest released epoch, 0..T (0 before"
+          + " the first release)"), s);
+      assertTrue(s.contains("# HELP dplrf_epochs_left releases left before the privacy budget is"
+          + " spent: T minus the latest released epoch"), s);
+    }
+  }
+
+  @Test
+  void ingestRunning_isAGaugeOfOneWhileRunningAndZeroAfter() {
+    try (Metrics m = new Metrics()) {
+      assertTrue(m.scrape().contains("dplrf_ingest_running 0.0"), m.scrape());
+      m.ingestRunning(true);
+      assertTrue(m.scrape().contains("dplrf_ingest_running 1.0"));
+      m.ingestRunning(false);
+      assertTrue(m.scrape().contains("dplrf_ingest_running 0.0"));
+    }
+  }
+
+  @Test
   void deadLetterReasons_areBoundedCodes() {
     try (Metrics m = new Metrics()) {
       m.deadLettered("index out of range: i=123"); // a message, not a code

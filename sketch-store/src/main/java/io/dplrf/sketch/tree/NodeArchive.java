@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,7 +10,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -17,8 +17,9 @@ import java.util.Map;
  * Every closed node's {@code SketchCodec} bytes, for range releases (any closed node may be part
  * of a range's decomposition). Two stores: in memory (O(T) sketches: acceptable for small
  * sketches or short streams, and then also part of the tree snapshot), or one file per node in a
- * directory, written crash-safely (temp file, fsync, atomic rename; STYLE.md 13) and read back on
- * demand. Closed nodes never change, so a file is written once per node.
+ * directory, created {@code rw-------} ({@link StateFiles}), written crash-safely (temp file,
+ * fsync, atomic rename, fsync of the directory; STYLE.md 13) before {@code put} returns, hence
+ * before the snapshot that names the node, and read back on demand. Closed nodes never change, so a file is written once per node.
  */
 abstract sealed class NodeArchive {
   abstract void put(NodeId id, byte[] bytes);
@@ -68,10 +69,22 @@ abstract sealed class NodeArchive {
   }
 
   static final class Directory extends NodeArchive {
+    /** How a directory is made durable; a seam for tests, else {@link StateFiles#fsyncDirectory}. */
+    @FunctionalInterface
+    interface DirectorySync {
+      void fsync(Path dir) throws IOException;
+    }
+
     private final Path dir;
+    private final DirectorySync sync;
 
     Directory(Path dir) {
+      this(dir, StateFiles::fsyncDirectory);
+    }
+
+    Directory(Path dir, DirectorySync sync) {
       this.dir = dir;
+      this.sync = sync;
     }
 
     Path file(NodeId id) {
@@ -91,11 +104,11 @@ abstract sealed class NodeArchive {
     @Override
     void put(NodeId id, byte[] b) {
       try {
-        Files.createDirectories(dir);
+        StateFiles.createDirectories(dir);
         Path target = file(id);
         Path tmp = dir.resolve(target.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        // Owner-only from creation: a node file holds the node's noiseless sketch.
+        try (FileChannel ch = StateFiles.createForWriting(tmp);
             OutputStream out = java.nio.channels.Channels.newOutputStream(ch)) {
           out.write(b);
           out.flush();
@@ -103,6 +116,10 @@ abstract sealed class NodeArchive {
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
+        // The rename is durable only once the directory is: without this, a crash after the
+        // snapshot naming this node (written after closeEpoch returns) could lose the file, and
+        // the restore would fail on a missing closed node.
+        sync.fsync(dir);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot store closed node " + id + " in " + dir, e);
       }

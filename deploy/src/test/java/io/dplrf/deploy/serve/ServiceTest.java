@@ -1,0 +1,38 @@
+package io.dplrf.deploy.serve;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.ingest.IngestConfig;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The wiring from settings to the ingest loop (the running service is tested in it-tests). */
+class ServiceTest {
+  private static ServiceConfig config(String name, String value) {
+    return ServiceConfig.load(null, Map.of(), Map.of("rows", "10", "cols", "8", "rank", "2",
+        "epsilon", "1", "delta", "1e-6", "epochs", "4", name, value));
+  }
+
+  @Test
+  void neighbouring_saysWhatTheEpochCutMakesPublic() {
+    String byCount = Service.neighbouring(config("epoch-updates", "40"));
+    assertTrue(byCount.startsWith("streams differing in one update (i, j, delta) with |delta| <= 1.0;")
+        && byCount.contains("zero updates in their place") && byCount.contains("public"), byCount);
+    String byTime = Service.neighbouring(config("epoch-seconds", "60"));
+    assertTrue(byTime.contains("lacks them") && byTime.contains("arrival times are public"), byTime);
+  }
+
+  @Test
+  void ingestConfig_fractionalEpochSeconds_reachTheLoopExactly() {
+    assertEquals(Duration.ofMillis(1500),
+        Service.ingestConfig(config("epoch-seconds", "1.5")).epochLength());
+    assertEquals(Duration.ofMillis(500),
+        Service.ingestConfig(config("epoch-seconds", "0.5")).epochLength());
+    IngestConfig byCount = Service.ingestConfig(config("epoch-updates", "40"));
+    assertEquals(40, byCount.epochUpdates());
+    assertEquals(Duration.ZERO, byCount.epochLength());
+  }
+}

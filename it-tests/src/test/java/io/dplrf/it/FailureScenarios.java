@@ -1,0 +1,193 @@
+package io.dplrf.it;
+
+import static io.dplrf.it.Http.longOf;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.it.Stream.Update;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code dplrf serve} (a child JVM, so its exit status is observed) must never run as a process
+ * that answers /health but will not release again: a snapshot it cannot restore is a failed start
+ * (exit 1, one line naming the file, no listener opened), so is a state directory whose snapshot
+ * is missing (a second run on the same data), and a fatal ingest failure later stops the process
+ * with exit 1 so that a supervisor restarts it.
+ */
+@ExtendWith(KafkaSuite.class)
+abstract class FailureScenarios {
+  private static final Duration START = Duration.ofSeconds(60);
+  private static final Duration DEADLINE = Duration.ofSeconds(60);
+  private static final int EPOCH = 100;
+
+  private final List<ChildService> children = new ArrayList<>();
+  private Path stateDir;
+  private Path logDir;
+
+  @BeforeEach
+  void directories() throws IOException {
+    stateDir = Files.createTempDirectory("dplrf-it-failure-state");
+    logDir = Files.createTempDirectory("dplrf-it-failure-log");
+  }
+
+  @AfterEach
+  void cleanUp() throws Exception {
+    for (ChildService c : children) {
+      c.kill();
+    }
+    children.clear();
+    RunningService.deleteTree(stateDir);
+    RunningService.deleteTree(logDir);
+  }
+
+  private Map<String, String> settings(KafkaEnvironment kafka, String topic, String epsilon) {
+    return settings(kafka, topic, epsilon, stateDir);
+  }
+
+  private static Map<String, String> settings(KafkaEnvironment kafka, String topic, String epsilon,
+      Path state) {
+    return RunningService.settings("rows", "30", "cols", "20", "rank", "2", "epsilon", epsilon,
+        "delta", "1e-6", "epochs", "4", "epoch-updates", "" + EPOCH, "clip", "1",
+        "bootstrap-servers", kafka.bootstrapServers(), "topic", topic,
+        "state-dir", state.toString(), "http-port", "0", "operator-port", "0");
+  }
+
+  private static String permissions(Path p) throws IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+  }
+
+  private String newTopic(KafkaEnvironment kafka) {
+    String topic = "it-failure-" + UUID.randomUUID();
+    kafka.createTopic(topic, 1);
+    return topic;
+  }
+
+  private static List<byte[]> records(int updates, long seed) {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    List<Update> u = new ArrayList<>();
+    for (int x = 0; x < updates; x++) {
+      u.add(new Update(rnd.nextInt(30), rnd.nextInt(20), rnd.nextDouble(-1, 1)));
+    }
+    return Stream.records(u, 10);
+  }
+
+  /** Runs a child that must fail to start; returns its single error line. */
+  private String failedStart(Map<String, String> settings, String name) throws Exception {
+    ChildService child = ChildService.launch(settings, logDir.resolve(name + ".log"));
+    children.add(child);
+    int status = child.awaitExit(START);
+    String out = child.output();
+    assertEquals(1, status, "exit status of a start that must fail:\n" + out);
+    assertFalse(out.contains("pull releases:"), "the service must not have started listening:\n" + out);
+    List<String> errors = out.lines().filter(l -> l.startsWith("dplrf serve: ")).toList();
+    assertEquals(1, errors.size(), "one error line:\n" + out);
+    System.out.println("failed start (" + name + "): " + errors.get(0));
+    return errors.get(0);
+  }
+
+  @Test
+  void corruptSnapshot_isAFailedStart_exitOneWithOneLineNamingTheFile(KafkaEnvironment kafka)
+      throws Exception {
+    String topic = newTopic(kafka);
+    TestData.writeKey(stateDir.resolve("secret.key"), 11);
+    Path snapshot = stateDir.resolve("ingest.snapshot");
+    byte[] garbage = new byte[4096];
+    new SplittableRandom(3).nextBytes(garbage);
+    Files.write(snapshot, garbage);
+
+    String error = failedStart(settings(kafka, topic, "1"), "corrupt");
+    assertTrue(error.contains(snapshot.toString()) && error.contains("unreadable"), error);
+    assertArrayEquals(garbage, Files.readAllBytes(snapshot), "the snapshot is left as it was");
+  }
+
+  /**
+   * A first run creates its state directory and files owner-only (they hold the noiseless
+   * sketches); restarts with other settings, another key or without the snapshot then fail.
+   */
+  @Test
+  void snapshotUnderAnotherKeyOrOtherSettingsOrMissing_isAFailedStart_andLeavesTheStateAlone(
+      KafkaEnvironment kafka) throws Exception {
+    String topic = newTopic(kafka);
+    Path state = stateDir.resolve("state"); // created by the service
+    ChildService first = ChildService.start(settings(kafka, topic, "1", state),
+        logDir.resolve("first.log"), START);
+    children.add(first);
+    Stream.sendAll(kafka.bootstrapServers(), topic, Stream.unkeyed(records(EPOCH, 1)));
+    Poll.until("the release of epoch 1", DEADLINE,
+        () -> Http.object(first.api("/v1/release/latest")), r -> longOf(r, "epoch") == 1);
+    first.kill(); // the release follows the durable snapshot of its epoch
+    Path snapshot = state.resolve("ingest.snapshot");
+    byte[] before = Files.readAllBytes(snapshot);
+    if (Files.getFileStore(state).supportsFileAttributeView(PosixFileAttributeView.class)) {
+      assertEquals("rwx------", permissions(state));
+      assertEquals("rw-------", permissions(snapshot));
+      assertEquals("rwx------", permissions(state.resolve("nodes")));
+      assertEquals("rw-------", permissions(state.resolve("nodes/node-0-0.sketch")));
+    }
+
+    String settingsError = failedStart(settings(kafka, topic, "2", state), "other-settings");
+    assertTrue(settingsError.contains(snapshot.toString())
+        && settingsError.contains("other settings"), settingsError);
+
+    Path key = state.resolve("secret.key");
+    Files.delete(key);
+    TestData.writeKey(key, 12);
+    String keyError = failedStart(settings(kafka, topic, "1", state), "other-key");
+    assertTrue(keyError.contains(snapshot.toString()) && keyError.contains("key"), keyError);
+
+    assertArrayEquals(before, Files.readAllBytes(snapshot), "the snapshot is left as it was");
+    assertTrue(Files.exists(state.resolve("nodes/node-0-0.sketch")), "node files are kept");
+
+    // Without the snapshot, starting would be a second run on the same data: refused too.
+    Files.delete(snapshot);
+    String missing = failedStart(settings(kafka, topic, "1", state), "no-snapshot");
+    assertTrue(missing.contains("no snapshot") && missing.contains("privacy budget a second time"),
+        missing);
+    assertTrue(Files.exists(state.resolve("nodes/node-0-0.sketch")), "node files are kept");
+  }
+
+  @Test
+  void ingestFailureWhileServing_stopsTheProcess_exitOne(KafkaEnvironment kafka) throws Exception {
+    String topic = newTopic(kafka);
+    ChildService child = ChildService.start(settings(kafka, topic, "1"),
+        logDir.resolve("serve.log"), START);
+    children.add(child);
+    Poll.until("/health ok and dplrf_ingest_running 1", DEADLINE, () -> {
+      Http.Answer health = Http.get(child.api("/health"));
+      Http.Answer metrics = Http.get(child.operator("/metrics"));
+      return health.status() == 200
+          && RunningService.sample(metrics.body(), "dplrf_ingest_running", null, null) == 1;
+    }, ok -> ok);
+
+    // Closing epoch 1 must write node (0, 0) into nodes/, which is now a file: a fatal failure.
+    Path nodes = stateDir.resolve("nodes");
+    RunningService.deleteTree(nodes);
+    Files.writeString(nodes, "not a directory");
+    Stream.sendAll(kafka.bootstrapServers(), topic, Stream.unkeyed(records(EPOCH, 2)));
+
+    int status = child.awaitExit(DEADLINE);
+    String out = child.output();
+    assertEquals(1, status, "exit status after a fatal ingest failure:\n" + out);
+    List<String> errors = out.lines().filter(l -> l.startsWith("dplrf serve: ")).toList();
+    assertEquals(1, errors.size(), out);
+    System.out.println("ingest failure: " + errors.get(0));
+    assertTrue(errors.get(0).contains("ingest failed") && errors.get(0).contains("nodes"),
+        errors.get(0));
+  }
+}

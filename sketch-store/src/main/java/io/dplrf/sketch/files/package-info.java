@@ -1,0 +1,7 @@
+/**
+ * Files of the state directory that hold raw state — unnoised sketches, exact counters, record
+ * keys — and so must be as protected as the data itself: created owner-only from the start (POSIX
+ * permissions given at creation, not fixed afterwards, so no other user can open them in between).
+ * No format lives here (each format has its one owner class); nothing here draws randomness.
+ */
+package io.dplrf.sketch.files;
