@@ -136,7 +136,11 @@ class ImageIT {
     List<String> command = new ArrayList<>(strings("Entrypoint"));
     command.addAll(List.of("demo", "--rows", "60", "--cols", "50", "--rank", "2", "--epochs", "2"));
     Process p = inImage(command, env(), root.resolve("tmp/demo.log"));
-    assertTrue(p.waitFor(180, TimeUnit.SECONDS), "demo within 3 minutes");
+    boolean finished = p.waitFor(180, TimeUnit.SECONDS);
+    if (!finished) {
+      stop(p);
+    }
+    assertTrue(finished, "demo within 3 minutes");
     String log = Files.readString(root.resolve("tmp/demo.log"));
     assertEquals(0, p.exitValue(), log);
     assertTrue(log.contains("epoch 2 of 2 closed"), log);
@@ -162,7 +166,10 @@ class ImageIT {
       int code = -1;
       while (System.nanoTime() < deadline && service.isAlive()) {
         Process h = inImage(health, env, root.resolve("tmp/health.log"));
-        assertTrue(h.waitFor(60, TimeUnit.SECONDS));
+        if (!h.waitFor(60, TimeUnit.SECONDS)) {
+          stop(h);
+          fail("the health check did not finish in 60 s");
+        }
         code = h.exitValue();
         if (code == 0) {
           break;
@@ -181,10 +188,32 @@ class ImageIT {
           Files.getAttribute(key, "unix:uid"), "key owned by the image's user");
       assertEquals(0600, (Integer) Files.getAttribute(key, "unix:mode") & 0777);
     } finally {
-      service.destroy();
-      if (!service.waitFor(30, TimeUnit.SECONDS)) {
-        service.destroyForcibly();
+      stop(service);
+    }
+  }
+
+  /**
+   * Stops a process started by {@link #inImage} and everything under it. The JVM inside is PID 1
+   * of its namespace and may outlive unshare's parent-death signal, so it is signalled directly
+   * (SIGTERM, then SIGKILL after 30 s), then unshare itself.
+   */
+  private static void stop(Process p) throws InterruptedException {
+    List<ProcessHandle> tree = p.descendants().toList();
+    tree.forEach(ProcessHandle::destroy);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    for (ProcessHandle h : tree) {
+      while (h.isAlive() && System.nanoTime() < deadline) {
+        Thread.sleep(100);
       }
+      h.destroyForcibly();
+    }
+    p.destroy();
+    if (!p.waitFor(10, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+    }
+    for (ProcessHandle h : tree) {
+      h.onExit().completeOnTimeout(h, 5, TimeUnit.SECONDS).join();
+      assertFalse(h.isAlive(), "process " + h.pid() + " of the image still running");
     }
   }
 
