@@ -27,14 +27,14 @@ final class BenchCommand {
       usage: dplrf bench accuracy  [--rows 2000] [--cols 3000] [--rank 10] [--max-entry 50]
                                    [--epsilons 0.5,1,2,4] [--delta 1e-6] [--clip 1]
                                    [--sketch-cols t] [--sketch-rows v] [--alpha 0.25] [--seed 1]
-                                   [--mechanisms input-perturbation,priv1,priv2]
+                                   [--mechanisms input-perturbation,priv1,priv2,priv2-sparse]
              dplrf bench movielens [--data ../shared/data/movielens-latest-small/ratings.csv]
                                    [--rank 10] [--epsilons 0.5,1,2,4] [--delta 1e-6] [--clip 5] ...
              dplrf bench pca       [--data ../shared/data/uci-optdigits] [--rank 10]
                                    [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--seeds 5]
                                    [--rows 5000] [--cols 64]   (synthetic sets)
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
-                                   [--epochs 4] [--mechanism priv2] [--batch 64] [--seed 1]
+                                   [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
@@ -59,7 +59,7 @@ final class BenchCommand {
     long seed = a.integer("seed", 1);
     SecretKey key = SecretKey.forTesting(seed);
     List<MechanismName> mechanisms = Arrays.stream(
-            a.string("mechanisms", "input-perturbation,priv1,priv2").split(","))
+            a.string("mechanisms", "input-perturbation,priv1,priv2,priv2-sparse").split(","))
         .map(String::trim).map(MechanismName::parse).toList();
     if (which.equals("ingest")) {
       new IngestBench(a.integer("rows", 100_000), a.integer("cols", 100_000), k,

@@ -30,8 +30,9 @@ final class FactorizeCommand {
                              [--sketch-cols t] [--sketch-rows v] [--alpha A] [--clip C] [--key FILE]
                              [--rows M --cols N] [--overwrite] [--no-noise]
         FILE       Matrix Market (.mtx, 1-based) or CSV lines i,j,delta (0-based)
-        NAME       priv1 | priv2 | input-perturbation
-        --clip C   the protected change: Priv1 A-A' = C u v^T, Priv2 ||A-A'||_F <= C (default 1)
+        NAME       priv1 | priv2 | priv2-sparse | input-perturbation
+        --clip C   the protected change: Priv1 A-A' = C u v^T, Priv2 ||A-A'||_F <= C,
+                   priv2-sparse one entry by at most C (default 1)
         --key FILE secret key, created with owner-only permissions if absent
                    (default: $DPLRF_KEY or ~/.config/dplrf/secret.key)
         --rows/--cols  public dimensions; without them a CSV's dimensions are read from the data

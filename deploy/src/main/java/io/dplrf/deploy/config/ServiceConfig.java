@@ -39,7 +39,14 @@ import java.util.regex.Pattern;
  */
 public final class ServiceConfig {
   /** Mechanisms the service runs. */
-  public enum Mechanism { PRIV1, PRIV2 }
+  public enum Mechanism {
+    PRIV1, PRIV2, PRIV2_SPARSE;
+
+    /** The CLI / config spelling: priv1, priv2, priv2-sparse. */
+    public String cliName() {
+      return ServiceConfig.cliName(this);
+    }
+  }
 
   /** The privacy unit of the stream neighbouring relation (DESIGN.md "Privacy model"). */
   public enum PrivacyUnit { UPDATE, KEY, ROW }
@@ -335,7 +342,7 @@ public final class ServiceConfig {
       } else if (v == null || v instanceof Double d && d.isNaN()) {
         shown = name.equals("bootstrap-servers") ? "(none: embedded broker)" : "(unset)";
       } else {
-        shown = v instanceof Enum<?> e ? e.name().toLowerCase(Locale.ROOT) : v.toString();
+        shown = v instanceof Enum<?> e ? cliName(e) : v.toString();
       }
       Raw r = raw.get(name);
       b.append("  ").append(name).append(" ".repeat(width - name.length())).append(" = ")
@@ -434,6 +441,11 @@ public final class ServiceConfig {
     }
   }
 
+  /** An enum constant as written in config: lower case, '-' for '_' (priv2-sparse). */
+  private static String cliName(Enum<?> e) {
+    return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
   private <E extends Enum<E>> void choice(String name, Class<E> type, E fallback) {
     Raw r = raw.get(name);
     if (r == null) {
@@ -441,14 +453,14 @@ public final class ServiceConfig {
       return;
     }
     for (E e : type.getEnumConstants()) {
-      if (e.name().toLowerCase(Locale.ROOT).equals(r.value())) {
+      if (cliName(e).equals(r.value())) {
         values.put(name, e);
         return;
       }
     }
     StringBuilder names = new StringBuilder();
     for (E e : type.getEnumConstants()) {
-      names.append(names.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
+      names.append(names.length() == 0 ? "" : ", ").append(cliName(e));
     }
     throw invalid(name, "one of " + names);
   }

@@ -16,6 +16,7 @@ import io.dplrf.sketch.lra.Priv2Sketch;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.tree.StreamMechanism;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
@@ -55,9 +56,12 @@ public final class OneShot {
         return new Result(Priv1Release.factorize(sk.release(), sz.k()), plan, runId,
             sk.sizeInBytes(), sk.updateCount());
       }
-      case PRIV2 -> {
-        Priv2Plan plan = Priv2Plan.calibrate(req.privacy(), req.clip(), sz);
-        Priv2Matrices mats = Priv2Matrices.generate(key, instance, sz, false);
+      case PRIV2, PRIV2_SPARSE -> {
+        boolean sparse = req.mechanism() == MechanismName.PRIV2_SPARSE;
+        Priv2Plan plan = sparse
+            ? Priv2Plan.calibrateSparse(req.privacy(), req.clip(), sz, StreamMechanism.SPARSITY, 1)
+            : Priv2Plan.calibrate(req.privacy(), req.clip(), sz);
+        Priv2Matrices mats = Priv2Matrices.generate(key, instance, sz, false, plan.sparsity());
         Priv2Sketch sk = req.noNoise()
             ? Priv2Sketch.createWithoutNoise(plan, mats, key, node)
             : Priv2Sketch.create(plan, mats, key, node);

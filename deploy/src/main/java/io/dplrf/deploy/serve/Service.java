@@ -79,12 +79,12 @@ public final class Service implements AutoCloseable {
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
     this.log = log;
-    StreamMechanism mechanism = StreamMechanism.fromCliName(
-        config.mechanism().name().toLowerCase(Locale.ROOT));
-    if (mechanism == StreamMechanism.PRIV1
+    StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
+    if (mechanism != StreamMechanism.PRIV2
         && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
-      throw new IllegalArgumentException("mechanism priv1 protects one update only (its privacy"
-          + " argument needs a rank-one difference); use mechanism priv2 with privacy-unit "
+      throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " protects one"
+          + " update only (its privacy argument needs a " + (mechanism == StreamMechanism.PRIV1
+              ? "rank-one" : "single-entry") + " difference); use mechanism priv2 with privacy-unit "
           + config.privacyUnit().name().toLowerCase(Locale.ROOT));
     }
     Path state = config.stateDir();
@@ -307,7 +307,7 @@ public final class Service implements AutoCloseable {
         : released == 0 ? "waiting for the first epoch to close"
         : "releasing after every epoch";
     return new Status(released, config.epochs(), config.epsilon(), config.delta(),
-        config.mechanism().name().toLowerCase(Locale.ROOT), neighbouring(config), config.clip(),
+        config.mechanism().cliName(), neighbouring(config), config.clip(),
         config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
         config.rows(), config.cols(), config.rank());
   }
@@ -385,7 +385,7 @@ public final class Service implements AutoCloseable {
           pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
           operator:       http://%s:%d/metrics, /admin/ingest%s
           state:          %s""",
-        config.rows(), config.cols(), config.rank(), config.mechanism().name().toLowerCase(Locale.ROOT),
+        config.rows(), config.cols(), config.rank(), config.mechanism().cliName(),
         config.epsilon(), config.delta(), config.epochs(), bootstrap, config.topic(), config.topic(),
         bootstrap, config.bind(), publicApi.port(), config.bind(), operatorApi.port(),
         config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());

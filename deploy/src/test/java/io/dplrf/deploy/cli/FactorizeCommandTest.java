@@ -101,7 +101,8 @@ class FactorizeCommandTest {
   }
 
   static Stream<Arguments> mechanisms() {
-    return Stream.of(Arguments.of("priv1"), Arguments.of("priv2"), Arguments.of("input-perturbation"));
+    return Stream.of(Arguments.of("priv1"), Arguments.of("priv2"), Arguments.of("priv2-sparse"),
+        Arguments.of("input-perturbation"));
   }
 
   private static String[] replace(String[] a, String from, String to) {

@@ -152,7 +152,7 @@ class ServiceConfigTest {
         "--epsilon", "Infinity");
     assertMessage("delta must be in the open interval (0, 1). Provided value: 1 (flag --delta)",
         "--delta", "1");
-    assertMessage("mechanism must be one of priv1, priv2. Provided value: dense (flag --mechanism)",
+    assertMessage("mechanism must be one of priv1, priv2, priv2-sparse. Provided value: dense (flag --mechanism)",
         "--mechanism", "dense");
     assertMessage("rows must be an integer >= 1. Provided value: 0 (flag --rows)", "--rows", "0");
     assertMessage("http-port must be an integer in [0, 65535]. Provided value: 70000 (flag --http-port)",

@@ -1,13 +1,20 @@
 package io.dplrf.deploy.serve;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.ingest.IngestConfig;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The wiring from settings to the ingest loop (the running service is tested in it-tests). */
 class ServiceTest {
@@ -34,5 +41,23 @@ class ServiceTest {
     IngestConfig byCount = Service.ingestConfig(config("epoch-updates", "40"));
     assertEquals(40, byCount.epochUpdates());
     assertEquals(Duration.ZERO, byCount.epochLength());
+  }
+
+  @Test
+  void mechanismsProvedForOneUpdateOnly_refuseKeyAndRowUnits_beforeTouchingState(@TempDir Path dir) {
+    for (String mechanism : new String[] {"priv1", "priv2-sparse"}) {
+      for (String unit : new String[] {"key", "row"}) {
+        Path state = dir.resolve(mechanism + "-" + unit);
+        ServiceConfig c = ServiceConfig.load(null, Map.of(), Map.of("rows", "10", "cols", "8",
+            "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "10",
+            "mechanism", mechanism, "privacy-unit", unit, "state-dir", state.toString()));
+        assertEquals(mechanism, c.mechanism().cliName());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> Service.start(c, new PrintStream(OutputStream.nullOutputStream())));
+        assertTrue(e.getMessage().contains("mechanism " + mechanism + " protects one update only"),
+            e.getMessage());
+        assertFalse(Files.exists(state), "nothing created for a refused configuration");
+      }
+    }
   }
 }

@@ -24,7 +24,7 @@ abstract sealed class BufferedSketch extends NoisyLinearSketch permits Priv1Sket
   record Scatter(SketchMatrix matrix, double[] accumulator, int width) {}
 
   @Override
-  final void apply(int i, int j, double delta) {
+  void apply(int i, int j, double delta) {
     if (buffer.add(i, j, delta)) {
       flush();
     }

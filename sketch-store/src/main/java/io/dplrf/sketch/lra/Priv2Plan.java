@@ -26,6 +26,15 @@ import io.dplrf.sketch.params.SketchSizes;
  * σ_node = √L·σ₁. The Chernoff bound holds for the stacked difference [D₁;…;D_L]Φ as well (its
  * weights sum to ≤ L·C²), so the JL event is one event for all nodes and δ_JL is charged once.
  * With L = 1 this is the one-shot plan.
+ *
+ * <p>Sparse variant ({@code sparsity} s > 0, {@link #calibrateSparse}): Φ and S are sparse sign
+ * embeddings whose every column has norm exactly 1 ({@code SparseSignMatrix}). It is calibrated
+ * for single-entry neighbours only — D = Δ·e_i e_jᵀ with |Δ| ≤ C, the update privacy unit — for
+ * which ‖DΦ‖_F = |Δ|·‖Φ_{j,:}‖ = |Δ| and ‖SD‖_F = |Δ|·‖S_{:,i}‖ = |Δ| exactly, for every draw:
+ * no tail bound, no δ_JL (factors 1, share 0). It is NOT private for general Frobenius-bounded
+ * differences (a unit spreading C over many entries of one sketch bucket has ‖DΦ‖_F up to
+ * √(n/t)·C), so the service refuses it for key and row units (docs/privacy/sparse-embeddings.md).
+ * Per update it costs O(s) instead of O(t + v).
  */
 public record Priv2Plan(
     PrivacyParams privacy,
@@ -35,7 +44,19 @@ public record Priv2Plan(
     double phiFactor,
     double sFactor,
     GaussianSketchNoise yNoise,
-    GaussianSketchNoise zNoise) {
+    GaussianSketchNoise zNoise,
+    int sparsity) {
+
+  public Priv2Plan {
+    Preconditions.check(sparsity >= 0, "sparsity", ">= 0", sparsity);
+    Preconditions.check(sparsity == 0 || (jlDeltaShare == 0 && phiFactor == 1 && sFactor == 1),
+        "a sparse plan", "exact (no JL share, factors 1)", jlDeltaShare + "/" + phiFactor + "/" + sFactor);
+  }
+
+  /** Sparse sign embeddings (single-entry neighbours only) rather than Gaussian ones. */
+  public boolean sparse() {
+    return sparsity > 0;
+  }
 
   public static Priv2Plan calibrate(PrivacyParams privacy, double clip, SketchSizes sizes) {
     return calibrate(privacy, clip, sizes, Priv1Plan.DEFAULT_JL_DELTA_SHARE);
@@ -63,6 +84,26 @@ public record Priv2Plan(
         GaussianSketchNoise.calibrate("Y", clip * phi, (long) sizes.m() * sizes.t(), muEach);
     GaussianSketchNoise z =
         GaussianSketchNoise.calibrate("Z", clip * s, (long) sizes.v() * sizes.n(), muEach);
-    return new Priv2Plan(privacy, clip, sizes, jlDeltaShare, phi, s, y, z);
+    return new Priv2Plan(privacy, clip, sizes, jlDeltaShare, phi, s, y, z, 0);
+  }
+
+  /**
+   * The sparse variant for a tree of depth {@code compositions} (1 = one shot): Φ and S with
+   * {@code sparsity} non-zeros ±1/√s per column; sensitivity exactly C for each of Y and Z under
+   * single-entry neighbours; μ² split over 2 sketches × L nodes as above, all of δ to the
+   * Gaussian mechanisms.
+   */
+  public static Priv2Plan calibrateSparse(PrivacyParams privacy, double clip, SketchSizes sizes,
+      int sparsity, int compositions) {
+    Preconditions.checkPositive("sparsity", sparsity);
+    Preconditions.check(sparsity <= sizes.t(), "sparsity", "<= t = " + sizes.t(), sparsity);
+    Preconditions.checkPositive("compositions", compositions);
+    double mu = AnalyticGaussian.mu(privacy.epsilon(), privacy.delta());
+    double muEach = mu / Math.sqrt(2.0 * compositions);
+    GaussianSketchNoise y =
+        GaussianSketchNoise.calibrate("Y", clip, (long) sizes.m() * sizes.t(), muEach);
+    GaussianSketchNoise z =
+        GaussianSketchNoise.calibrate("Z", clip, (long) sizes.v() * sizes.n(), muEach);
+    return new Priv2Plan(privacy, clip, sizes, 0, 1, 1, y, z, sparsity);
   }
 }

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * Priv2 sketches (paper 002 §3): Y = AΦ + N1 (m×t) and Z = SA + N2 (v×n), private for any
- * change of Frobenius norm ≤ C ({@link Priv2Plan}).
+ * change of Frobenius norm ≤ C ({@link Priv2Plan}); with sparse embeddings, for a change of one
+ * entry by ≤ C, at O(s) per update ({@link Priv2Plan#calibrateSparse}).
  *
  * <p>Per update (Δ, i, j): Y row i += Δ·Φ row j (O(t)); Z column j += Δ·S column i (O(v),
  * buffered so each S column is generated once per flush). Z is kept transposed so that a
@@ -25,6 +26,10 @@ public final class Priv2Sketch extends BufferedSketch {
     super(plan.sizes().m(), plan.sizes().n(), key, nodeLabel, noiseless);
     if (!mats.sizes.equals(plan.sizes())) {
       throw new IllegalArgumentException("plan and sketching matrices disagree on sizes");
+    }
+    if (mats.sparsity != plan.sparsity()) {
+      throw new IllegalArgumentException("plan and sketching matrices disagree on sparsity: "
+          + plan.sparsity() + " vs " + mats.sparsity);
     }
     this.plan = plan;
     this.mats = mats;
@@ -67,6 +72,17 @@ public final class Priv2Sketch extends BufferedSketch {
   static Priv2Sketch restore(Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel,
       boolean noiseless) {
     return new Priv2Sketch(plan, mats, key, nodeLabel, noiseless);
+  }
+
+  /** Sparse embeddings: O(s) per update, written at once (no buffer: there is nothing to regenerate). */
+  @Override
+  void apply(int i, int j, double delta) {
+    if (mats.sparsity > 0) {
+      mats.phiTSparse.addColumn(j, delta, y, i * tw); // Y row i += Δ·Φ[j,:]
+      mats.sSparse.addColumn(i, delta, zT, j * v); // Z column j += Δ·S[:,i]
+    } else {
+      super.apply(i, j, delta);
+    }
   }
 
   /**

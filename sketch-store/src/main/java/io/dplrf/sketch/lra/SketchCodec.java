@@ -30,7 +30,8 @@ import java.util.zip.CheckedOutputStream;
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFSK1"
  *  version               int32       1
- *  mechanism             int8        1 = priv1, 2 = priv2, 3 = dense input perturbation
+ *  mechanism             int8        1 = priv1, 2 = priv2, 3 = dense input perturbation,
+ *                                    4 = priv2 with sparse sign embeddings
  *  noiseless             int8        1 for a --no-noise sketch (not private), else 0
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         label of the shared sketching matrices ("" for dense)
@@ -45,6 +46,7 @@ import java.util.zip.CheckedOutputStream;
  *  plan, priv1: jlDeltaShare, ycShare, sigmaMin, covarianceR, achievedMechanismDelta,
  *               psiNormBound, sNormBound, tNormBound, then Yr and Z noise (4 each below)
  *  plan, priv2: jlDeltaShare, phiFactor, sFactor, then Y and Z noise
+ *  plan, priv2 sparse (mechanism 4): as priv2 (share 0, factors 1), then the sparsity s
  *  plan, dense: the A+N noise
  *  noise:       baseSensitivity, changedCoordinates, mu, effectiveSigma (σ = s·γ, exact)
  * </pre>
@@ -79,12 +81,13 @@ public final class SketchCodec {
           noise(p.yrNoise()), noise(p.zNoise()));
     } else if (sketch instanceof Priv2Sketch p2) {
       Priv2Plan p = p2.plan();
-      mechanism = 2;
+      mechanism = p.sparse() ? 4 : 2;
       sz = p.sizes();
       privacy = p.privacy();
       clip = p.clip();
       plan = concat(new double[] {p.jlDeltaShare(), p.phiFactor(), p.sFactor()},
-          noise(p.yNoise()), noise(p.zNoise()));
+          noise(p.yNoise()), noise(p.zNoise()),
+          p.sparse() ? new double[] {p.sparsity()} : new double[0]);
     } else {
       DensePlan p = ((DenseInputPerturbation) sketch).plan();
       mechanism = 3;
@@ -212,9 +215,26 @@ public final class SketchCodec {
         expect(p, 11);
         SketchSizes sz = new SketchSizes(m, n, k, t, v);
         Priv2Plan plan = new Priv2Plan(privacy, clip, sz, p[0], p[1], p[2], noise("Y", p, 3),
-            noise("Z", p, 7));
+            noise("Z", p, 7), 0);
         return Priv2Sketch.restore(plan, Priv2Matrices.generate(key, instance, sz, cache), key,
             node, noiseless);
+      }
+      case 4 -> {
+        expect(p, 12);
+        SketchSizes sz = new SketchSizes(m, n, k, t, v);
+        int sparsity = (int) p[11];
+        if (sparsity != p[11] || sparsity < 1 || sparsity > t) {
+          throw new IOException("corrupt sketch snapshot: sparsity " + p[11]);
+        }
+        Priv2Plan plan;
+        try {
+          plan = new Priv2Plan(privacy, clip, sz, p[0], p[1], p[2], noise("Y", p, 3),
+              noise("Z", p, 7), sparsity);
+        } catch (IllegalArgumentException e) {
+          throw new IOException("corrupt sketch snapshot: " + e.getMessage(), e);
+        }
+        return Priv2Sketch.restore(plan,
+            Priv2Matrices.generate(key, instance, sz, cache, sparsity), key, node, noiseless);
       }
       case 3 -> {
         expect(p, 4);

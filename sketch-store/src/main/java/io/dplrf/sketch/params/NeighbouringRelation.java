@@ -10,6 +10,11 @@ public enum NeighbouringRelation {
   /** Priv2 of paper 002, §2: ‖A − A'‖_F ≤ C. Implies RANK_ONE. */
   FROBENIUS("||A - A'||_F <= C (Priv2)"),
   /**
+   * One entry changes: A − A' = Δ·e_i e_jᵀ with |Δ| ≤ C (one turnstile update). Implied by
+   * FROBENIUS and by RANK_ONE; the relation of Priv2 with sparse embeddings.
+   */
+  ONE_ENTRY("A - A' = delta e_i e_j^T, |delta| <= C (one entry, Priv2 with sparse embeddings)"),
+  /**
    * Row-level PCA (DESIGN.md "one row"): A' is A with one row x added or removed, ‖x‖₂ ≤ C
    * (rows are clipped to that norm before they are used). Then AᵀA − A'ᵀA' = ±x xᵀ, whose
    * Frobenius norm is ‖x‖₂² ≤ C².

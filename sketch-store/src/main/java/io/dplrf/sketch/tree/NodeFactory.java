@@ -34,8 +34,10 @@ final class NodeFactory {
       p1Nodes = Priv1Matrices.generate(key, instance, c.sizes(), false);
       p2Acc = p2Nodes = null;
     } else {
-      p2Acc = Priv2Matrices.generate(key, instance, c.sizes(), c.cacheUpdateColumns());
-      p2Nodes = Priv2Matrices.generate(key, instance, c.sizes(), false);
+      int sparsity = ((Priv2Plan) plan).sparsity();
+      p2Acc = Priv2Matrices.generate(key, instance, c.sizes(), c.cacheUpdateColumns(), sparsity);
+      // Sparse matrices are small and always held: the nodes share the accumulator's.
+      p2Nodes = sparsity > 0 ? p2Acc : Priv2Matrices.generate(key, instance, c.sizes(), false);
       p1Acc = p1Nodes = null;
     }
   }
@@ -51,6 +53,8 @@ final class NodeFactory {
           Priv1Plan.DEFAULT_JL_DELTA_SHARE, Priv1Plan.DEFAULT_YC_SHARE, l);
       case PRIV2 -> Priv2Plan.calibrate(c.privacy(), c.clip(), c.sizes(),
           Priv1Plan.DEFAULT_JL_DELTA_SHARE, l);
+      case PRIV2_SPARSE -> Priv2Plan.calibrateSparse(c.privacy(), c.clip(), c.sizes(),
+          StreamMechanism.SPARSITY, l);
     };
   }
 

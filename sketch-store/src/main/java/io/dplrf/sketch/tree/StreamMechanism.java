@@ -2,12 +2,20 @@ package io.dplrf.sketch.tree;
 
 import io.dplrf.sketch.params.Preconditions;
 
-/** The mechanisms a continual-release tree can run; CLI names {@code priv1}, {@code priv2}. */
+/** The mechanisms a continual-release tree can run; CLI names {@code priv1}, {@code priv2}, {@code priv2-sparse}. */
 public enum StreamMechanism {
   /** Paper 002 Algorithm 1 under Priv1 (rank-one neighbours): {@code Priv1Sketch} nodes. */
   PRIV1("priv1"),
   /** Paper 002 §3 under Priv2 (Frobenius neighbours): {@code Priv2Sketch} nodes. */
-  PRIV2("priv2");
+  PRIV2("priv2"),
+  /**
+   * Priv2 with sparse sign embeddings (4 non-zeros per column): O(1) per update, private for
+   * single-entry neighbours only (the update privacy unit).
+   */
+  PRIV2_SPARSE("priv2-sparse");
+
+  /** Non-zeros per column of the sparse embeddings: 1/√4 = 1/2 is exact in binary. */
+  public static final int SPARSITY = 4;
 
   private final String cliName;
 
@@ -26,6 +34,6 @@ public enum StreamMechanism {
         return m;
       }
     }
-    throw Preconditions.invalid("mechanism", "one of priv1, priv2", name);
+    throw Preconditions.invalid("mechanism", "one of priv1, priv2, priv2-sparse", name);
   }
 }

@@ -74,7 +74,11 @@ final class TreeCodec {
         new DataOutputStream(new CheckedOutputStream(new BufferedOutputStream(out, 1 << 16), crc));
     d.write(MAGIC);
     d.writeInt(VERSION);
-    d.writeByte(c.mechanism() == StreamMechanism.PRIV1 ? 1 : 2);
+    d.writeByte(switch (c.mechanism()) {
+      case PRIV1 -> 1;
+      case PRIV2 -> 2;
+      case PRIV2_SPARSE -> 3;
+    });
     d.writeByte(c.cacheUpdateColumns() ? 1 : 0);
     d.writeUTF(tree.key.fingerprint());
     d.writeUTF(tree.instance);
@@ -163,11 +167,13 @@ final class TreeCodec {
         throw new IOException("tree snapshot was written under key " + fingerprint
             + " but the key given is " + key.fingerprint() + ": its noise cannot be regenerated");
       }
-      if (mech != 1 && mech != 2) {
-        throw new IOException("corrupt tree snapshot: mechanism code " + mech);
-      }
-      TreeConfig config = new TreeConfig(mech == 1 ? StreamMechanism.PRIV1 : StreamMechanism.PRIV2,
-          sizes, privacy, clip, epochs, cache);
+      StreamMechanism mechanism = switch (mech) {
+        case 1 -> StreamMechanism.PRIV1;
+        case 2 -> StreamMechanism.PRIV2;
+        case 3 -> StreamMechanism.PRIV2_SPARSE;
+        default -> throw new IOException("corrupt tree snapshot: mechanism code " + mech);
+      };
+      TreeConfig config = new TreeConfig(mechanism, sizes, privacy, clip, epochs, cache);
       if (closedEpochs < 0 || closedEpochs > epochs || (store != 0 && store != 1)) {
         throw new IOException("corrupt tree snapshot: " + closedEpochs + " of " + epochs
             + " epochs closed, store " + store);

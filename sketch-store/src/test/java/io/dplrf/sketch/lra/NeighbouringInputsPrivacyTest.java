@@ -154,6 +154,57 @@ class NeighbouringInputsPrivacyTest {
         "Priv2 delta-hat " + measured + " for the neighbour differing at (" + bi + ", " + bj + ")");
   }
 
+  /**
+   * Priv2 with sparse sign embeddings: every column of Φ and S has norm exactly 1, so EVERY
+   * single-entry neighbour moves (Y, Z) by exactly the calibrated sensitivity C — no tail bound
+   * in between. The check is therefore sharp: δ̂(ε) of the likelihood-ratio projections must be
+   * within the DKW margin of δ from above, and close to it from below (the calibration is not
+   * loose: the grid-rounding slack only shrinks the shift by ~1e-9 relative). Halved noise doubles
+   * the shift: δ(0.5) goes from 0.05 to ≈ 0.5, far outside the margin (≈ 0.035).
+   */
+  @Test
+  void priv2SparseMechanism_onNeighbouringMatrices_isAtDeltaExactly() {
+    SketchSizes sizes = new SketchSizes(6, 8, 1, 4, 8);
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(EPSILON, DELTA), 1, sizes, 4, 1);
+    Priv2Matrices mats = Priv2Matrices.generate(KEY, "nbs", sizes, false, 4);
+    Dense base = new Dense(6, 8);
+    for (int i = 0; i < 6; i++) {
+      for (int j = 0; j < 8; j++) {
+        base.set(i, j, (i + 1) * 0.5 - j * 0.25);
+      }
+    }
+    double[] qa = exact(plan, mats, base, -1, -1);
+    double[] qb = exact(plan, mats, base, 2, 5);
+    // Every neighbour is at the same distance, μ of the plan: √(μ_Y² + μ_Z²) = μ(ε, δ).
+    double mu = AnalyticGaussian.mu(EPSILON, DELTA);
+    for (int i = 0; i < 6; i++) {
+      for (int j = 0; j < 8; j++) {
+        assertEquals(mu, weightedDistance(plan, qa, exact(plan, mats, base, i, j)), 1e-6 * mu,
+            "entry (" + i + ", " + j + ")");
+      }
+    }
+    double[] w = new double[qa.length];
+    int ySize = sizes.m() * sizes.t();
+    for (int x = 0; x < w.length; x++) {
+      double s = x < ySize ? plan.yNoise().sigma() : plan.zNoise().sigma();
+      w[x] = (qb[x] - qa[x]) / (s * s);
+    }
+    int samples = 20_000;
+    double[] pa = new double[samples];
+    double[] pb = new double[samples];
+    for (int r = 0; r < samples; r++) {
+      pa[r] = dot(w, released(plan, mats, base, -1, -1, "nbs/a/" + r));
+      pb[r] = dot(w, released(plan, mats, base, 2, 5, "nbs/b/" + r));
+    }
+    double margin = (1 + Math.exp(EPSILON)) * Math.sqrt(Math.log(2 / 1e-7) / (2.0 * samples));
+    double measured = empiricalDelta(pa, pb, EPSILON);
+    assertTrue(measured <= DELTA + margin, "sparse Priv2 delta-hat " + measured);
+    assertTrue(measured >= DELTA - margin, "sparse Priv2 delta-hat " + measured
+        + ": far below delta, the noise is larger than the calibration says");
+    double halved = AnalyticGaussian.delta(EPSILON, 2 * mu);
+    assertTrue(halved > DELTA + 2 * margin, "the test would catch halved noise: " + halved);
+  }
+
   private static double weightedDistance(Priv2Plan plan, double[] a, double[] b) {
     int ySize = plan.sizes().m() * plan.sizes().t();
     double s = 0;

@@ -51,7 +51,8 @@ final class TreeFixtures {
         ? Priv1Sketch.createWithoutNoise(p, Priv1Matrices.generate(key, tree.instance(), sz, false),
             key, "exact")
         : Priv2Sketch.createWithoutNoise((Priv2Plan) tree.plan(),
-            Priv2Matrices.generate(key, tree.instance(), sz, false), key, "exact");
+            Priv2Matrices.generate(key, tree.instance(), sz, false,
+                ((Priv2Plan) tree.plan()).sparsity()), key, "exact");
     for (int ep = s; ep <= e; ep++) {
       for (int x = 0; x < PER_EPOCH; x++) {
         exact.update(row(sz, ep, x), col(sz, ep, x), delta(ep, x));
