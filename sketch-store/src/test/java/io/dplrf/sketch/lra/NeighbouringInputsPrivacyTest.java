@@ -135,21 +135,9 @@ class NeighbouringInputsPrivacyTest {
         }
       }
     }
-    double[] w = new double[qa.length];
-    int ySize = sizes.m() * sizes.t();
-    for (int x = 0; x < w.length; x++) {
-      double s = x < ySize ? plan.yNoise().sigma() : plan.zNoise().sigma();
-      w[x] = (qb[x] - qa[x]) / (s * s);
-    }
     int samples = 20_000;
-    double[] pa = new double[samples];
-    double[] pb = new double[samples];
-    for (int r = 0; r < samples; r++) {
-      pa[r] = dot(w, released(plan, mats, base, -1, -1, "nb/a/" + r));
-      pb[r] = dot(w, released(plan, mats, base, bi, bj, "nb/b/" + r));
-    }
     double eta = Math.sqrt(Math.log(2 / 1e-7) / (2.0 * samples));
-    double measured = empiricalDelta(pa, pb, EPSILON);
+    double measured = releasedDelta(plan, mats, base, qa, qb, bi, bj, samples, "nb");
     assertTrue(measured <= DELTA + (1 + Math.exp(EPSILON)) * eta,
         "Priv2 delta-hat " + measured + " for the neighbour differing at (" + bi + ", " + bj + ")");
   }
@@ -183,26 +171,36 @@ class NeighbouringInputsPrivacyTest {
             "entry (" + i + ", " + j + ")");
       }
     }
-    double[] w = new double[qa.length];
-    int ySize = sizes.m() * sizes.t();
-    for (int x = 0; x < w.length; x++) {
-      double s = x < ySize ? plan.yNoise().sigma() : plan.zNoise().sigma();
-      w[x] = (qb[x] - qa[x]) / (s * s);
-    }
     int samples = 20_000;
-    double[] pa = new double[samples];
-    double[] pb = new double[samples];
-    for (int r = 0; r < samples; r++) {
-      pa[r] = dot(w, released(plan, mats, base, -1, -1, "nbs/a/" + r));
-      pb[r] = dot(w, released(plan, mats, base, 2, 5, "nbs/b/" + r));
-    }
     double margin = (1 + Math.exp(EPSILON)) * Math.sqrt(Math.log(2 / 1e-7) / (2.0 * samples));
-    double measured = empiricalDelta(pa, pb, EPSILON);
+    double measured = releasedDelta(plan, mats, base, qa, qb, 2, 5, samples, "nbs");
     assertTrue(measured <= DELTA + margin, "sparse Priv2 delta-hat " + measured);
     assertTrue(measured >= DELTA - margin, "sparse Priv2 delta-hat " + measured
         + ": far below delta, the noise is larger than the calibration says");
     double halved = AnalyticGaussian.delta(EPSILON, 2 * mu);
     assertTrue(halved > DELTA + 2 * margin, "the test would catch halved noise: " + halved);
+  }
+
+  /**
+   * δ̂(ε) of the whole mechanism's releases on base and on base with a unit change at (bi, bj),
+   * projected on the likelihood-ratio direction of the exact sketch difference qb − qa (weighted
+   * by 1/σ² per sketch), over {@code samples} node labels per side.
+   */
+  private static double releasedDelta(Priv2Plan plan, Priv2Matrices mats, Dense base, double[] qa,
+      double[] qb, int bi, int bj, int samples, String label) {
+    double[] w = new double[qa.length];
+    int ySize = plan.sizes().m() * plan.sizes().t();
+    for (int x = 0; x < w.length; x++) {
+      double s = x < ySize ? plan.yNoise().sigma() : plan.zNoise().sigma();
+      w[x] = (qb[x] - qa[x]) / (s * s);
+    }
+    double[] pa = new double[samples];
+    double[] pb = new double[samples];
+    for (int r = 0; r < samples; r++) {
+      pa[r] = dot(w, released(plan, mats, base, -1, -1, label + "/a/" + r));
+      pb[r] = dot(w, released(plan, mats, base, bi, bj, label + "/b/" + r));
+    }
+    return empiricalDelta(pa, pb, EPSILON);
   }
 
   private static double weightedDistance(Priv2Plan plan, double[] a, double[] b) {

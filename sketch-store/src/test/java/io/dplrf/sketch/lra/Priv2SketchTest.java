@@ -9,6 +9,8 @@ import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class Priv2SketchTest {
   private static final long SEED = 9;
@@ -26,12 +28,21 @@ class Priv2SketchTest {
     return s;
   }
 
-  @Test
-  void release_equalsExactSketchPlusExactlyTheNodesNoise() {
-    Priv2Sketches withData = fed("n1", false).release();
-    Priv2Sketches noiseOnly =
-        Priv2Sketch.create(plan, Priv2Matrices.generate(key, "p2", sizes, false), key, "n1").release();
-    Priv2Matrices mats = Priv2Matrices.generate(key, "p2", sizes, false);
+  /** Gaussian embeddings (sparsity 0) and the sparse sign embeddings of priv2-sparse. */
+  @ParameterizedTest(name = "sparsity {0}")
+  @ValueSource(ints = {0, 4})
+  void release_equalsExactSketchPlusExactlyTheNodesNoise(int sparsity) {
+    Priv2Plan plan = sparsity == 0 ? this.plan
+        : Priv2Plan.calibrateSparse(new PrivacyParams(1, 1e-6), 1, sizes, sparsity, 1);
+    Priv2Matrices mats = Priv2Matrices.generate(key, "p2", sizes, false, sparsity);
+    Priv2Sketch fed = Priv2Sketch.create(plan, mats, key, "n1");
+    for (int i = 0; i < sizes.m(); i++) {
+      for (int j = 0; j < sizes.n(); j += 3) {
+        fed.update(i, j, (i - j) * 0.25);
+      }
+    }
+    Priv2Sketches withData = fed.release();
+    Priv2Sketches noiseOnly = Priv2Sketch.create(plan, mats, key, "n1").release();
     Dense phiT = mats.phiT.toDense(); // t × n
     Dense s = mats.s.toDense(); // v × m
     double gy = plan.yNoise().grid().gamma();
