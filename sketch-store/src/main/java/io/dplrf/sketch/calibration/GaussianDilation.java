@@ -67,11 +67,16 @@ public final class GaussianDilation {
    * @param epsilon ε &gt; 0
    */
   public static double deltaBound(long dims, double lambda, double epsilon) {
+    return Math.exp(logDeltaBound(dims, lambda, epsilon));
+  }
+
+  /** ln of {@link #deltaBound} (−∞ for λ = 0), for budgets whose δ underflows a double. */
+  public static double logDeltaBound(long dims, double lambda, double epsilon) {
     check(dims >= 1, "dims", ">= 1", dims);
     check(Double.isFinite(lambda), "lambda", "finite", lambda);
     checkPositiveFinite("epsilon", epsilon);
     if (lambda == 0) {
-      return 0;
+      return Double.NEGATIVE_INFINITY;
     }
     double best = 0; // ln 1: δ ≤ 1 always
     double logMax = Math.log(MAX_ORDER - 1);
@@ -103,7 +108,11 @@ public final class GaussianDilation {
         }
       }
     }
-    return Math.exp(best);
+    return best;
+  }
+
+  private static double logBoundForBeta(long dims, double beta, double epsilon) {
+    return Math.max(logDeltaBound(dims, beta, epsilon), logDeltaBound(dims, -beta, epsilon));
   }
 
   /** max(deltaBound(D, β, ε), deltaBound(D, −β, ε)): the worst scale change with |ln r| ≤ β. */
@@ -117,18 +126,24 @@ public final class GaussianDilation {
    * smoothness a β-smooth scale may have when its dilation is to cost (ε, δ).
    */
   public static double maxBeta(long dims, double epsilon, double delta) {
+    checkOpenUnit("delta", delta);
+    return maxBetaForLogDelta(dims, epsilon, Math.log(delta));
+  }
+
+  /** {@link #maxBeta} for δ = e^{logDelta}, logDelta &lt; 0 (δ may underflow a double). */
+  public static double maxBetaForLogDelta(long dims, double epsilon, double logDelta) {
     check(dims >= 1, "dims", ">= 1", dims);
     checkPositiveFinite("epsilon", epsilon);
-    checkOpenUnit("delta", delta);
+    check(logDelta < 0 && logDelta > Double.NEGATIVE_INFINITY, "logDelta", "< 0 and finite", logDelta);
     double lo = 0;
     double hi = epsilon;
-    while (deltaBoundForBeta(dims, hi, epsilon) <= delta) {
+    while (logBoundForBeta(dims, hi, epsilon) <= logDelta) {
       lo = hi;
       hi *= 2;
     }
     while (hi - lo > 1e-9 * hi) {
       double mid = 0.5 * (lo + hi);
-      if (deltaBoundForBeta(dims, mid, epsilon) <= delta) {
+      if (logBoundForBeta(dims, mid, epsilon) <= logDelta) {
         lo = mid;
       } else {
         hi = mid;

@@ -76,10 +76,10 @@ public record SmoothSensitivityPlan(Variant variant, double epsilon, double delt
     double epsS = eps / 2;
     double epsD = eps - epsS;
     double deltaS = privacy.delta() / 2;
-    double deltaD = privacy.delta() / 2 * Math.exp(-epsS);
+    double logDeltaD = Math.log(privacy.delta() / 2) - epsS; // δ_d underflows for ε_s > ~700
     long dims = noiseDimension(d, k);
     return new SmoothSensitivityPlan(Variant.GAUSSIAN, eps, privacy.delta(), clip, d, k, epsS,
-        deltaS, epsD, deltaD, GaussianDilation.maxBeta(dims, epsD, deltaD),
+        deltaS, epsD, Math.exp(logDeltaD), GaussianDilation.maxBetaForLogDelta(dims, epsD, logDeltaD),
         AnalyticGaussian.mu(epsS, deltaS), GRID_STEP, SCALE_FLOOR);
   }
 
