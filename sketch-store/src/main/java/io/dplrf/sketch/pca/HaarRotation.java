@@ -26,7 +26,7 @@ import io.dplrf.sketch.randomness.SecretKey;
  * symmetric).
  *
  * <p>Floating point: the proof assumes an exactly Haar R; this one is Haar up to the rounding of
- * the keyed Gaussians and of Gram–Schmidt (docs/privacy/smooth-sensitivity.md §7). Stateless.
+ * the keyed Gaussians and of Gram–Schmidt (docs/privacy/smooth-sensitivity.md §8). Stateless.
  */
 public final class HaarRotation {
   private HaarRotation() {}
