@@ -40,7 +40,7 @@ public final class PcaBench {
   public void run(List<Data> sets, double[] epsilons, List<PcaMechanism> mechanisms, PrintStream out) {
     out.printf("%n== row-level PCA: captured variance ||A V||_F^2 / ||A V*_k||_F^2, k = %d, delta = %s,"
         + " clip C = 1, mean [min, max] over %d test keys%n", k, delta, seeds);
-    out.printf("%-30s %-16s %6s %28s%n", "data", "mechanism", "eps", "captured variance");
+    out.printf("%-42s %-24s %6s %28s%n", "data", "mechanism", "eps", "captured variance");
     for (Data set : sets) {
       int d = set.rows()[0].length;
       Gram g = new Gram(d, 1);
@@ -54,14 +54,14 @@ public final class PcaBench {
         best += truth.eigenvalues()[c];
       }
       String label = set.name() + " (" + d + " cols)";
-      out.printf("%-30s %-16s %6s %28s   lambda_k = %.4g, lambda_k+1 = %.4g%n", label,
+      out.printf("%-42s %-24s %6s %28s   lambda_k = %.4g, lambda_k+1 = %.4g%n", label,
           "optimum", "-", fmt(new double[] {1}), truth.eigenvalues()[k - 1],
           k < d ? truth.eigenvalues()[k] : 0);
       double[] random = new double[seeds];
       for (int s = 0; s < seeds; s++) {
         random[s] = captured(gram, randomOrthonormal(d, k, 1000 + s)) / best;
       }
-      out.printf("%-30s %-16s %6s %28s%n", label, "random V", "-", fmt(random));
+      out.printf("%-42s %-24s %6s %28s%n", label, "random V", "-", fmt(random));
       SketchSizes sizes = SketchSizes.of(d, d, k, null, null, SketchSizes.DEFAULT_ALPHA);
       for (double eps : epsilons) {
         for (PcaMechanism mech : mechanisms) {
@@ -71,7 +71,7 @@ public final class PcaBench {
                 new PrivacyParams(eps, delta), 1, sizes), SecretKey.forTesting(s + 1), g);
             ratios[s] = captured(gram, r.subspace().v()) / best;
           }
-          out.printf("%-30s %-16s %6s %28s%n", label, mech.cliName(), eps, fmt(ratios));
+          out.printf("%-42s %-24s %6s %28s%n", label, mech.cliName(), eps, fmt(ratios));
           out.flush();
         }
       }

@@ -33,13 +33,14 @@ final class BenchCommand {
              dplrf bench pca       [--data ../shared/data/uci-optdigits] [--rank 10]
                                    [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--seeds 5]
                                    [--rows 5000] [--cols 64]   (synthetic sets)
+                                   [--large-rows 100000]       (a larger gapped set; 0: none)
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
       "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
-      "epochs", "mechanism", "batch", "seeds");
+      "epochs", "mechanism", "batch", "seeds", "large-rows");
 
   private BenchCommand() {}
 
@@ -108,9 +109,15 @@ final class BenchCommand {
     }
     int n = a.integer("rows", 5000);
     int d = a.integer("cols", 64);
-    List<PcaBench.Data> sets = List.of(PcaBench.optdigits(data),
-        PcaBench.synthetic(n, d, k, true, 1), PcaBench.synthetic(n, d, k, false, 2));
-    List<PcaMechanism> mechs = Arrays.stream(a.string("mechanisms", "analyze-gauss,ata-sketch")
+    List<PcaBench.Data> sets = new java.util.ArrayList<>(List.of(PcaBench.optdigits(data),
+        PcaBench.synthetic(n, d, k, true, 1), PcaBench.synthetic(n, d, k, false, 2)));
+    int large = a.integer("large-rows", 100_000);
+    if (large > 0) { // where smooth sensitivity's n-dependence shows: same law, 20x the rows
+      PcaBench.Data g = PcaBench.synthetic(large, d, k, true, 3);
+      sets.add(new PcaBench.Data(g.name() + ", " + large / 1000 + "k rows", g.rows()));
+    }
+    List<PcaMechanism> mechs = Arrays.stream(a.string("mechanisms",
+            "analyze-gauss,ata-sketch,smooth-sensitivity,smooth-sensitivity-pure")
         .split(",")).map(String::trim).map(PcaMechanism::parse).toList();
     new PcaBench(k, a.number("delta", 1e-6), a.integer("seeds", 5)).run(sets, eps, mechs, out);
     return 0;

@@ -35,9 +35,13 @@ final class PcaCommand {
       usage: dplrf pca --input FILE --rank K --epsilon E --delta D --mechanism NAME --out DIR
                        [--clip C] [--cols d] [--key FILE] [--overwrite]
                        [--sketch-cols t] [--sketch-rows v] [--alpha A]     (ata-sketch only)
+                       [--max-dim N]                           (smooth-sensitivity* only)
         FILE       CSV, one dense row per line (no header), or Matrix Market (rows = users)
-        NAME       analyze-gauss | ata-sketch
-                   (smooth-sensitivity, smooth-sensitivity-pure, local, local-robust: not implemented yet)
+        NAME       analyze-gauss | ata-sketch | smooth-sensitivity | smooth-sensitivity-pure
+                   (local, local-robust: not implemented yet)
+                   smooth-sensitivity-pure is epsilon-DP: --delta is required but not used
+        --max-dim N  smooth-sensitivity keeps the exact d x d covariance and eigen-decomposes
+                   it: refuse d > N (default 2000)
         --clip C   rows are clipped to l2 norm <= C; the protected change is adding or removing
                    one row (default 1)
         --cols d   the public dimension; without it, the number of values in a CSV's first row
@@ -49,7 +53,7 @@ final class PcaCommand {
       """;
 
   private static final Set<String> OPTIONS = Set.of("input", "rank", "epsilon", "delta",
-      "mechanism", "out", "clip", "cols", "key", "sketch-cols", "sketch-rows", "alpha");
+      "mechanism", "out", "clip", "cols", "key", "sketch-cols", "sketch-rows", "alpha", "max-dim");
   private static final Set<String> FLAGS = Set.of("overwrite");
 
   private PcaCommand() {}
@@ -104,6 +108,7 @@ final class PcaCommand {
       throw new IllegalArgumentException("rank (k) must be <= the dimension d = " + d
           + ". Provided value: " + k);
     }
+    checkMaxDim(a, mechanism, d);
     SketchSizes sizes = mechanism == PcaMechanism.ATA_SKETCH
         ? SketchSizes.of(d, d, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),
             a.number("alpha", SketchSizes.DEFAULT_ALPHA))
@@ -117,14 +122,65 @@ final class PcaCommand {
     Map<String, Object> doc = document(mechanism, privacy, clip, d, k, sizes, dimsFromData, key, r);
     OutputDirectory.write(outDir, overwrite, tmp -> {
       Npy.writeDoubles(tmp.resolve("V.npy"), sub.v().data(), sub.v().rows(), sub.v().cols());
-      Npy.writeDoubles(tmp.resolve("S.npy"), sub.s(), sub.s().length);
+      if (sub.s().length > 0) { // smooth-sensitivity releases a subspace only
+        Npy.writeDoubles(tmp.resolve("S.npy"), sub.s(), sub.s().length);
+      }
       Files.writeString(tmp.resolve("release.json"), Json.write(doc) + "\n");
     });
-    out.printf("wrote %s: rank-%d %s PCA of %d columns, (%s, %s)-DP for one row of norm <= %s%n",
-        outDir, k, mechanism.cliName(), d, privacy.epsilon(), privacy.delta(), clip);
+    out.printf("wrote %s: rank-%d %s PCA of %d columns, %s for one row of norm <= %s%n",
+        outDir, k, mechanism.cliName(), d, mechanism == PcaMechanism.SMOOTH_SENSITIVITY_PURE
+            ? privacy.epsilon() + "-DP (pure)"
+            : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP", clip);
     out.printf("not private, for you only (not in release.json): %d rows read, %d clipped to norm %s%n",
         r.rows(), r.clippedRows(), clip);
+    if (r.notPrivateNote() != null) {
+      out.printf("not private, for you only: %s%n", r.notPrivateNote());
+    }
     return 0;
+  }
+
+  static final String SMOOTH_SENSITIVITY_TEXT = "Procrustes distance min_Q ||V - V' Q||_F "
+      + "between the top-k eigenbases of neighbouring Gram matrices A^T A (Q orthogonal k x k); "
+      + "local bound L(g) from the Davis-Kahan sin-theta theorem with the eigengap g = lambda_k - "
+      + "lambda_k+1 of A^T A: ||sin Theta||_F <= t = min(sqrt(m), C^2/g, C^2/(2(g - C^2))), "
+      + "m = min(k, d-k), L = sqrt(2(1 - sqrt(1 - t^2))) for t <= 1; smooth bound "
+      + "U = max_{j>=0} exp(-beta j) L(max(0, g - j C^2)) (docs/privacy/smooth-sensitivity.md)";
+
+  /** release.json entries of the smooth-sensitivity mechanisms: nothing data-dependent. */
+  private static void smoothSensitivityEntries(Map<String, Object> doc, PcaMechanism mechanism,
+      PrivacyParams privacy) {
+    if (mechanism == PcaMechanism.SMOOTH_SENSITIVITY_PURE) {
+      doc.put("deltaNote", "pure epsilon-DP: the --delta given (" + privacy.delta()
+          + ") is not used");
+    }
+    doc.put("relationProved", "add/remove one row of norm <= C (the relation of paper 003, "
+        + "Section 1.1); replacing a row is two such steps: (2 epsilon, (1 + e^epsilon) delta) "
+        + "by group privacy");
+    doc.put("noise", "per entry of V_k R: " + (mechanism == PcaMechanism.SMOOTH_SENSITIVITY
+        ? "discrete Gaussian" : "discrete Cauchy, P[z] proportional to s^2/(s^2 + z^2),")
+        + " on the grid 2^-60, scale max((U + 2^-60 sqrt(d k))/slidingFactor, 2^-40); U depends "
+        + "on the data, so the scale is NOT released");
+    doc.put("S", "not released: the mechanism releases a subspace only (no S.npy)");
+  }
+
+  private static boolean smooth(PcaMechanism m) {
+    return m == PcaMechanism.SMOOTH_SENSITIVITY || m == PcaMechanism.SMOOTH_SENSITIVITY_PURE;
+  }
+
+  /** --max-dim: the smooth-sensitivity mechanisms hold and eigen-decompose the exact d×d matrix. */
+  private static void checkMaxDim(Args a, PcaMechanism mechanism, int d) {
+    if (!smooth(mechanism)) {
+      if (a.string("max-dim", null) != null) {
+        throw new Args.UsageException("pca: --max-dim applies to smooth-sensitivity only");
+      }
+      return;
+    }
+    int maxDim = a.integer("max-dim", 2000);
+    if (d > maxDim) {
+      throw new IllegalArgumentException("pca: " + mechanism.cliName() + " keeps the exact d x d "
+          + "covariance (" + d + " x " + d + ") and eigen-decomposes it; d = " + d
+          + " exceeds --max-dim " + maxDim + " (raise --max-dim if memory and O(d^3) time allow)");
+    }
   }
 
   static Map<String, Object> document(PcaMechanism mechanism, PrivacyParams privacy, double clip,
@@ -135,7 +191,7 @@ final class PcaCommand {
     doc.put("reference", mechanism.reference());
     doc.put("private", true);
     doc.put("epsilon", privacy.epsilon());
-    doc.put("delta", privacy.delta());
+    doc.put("delta", mechanism == PcaMechanism.SMOOTH_SENSITIVITY_PURE ? 0.0 : privacy.delta());
     doc.put("neighbouringRelation", NeighbouringRelation.ONE_ROW.description());
     doc.put("clip", clip);
     doc.put("rank", k);
@@ -150,7 +206,8 @@ final class PcaCommand {
         + "removed, so its exact value is not differentially private");
     doc.put("clippedRows", "not released (an exact count, not differentially private); printed "
         + "on the terminal of the run");
-    doc.put("sensitivity", mechanism == PcaMechanism.ANALYZE_GAUSS
+    doc.put("sensitivity", smooth(mechanism) ? SMOOTH_SENSITIVITY_TEXT
+        : mechanism == PcaMechanism.ANALYZE_GAUSS
         ? "upper triangle of A^T A: ||u(x x^T)||_2 <= ||x x^T||_F = ||x||_2^2 <= C^2"
         : "A^T A as a Priv2 input: ||x x^T||_F = ||x||_2^2 <= C^2, so the plan's clip is C^2");
     if (sizes != null) {
@@ -161,6 +218,10 @@ final class PcaCommand {
     doc.put("keyFingerprint", key.fingerprint());
     doc.put("calibration", ReleaseDocument.describe(r.plan()));
     doc.put("noise", ReleaseDocument.describe(r.noise()));
+    if (smooth(mechanism)) {
+      smoothSensitivityEntries(doc, mechanism, privacy);
+      return doc;
+    }
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("meaning", "S.npy holds estimates of the top-k eigenvalues of A^T A (the squared "
         + "singular values of A), with the noise in; negative estimates are clamped to 0");

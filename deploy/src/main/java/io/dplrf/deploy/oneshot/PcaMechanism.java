@@ -13,8 +13,10 @@ public enum PcaMechanism {
       "Analyze Gauss: top-k eigenvectors of A^T A + E, E symmetric Gaussian (Dwork, Talwar, Thakurta, Zhang, STOC 2014, Algorithm 1)"),
   ATA_SKETCH("ata-sketch", true,
       "Priv2 sketches Y = G Phi + N1, Z = S G + N2 of G = A^T A (Upadhyay 2018, paper 002, Corollary 1)"),
-  SMOOTH_SENSITIVITY("smooth-sensitivity", false, "Gonen, Gilad-Bachrach (paper 003), Algorithm 1, Gaussian"),
-  SMOOTH_SENSITIVITY_PURE("smooth-sensitivity-pure", false, "Gonen, Gilad-Bachrach (paper 003), Algorithm 1, Cauchy"),
+  SMOOTH_SENSITIVITY("smooth-sensitivity", true,
+      "Smooth-sensitivity output perturbation with Gaussian noise, (epsilon, delta)-DP: V = QR(V_k R + E), R a random k x k rotation, E scaled by a beta-smooth bound on the local sensitivity (Gonen, Gilad-Bachrach, paper 003, Algorithm 1, Corollary 12; bound and constants: docs/privacy/smooth-sensitivity.md)"),
+  SMOOTH_SENSITIVITY_PURE("smooth-sensitivity-pure", true,
+      "Smooth-sensitivity output perturbation with discrete Cauchy noise, pure epsilon-DP (Gonen, Gilad-Bachrach, paper 003, Algorithm 1, Corollary 13; bound and constants: docs/privacy/smooth-sensitivity.md)"),
   LOCAL("local", false, "local-DP PCA, paper 002 Theorem 5"),
   LOCAL_ROBUST("local-robust", false, "local robust PCA, paper 000 Section 4");
 

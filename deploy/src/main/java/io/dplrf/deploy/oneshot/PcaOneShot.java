@@ -2,6 +2,7 @@ package io.dplrf.deploy.oneshot;
 
 import io.dplrf.release.Pca;
 import io.dplrf.release.Priv2Release;
+import io.dplrf.release.SmoothSensitivityPca;
 import io.dplrf.sketch.lra.NoiseScale;
 import io.dplrf.sketch.lra.Priv2Plan;
 import io.dplrf.sketch.lra.Priv2Sketch;
@@ -10,6 +11,8 @@ import io.dplrf.sketch.pca.AnalyzeGaussPlan;
 import io.dplrf.sketch.pca.AtaSketch;
 import io.dplrf.sketch.pca.Gram;
 import io.dplrf.sketch.pca.NoisyGram;
+import io.dplrf.sketch.pca.SmoothSensitivityPlan;
+import io.dplrf.sketch.pca.SubspaceSensitivity;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -45,11 +48,17 @@ public final class PcaOneShot {
   }
 
   /**
-   * The release plus what a report needs. {@code rows} and {@code clippedRows} are exact counts:
-   * NOT private, for the operator's terminal, never for release.json.
+   * The release plus what a report needs. {@code rows}, {@code clippedRows} and {@code
+   * notPrivateNote} (data-dependent values such as the eigengap, or null) are NOT private: for the
+   * operator's terminal, never for release.json.
    */
   public record Result(Pca.Subspace subspace, Object plan, List<NoiseScale> noise, String runId,
-      long rows, long clippedRows) {}
+      long rows, long clippedRows, String notPrivateNote) {
+    public Result(Pca.Subspace subspace, Object plan, List<NoiseScale> noise, String runId,
+        long rows, long clippedRows) {
+      this(subspace, plan, noise, runId, rows, clippedRows, null);
+    }
+  }
 
   public static Result run(Request req, SecretKey key, RowSource source) throws Exception {
     Gram gram = new Gram(req.dimension(), req.clip());
@@ -75,6 +84,24 @@ public final class PcaOneShot {
         return new Result(
             Pca.fromFactorization(Priv2Release.factorize(released, req.k()).factorization()),
             plan, released.noise(), runId, gram.rowCount(), gram.clippedCount());
+      }
+      case SMOOTH_SENSITIVITY, SMOOTH_SENSITIVITY_PURE -> {
+        SmoothSensitivityPlan plan = req.mechanism() == PcaMechanism.SMOOTH_SENSITIVITY
+            ? SmoothSensitivityPlan.gaussian(req.privacy(), req.clip(), req.dimension(), req.k())
+            : SmoothSensitivityPlan.cauchy(req.privacy().epsilon(), req.clip(), req.dimension(), req.k());
+        SmoothSensitivityPca.Result r = SmoothSensitivityPca.run(plan, gram, key, instance);
+        var t = r.notPrivate();
+        // Data-dependent values (the noise scale reveals the eigengap): the terminal only.
+        double global = SubspaceSensitivity.globalBound(req.dimension(), req.k());
+        boolean hopeless = global > 0 && t.smoothBound() >= 0.5 * global;
+        String note = String.format("eigengap lambda_k - lambda_k+1 = %.6g; local bound %.4g, "
+            + "smooth bound U = %.4g (beta = %.4g), noise scale %.4g per entry%s", t.gap(),
+            t.localBound(), t.smoothBound(), plan.beta(), t.noiseScale(), hopeless
+                ? "; U is at least half the global bound: the eigengap is too small for this "
+                    + "epsilon and V is close to a random subspace"
+                : "");
+        return new Result(r.subspace(), plan, List.of(), runId, gram.rowCount(),
+            gram.clippedCount(), note);
       }
       default -> throw new IllegalArgumentException(
           "mechanism " + req.mechanism().cliName() + " is not implemented yet");

@@ -113,7 +113,7 @@ class PcaCommandTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"smooth-sensitivity", "smooth-sensitivity-pure", "local", "local-robust"})
+  @ValueSource(strings = {"local", "local-robust"})
   void notYetImplementedMechanisms_areRefusedWithExit2_andNoOutput(String mechanism) {
     Path out = dir.resolve("never");
     Run r = run(args(csv, out, mechanism));
@@ -121,6 +121,58 @@ class PcaCommandTest {
     assertTrue(r.err().contains("not implemented yet"), r.err());
     assertEquals(1, r.err().strip().lines().count());
     assertFalse(Files.exists(out));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"smooth-sensitivity", "smooth-sensitivity-pure"})
+  void smoothSensitivity_writesOrthonormalV_noS_andAReleaseWithNothingDataDependent(String mechanism)
+      throws IOException {
+    Path out = dir.resolve("out-" + mechanism);
+    Run r = run(args(csv, out, mechanism));
+    assertEquals(0, r.code(), r.err());
+    int[] shape = new int[2];
+    double[] v = Npy.readDoubles(out.resolve("V.npy"), shape);
+    assertArrayEquals(new int[] {5, 2}, shape);
+    for (int a = 0; a < 2; a++) {
+      for (int b = 0; b < 2; b++) {
+        double dot = 0;
+        for (int i = 0; i < 5; i++) {
+          dot += v[i * 2 + a] * v[i * 2 + b];
+        }
+        assertEquals(a == b ? 1 : 0, dot, 1e-9);
+      }
+    }
+    assertFalse(Files.exists(out.resolve("S.npy")), "a subspace only");
+    Map<String, Object> doc = release(out);
+    assertEquals(mechanism, doc.get("mechanism"));
+    assertTrue(String.valueOf(doc.get("neighbouringRelation")).contains("one row x added or removed"));
+    assertTrue(String.valueOf(doc.get("relationProved")).startsWith("add/remove one row"));
+    assertTrue(String.valueOf(doc.get("sensitivity")).contains("Procrustes"));
+    assertTrue(String.valueOf(doc.get("S")).startsWith("not released"));
+    assertTrue(String.valueOf(doc.get("noise")).contains("NOT released"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> cal = (Map<String, Object>) doc.get("calibration");
+    assertTrue(((Number) cal.get("beta")).doubleValue() > 0);
+    assertEquals(mechanism.endsWith("pure") ? 0.0 : 1e-6, ((Number) doc.get("delta")).doubleValue());
+    String json = Files.readString(out.resolve("release.json"));
+    assertFalse(json.contains("\"gap\"") || json.contains("smoothBound") || json.contains("localBound"),
+        "data-dependent values must not be released: " + json);
+    assertEquals(java.util.Set.of("variant", "epsilon", "delta", "clip", "dimension", "rank",
+        "epsilonSliding", "deltaSliding", "epsilonDilation", "deltaDilation", "beta",
+        "slidingFactor", "gridStep", "scaleFloor"), cal.keySet(), "the plan is data-independent");
+    assertTrue(r.out().contains("not private, for you only: eigengap"), r.out());
+  }
+
+  @Test
+  void smoothSensitivity_aboveMaxDim_isRefusedBeforeReadingRows_exit2() {
+    Path out = dir.resolve("big");
+    Run r = run(args(csv, out, "smooth-sensitivity", "--max-dim", "4"));
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("d = 5 exceeds --max-dim 4"), r.err());
+    assertFalse(Files.exists(out));
+    Run other = run(args(csv, out, "analyze-gauss", "--max-dim", "4"));
+    assertEquals(2, other.code());
+    assertTrue(other.err().contains("--max-dim applies to smooth-sensitivity only"), other.err());
   }
 
   @Test
