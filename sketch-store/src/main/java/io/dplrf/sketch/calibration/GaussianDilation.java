@@ -150,7 +150,7 @@ public final class GaussianDilation {
       }
     }
     check(lo > 0, "beta", "> 0 (no scale change is affordable at this (epsilon, delta))", lo);
-    return lo;
+    return lo * (1 - 0x1p-30); // the bound at lo is met with no margin; keep one against rounding
   }
 
   /**

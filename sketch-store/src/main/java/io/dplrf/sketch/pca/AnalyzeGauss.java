@@ -4,6 +4,7 @@ import io.dplrf.sketch.lra.GaussianSketchNoise;
 import io.dplrf.sketch.noise.GridGaussian;
 import io.dplrf.sketch.randomness.KeyStream;
 import io.dplrf.sketch.randomness.SecretKey;
+import java.math.BigInteger;
 import java.util.List;
 
 /**
@@ -30,12 +31,16 @@ public final class AnalyzeGauss {
     }
     GaussianSketchNoise noise = plan.noise();
     GridGaussian grid = noise.grid();
-    double[] u = gram.packedUpper();
-    double[] e = new double[u.length];
-    grid.fill(KeyStream.of(key, nodeLabel + "/E").bits(), e, 0, e.length);
     double gamma = grid.gamma();
+    // The exact Gram entries rounded exactly to the grid (Gram's class comment), plus the
+    // integer noise: k + z is the mechanism's output; its conversion to double is post-processing.
+    BigInteger[] k = gram.packedRoundedToGrid(gamma);
+    double[] e = new double[k.length];
+    grid.fill(KeyStream.of(key, nodeLabel + "/E").bits(), e, 0, e.length);
+    double[] u = new double[k.length];
     for (int x = 0; x < u.length; x++) {
-      u[x] = GridGaussian.roundToGrid(u[x], gamma) + e[x];
+      long z = (long) (e[x] / gamma); // exact: e[x] is γ times an integer below 2^53
+      u[x] = k[x].add(BigInteger.valueOf(z)).doubleValue() * gamma;
     }
     return new NoisyGram(Gram.unpack(plan.dimension(), u), List.of(noise.scale(u.length)));
   }

@@ -2,11 +2,22 @@ package io.dplrf.sketch.pca;
 
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.Preconditions;
+import java.math.BigInteger;
 
 /**
  * The exact Gram matrix AᵀA = Σ_rows x xᵀ of the clipped rows of A, kept as its packed upper
- * triangle (d(d+1)/2 doubles). Every row passes through {@link RowClipping} first, so one row
+ * triangle (d(d+1)/2 entries). Every row passes through {@link RowClipping} first, so one row
  * changes the Gram matrix by x xᵀ with ‖x xᵀ‖_F = ‖x‖₂² ≤ C².
+ *
+ * <p><b>Exact arithmetic.</b> A running floating-point sum would make neighbouring Gram matrices
+ * differ by x xᵀ plus rounding errors that depend on every other row (up to ~n²·2⁻⁵³·C²), which
+ * the privacy proofs do not cover. So each clipped row is put on the fixed-point grid
+ * q = 2^(⌊log₂C⌋ − 30) by rounding every entry toward zero (so ‖x‖₂ can only shrink and stays
+ * ≤ C; the change is below q per entry, ~10⁻⁹·C), the products a_i·a_j of the integers
+ * a = x/q (|a_i| &lt; 2³¹, so |a_i a_j| &lt; 2⁶²) are exact longs, and they are summed exactly in
+ * 128-bit integers. Neighbouring Gram matrices then differ by exactly q²·a aᵀ = x xᵀ of the
+ * quantised row, and a mechanism can round the exact sum to its noise grid exactly
+ * ({@link #packedRoundedToGrid}). The sums are exact for up to 2⁶⁴ rows.
  *
  * <p>NOT private: this is the raw statistic. It never leaves the process except through a
  * mechanism that adds calibrated noise ({@link AnalyzeGauss}, {@link AtaSketch}); the row and
@@ -16,7 +27,10 @@ import io.dplrf.sketch.params.Preconditions;
 public final class Gram {
   private final int d;
   private final double clip;
-  private final double[] upper;
+  /** The fixed-point step q = 2^(⌊log₂C⌋ − 30) (a power of two). */
+  private final double q;
+  private final long[] hi; // 128-bit two's-complement sums of a_i·a_j: high words
+  private final long[] lo; // low words (unsigned)
   private long rows;
   private long clipped;
 
@@ -29,7 +43,10 @@ public final class Gram {
     Preconditions.checkPositiveFinite("clip", clip);
     this.d = d;
     this.clip = clip;
-    this.upper = new double[Math.toIntExact(packedLength(d))];
+    int len = Math.toIntExact(packedLength(d));
+    this.hi = new long[len];
+    this.lo = new long[len];
+    this.q = Math.scalb(1.0, Math.getExponent(clip) - 30);
   }
 
   /** d(d+1)/2, the number of entries on and above the diagonal. */
@@ -63,15 +80,23 @@ public final class Gram {
     }
     double[] x = row.clone();
     boolean wasClipped = RowClipping.clipInPlace(x, clip);
+    long[] a = new long[d];
+    for (int i = 0; i < d; i++) {
+      a[i] = (long) (x[i] / q); // x/q is exact (q a power of two); the cast rounds toward zero
+    }
     int p = 0;
     for (int i = 0; i < d; i++) {
-      double xi = x[i];
-      if (xi == 0) {
+      long ai = a[i];
+      if (ai == 0) {
         p += d - i;
         continue;
       }
-      for (int j = i; j < d; j++) {
-        upper[p++] += xi * x[j];
+      for (int j = i; j < d; j++, p++) {
+        long prod = ai * a[j]; // exact: |a_i a_j| < 2^62
+        long sum = lo[p] + prod;
+        // 128-bit add of the sign-extended product: carry out of the unsigned low word.
+        hi[p] += (prod >> 63) + (Long.compareUnsigned(sum, lo[p]) < 0 ? 1 : 0);
+        lo[p] = sum;
       }
     }
     rows++;
@@ -91,9 +116,51 @@ public final class Gram {
     return clipped;
   }
 
-  /** The packed upper triangle (a copy). */
+  /** The fixed-point step q: every entry of the Gram matrix is an integer multiple of q². */
+  double step() {
+    return q;
+  }
+
+  /** Entry p of the packed upper triangle as an exact integer multiple of q². */
+  BigInteger exactUnits(int p) {
+    return BigInteger.valueOf(hi[p]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo[p])));
+  }
+
+  /** The packed upper triangle, each entry the double nearest to its exact value. */
   double[] packedUpper() {
-    return upper.clone();
+    double[] out = new double[hi.length];
+    double q2 = q * q;
+    for (int p = 0; p < out.length; p++) {
+      out[p] = exactUnits(p).doubleValue() * q2; // q² a power of two: only the conversion rounds
+    }
+    return out;
+  }
+
+  /**
+   * The packed upper triangle rounded EXACTLY to the grid γ (a power of two): entry p is
+   * k_p·γ with k_p the integer nearest to (exact entry)/γ, ties away from zero — computed from the
+   * exact integer sum, so no floating-point error enters before the rounding that
+   * {@code GridGaussian.roundingSlack} accounts for.
+   *
+   * @return the integers k_p
+   */
+  BigInteger[] packedRoundedToGrid(double gamma) {
+    int shift = Math.getExponent(gamma) - 2 * Math.getExponent(q); // (units·q²)/γ = units·2^-shift
+    BigInteger[] out = new BigInteger[hi.length];
+    for (int p = 0; p < out.length; p++) {
+      BigInteger units = exactUnits(p);
+      if (shift <= 0) {
+        out[p] = units.shiftLeft(-shift);
+      } else {
+        BigInteger mag = units.abs();
+        BigInteger k = mag.shiftRight(shift);
+        if (mag.testBit(shift - 1)) {
+          k = k.add(BigInteger.ONE); // remainder ≥ half: round half away from zero
+        }
+        out[p] = units.signum() < 0 ? k.negate() : k;
+      }
+    }
+    return out;
   }
 
   /**
@@ -101,7 +168,7 @@ public final class Gram {
    * sketch of it, and for tests and benchmarks.
    */
   public Dense toDense() {
-    return unpack(d, upper);
+    return unpack(d, packedUpper());
   }
 
   /** The symmetric d×d matrix whose packed upper triangle is {@code packed}. */

@@ -32,6 +32,9 @@ import java.util.function.Function;
  * Stateless, thread-safe.
  */
 public final class SmoothSensitivity {
+  /** Absolute margin on β against rounding in U (see {@link #release}'s comment). */
+  static final double BETA_MARGIN = 0x1p-40;
+
   private SmoothSensitivity() {}
 
   /**
@@ -76,9 +79,15 @@ public final class SmoothSensitivity {
     checkEigenpairs(gram.toDense(), basis, eigenvalues, plan.clip());
     double gap = k == d ? Double.POSITIVE_INFINITY : Math.max(0, eigenvalues[k - 1] - eigenvalues[k]);
     double local = k == d ? 0 : SubspaceSensitivity.localBound(gap, plan.clip(), d, k);
-    double smooth = k == d ? 0
-        : SubspaceSensitivity.smoothBound(gap, plan.clip(), d, k, plan.beta());
+    // U is computed for β − 2⁻⁴⁰ and rounded up: the ratio U(S)/U(S') of two computed bounds may be
+    // off by a few ulps, which the margin e^{2⁻⁴⁰} ≈ 1 + 9·10⁻¹³ absorbs (smooth-sensitivity.md §8).
+    double smooth = k == d ? 0 : Math.nextUp(
+        SubspaceSensitivity.smoothBound(gap, plan.clip(), d, k, plan.beta() - BETA_MARGIN));
     double scale = plan.noiseScale(smooth);
+    if (!(plan.beta() > 2 * BETA_MARGIN)) {
+      throw new IllegalArgumentException("beta = " + plan.beta() + " is below the rounding margin "
+          + 2 * BETA_MARGIN + ": choose a larger epsilon or a smaller d·k");
+    }
 
     Dense r = HaarRotation.draw(key, label + "/R", k);
     double gridScale = Math.scalb(scale, -Math.getExponent(plan.gridStep())); // scale/γ, exact

@@ -118,6 +118,6 @@ public record SmoothSensitivityPlan(Variant variant, double epsilon, double delt
   public double noiseScale(double smoothBound) {
     Preconditions.check(smoothBound >= 0 && smoothBound < Double.POSITIVE_INFINITY,
         "smoothBound", ">= 0 and finite", smoothBound);
-    return Math.max((smoothBound + roundingSlack()) / slidingFactor, scaleFloor);
+    return Math.max(Math.nextUp((smoothBound + roundingSlack()) / slidingFactor), scaleFloor);
   }
 }

@@ -17,10 +17,14 @@ class GramTest {
     for (int i = 0; i < 7; i++) {
       for (int j = 0; j < 7; j++) {
         double s = 0;
+        double tol = 1e-12;
         for (double[] r : rows) {
           s += r[i] * r[j];
+          // Fixed-point rows: each entry moves by < q toward zero, so a product moves by
+          // < q(|x_i| + |x_j|) + q².
+          tol += g.step() * (Math.abs(r[i]) + Math.abs(r[j])) + g.step() * g.step();
         }
-        assertEquals(s, a.get(i, j), 1e-12);
+        assertEquals(s, a.get(i, j), tol);
       }
     }
     assertEquals(25, g.rowCount());
@@ -74,6 +78,97 @@ class GramTest {
     for (int i = 0; i < 6; i++) {
       for (int j = i; j < 6; j++) {
         assertEquals(p++, Gram.packedIndex(6, i, j));
+      }
+    }
+  }
+
+  /** Rows with varied magnitudes: floating-point running sums of them depend on the order. */
+  private static double[][] rows(int n, int d, long seed) {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+    double[][] out = new double[n][d];
+    for (double[] row : out) {
+      for (int j = 0; j < d; j++) {
+        row[j] = r.nextDouble(-1, 1) * Math.pow(10, r.nextInt(-6, 1));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void sumsAreExact_theOrderOfRowsChangesNoBit() {
+    double[][] rows = rows(500, 7, 3);
+    Gram forward = new Gram(7, 1.5);
+    Gram backward = new Gram(7, 1.5);
+    for (int i = 0; i < rows.length; i++) {
+      forward.addRow(rows[i]);
+      backward.addRow(rows[rows.length - 1 - i]);
+    }
+    assertTrue(java.util.Arrays.equals(forward.packedUpper(), backward.packedUpper()));
+    for (int p = 0; p < Gram.packedLength(7); p++) {
+      assertEquals(forward.exactUnits(p), backward.exactUnits(p));
+    }
+  }
+
+  @Test
+  void neighbours_differByExactlyTheQuantisedRowsOuterProduct() {
+    double[][] rows = rows(200, 5, 4);
+    Gram without = new Gram(5, 1);
+    Gram with = new Gram(5, 1);
+    double[] x = {0.3, -0.2, 0.7, 0.0, 0.1};
+    for (int i = 0; i < rows.length; i++) {
+      without.addRow(rows[i]);
+      with.addRow(rows[i]);
+      if (i == 100) {
+        with.addRow(x);
+      }
+    }
+    double q = with.step();
+    long[] a = new long[5];
+    double norm2 = 0;
+    for (int i = 0; i < 5; i++) {
+      a[i] = (long) (x[i] / q);
+      norm2 += (a[i] * q) * (a[i] * q);
+    }
+    assertTrue(norm2 <= 1, "the quantised row keeps ‖x‖ ≤ C");
+    int p = 0;
+    for (int i = 0; i < 5; i++) {
+      for (int j = i; j < 5; j++, p++) {
+        assertEquals(java.math.BigInteger.valueOf(a[i] * a[j]),
+            with.exactUnits(p).subtract(without.exactUnits(p)), "entry (" + i + ", " + j + ")");
+      }
+    }
+  }
+
+  @Test
+  void sumsBeyond64Bits_carryIntoTheHighWord() {
+    // Entries near C give products near 2^60 units; 40 rows sum past 2^63 (and negative ones
+    // below -2^63), checked against BigInteger arithmetic.
+    Gram g = new Gram(2, 1);
+    double[] row = {0.7, -0.7};
+    java.math.BigInteger a = java.math.BigInteger.valueOf((long) (0.7 / g.step()));
+    for (int r = 0; r < 40; r++) {
+      g.addRow(row);
+    }
+    java.math.BigInteger sq = a.multiply(a).multiply(java.math.BigInteger.valueOf(40));
+    assertTrue(sq.bitLength() > 63);
+    assertEquals(sq, g.exactUnits(0));
+    assertEquals(sq.negate(), g.exactUnits(1));
+    assertEquals(sq, g.exactUnits(2));
+    assertEquals(40 * 0.49, g.packedUpper()[0], 40 * 0.49 * 1e-8);
+  }
+
+  @Test
+  void roundingToTheGrid_isExactAndMatchesRoundingTheValue() {
+    Gram g = new Gram(4, 1);
+    for (double[] row : rows(50, 4, 5)) {
+      g.addRow(row);
+    }
+    double[] values = g.packedUpper();
+    for (double gamma : new double[] {0x1p-20, 0x1p-45, 0x1p-70}) {
+      java.math.BigInteger[] k = g.packedRoundedToGrid(gamma);
+      for (int p = 0; p < values.length; p++) {
+        assertEquals(io.dplrf.sketch.noise.GridGaussian.roundToGrid(values[p], gamma),
+            k[p].doubleValue() * gamma, Math.abs(values[p]) * 1e-15, "gamma " + gamma + ", entry " + p);
       }
     }
   }

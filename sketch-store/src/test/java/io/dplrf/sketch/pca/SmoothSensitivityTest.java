@@ -51,7 +51,7 @@ class SmoothSensitivityTest {
     // Paper 003 Thm 9 (NRS), pure: β = ε/(6d), scale 6·U₁/ε with U₁ = √D·U (ℓ1 via ℓ2).
     assertTrue(c.beta() > 2.9 / (6 * 640.0) && c.slidingFactor() > 2.9 / (6 * Math.sqrt(640)));
 
-    assertEquals((1.5 + g.roundingSlack()) / g.slidingFactor(), g.noiseScale(1.5), 1e-15);
+    assertEquals(Math.nextUp((1.5 + g.roundingSlack()) / g.slidingFactor()), g.noiseScale(1.5), 0.0); // rounded up
     assertEquals(SmoothSensitivityPlan.SCALE_FLOOR, g.noiseScale(0));
     assertEquals(0x1.0p-60 * Math.sqrt(640), g.roundingSlack(), 1e-30);
   }
@@ -143,7 +143,9 @@ class SmoothSensitivityTest {
       }
     }
     double gap = 0.81 * (40 - 10);
-    double u = SubspaceSensitivity.smoothBound(gap, 1, D, K, plan.beta());
+    // U for β − margin, rounded up (SmoothSensitivity.release), then the plan's affine map.
+    double u = Math.nextUp(SubspaceSensitivity.smoothBound(gap, 1, D, K,
+        plan.beta() - SmoothSensitivity.BETA_MARGIN));
     assertEquals((u + plan.roundingSlack()) / plan.slidingFactor(), sigma, 1e-15 * sigma);
     double stat = ss / (sigma * sigma);
     assertTrue(accepts(stat, n), "chi2 " + stat + " N = " + n + " seed " + SEED);
@@ -181,7 +183,8 @@ class SmoothSensitivityTest {
         n++;
       }
     }
-    double u = SubspaceSensitivity.smoothBound(0.81 * 30, 1, D, K, plan.beta());
+    double u = Math.nextUp(SubspaceSensitivity.smoothBound(0.81 * 30, 1, D, K,
+        plan.beta() - SmoothSensitivity.BETA_MARGIN));
     assertEquals((u + plan.roundingSlack()) / plan.slidingFactor(), b, 1e-15 * b);
     double limit = ChiSquare.Z_1E6_TWO_SIDED * Math.sqrt(n) / 2;
     assertTrue(Math.abs(above - n / 2.0) <= limit, above + " of " + n + " seed " + SEED);
