@@ -40,7 +40,12 @@ public final class ContributionBounds {
   public enum Unit {
     UPDATE,
     KEY,
-    ROW
+    ROW,
+    /**
+     * Rows mode: one row record ({@link RowRecords}), clipped to ℓ2 norm ≤ C by {@link
+     * RowDecoder}; no budgets across records. The turnstile methods of this class refuse it.
+     */
+    ROW_RECORD
   }
 
   /** What happens to an update beyond its unit's remaining budget. */
@@ -93,6 +98,7 @@ public final class ContributionBounds {
    */
   public void accept(byte[] key, byte[] value, IngestStats stats, UpdateVisitor sink)
       throws MalformedRecordException {
+    requireTurnstile();
     int n = validate(key, value);
     KeyUnit unit = config.unit() == Unit.KEY ? unitOf(key) : null;
     for (int k = 0; k < n; k++) {
@@ -136,6 +142,7 @@ public final class ContributionBounds {
    * @throws MalformedRecordException at the first problem, with a message naming it
    */
   public int validate(byte[] key, byte[] value) throws MalformedRecordException {
+    requireTurnstile();
     int n = UpdateRecords.count(value);
     if (config.unit() == Unit.KEY && key == null) {
       throw new MalformedRecordException(DeadLetterReason.MISSING_KEY,
@@ -159,6 +166,12 @@ public final class ContributionBounds {
       }
     }
     return n;
+  }
+
+  private void requireTurnstile() {
+    if (config.unit() == Unit.ROW_RECORD) {
+      throw new IllegalStateException("row records are decoded by RowDecoder, not as updates");
+    }
   }
 
   /** A lower bound of the exact {@code c - spent}, never negative. */

@@ -35,7 +35,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes the updates topic exactly once into an {@link IngestTarget}: decode, validate and bound
+ * Consumes the updates topic (or, in rows mode, the rows topic: {@link RowRecords}, unit {@link
+ * ContributionBounds.Unit#ROW_RECORD}) exactly once into an {@link IngestTarget}: decode, validate and bound
  * ({@link ContributionBounds}), apply, dead-letter the malformed, close epochs, snapshot.
  *
  * <p><b>Exactly once.</b> Offsets are never committed to Kafka: the next offset of every
@@ -106,7 +107,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private long epochStartMillis;
   private boolean restored;
   private boolean started;
-  private final UpdateVisitor apply;
+  private final RecordDecoder decoder;
 
   private volatile boolean stopRequested;
   private volatile State state = State.NEW;
@@ -134,7 +135,9 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     this.clock = Objects.requireNonNull(clockMillis, "clockMillis");
     this.bounds = new ContributionBounds(config.bounds());
     this.epochMillis = config.epochMillis();
-    this.apply = target::update;
+    this.decoder = config.bounds().unit() == ContributionBounds.Unit.ROW_RECORD
+        ? new RowDecoder(config.bounds())
+        : RecordDecoder.updates(bounds, target);
   }
 
   /**
@@ -361,12 +364,12 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private void process(ConsumerRecord<byte[], byte[]> r) {
     stats.recordConsumed();
     try {
-      bounds.accept(r.key(), r.value(), stats, apply);
+      decoder.apply(r.key(), r.value(), stats, target);
     } catch (MalformedRecordException e) {
       stats.countDeadLetter(e.reason());
       sendDeadLetter(r, e);
     }
-    updatesInEpoch += UpdateRecords.positions(r.value());
+    updatesInEpoch += decoder.positions(r.value());
     nextOffsets.put(r.partition(), r.offset() + 1);
   }
 

@@ -88,6 +88,32 @@ public final class IngestStats {
     checksum += updateHash(i, j, delta);
   }
 
+  /**
+   * Rows mode: one row applied (counted as one update: consumed, applied, and clipped if its
+   * norm was reduced to C). Its checksum term is {@link #rowHash} of the applied, clipped row.
+   */
+  void appliedRow(int[] index, double[] x, int n, boolean clipped) {
+    updatesConsumed++;
+    updatesApplied++;
+    if (clipped) {
+      updatesClipped++;
+    }
+    checksum += rowHash(index, x, n);
+  }
+
+  /**
+   * The 64-bit hash of one applied row: {@code mix(Σ_k updateHash(-1, j_k, x_k))} (sum mod
+   * 2<sup>64</sup>), independent of the order of its non-zeros; the outer {@code mix} keeps
+   * non-zeros of different rows from trading places unnoticed.
+   */
+  public static long rowHash(int[] index, double[] x, int n) {
+    long h = 0;
+    for (int k = 0; k < n; k++) {
+      h += updateHash(-1, index[k], x[k]);
+    }
+    return mix(h);
+  }
+
   void dropped() {
     updatesConsumed++;
     updatesDropped++;

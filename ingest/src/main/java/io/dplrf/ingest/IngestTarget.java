@@ -17,6 +17,23 @@ public interface IngestTarget {
   /** Applies {@code A[i][j] += delta}; the update is already validated and bounded. */
   void update(int i, int j, double delta);
 
+  /**
+   * Rows mode: adds x xᵀ to the d×d matrix AᵀA, for the row with non-zeros {@code x[0..n)} at
+   * distinct columns {@code index[0..n)}, already validated and clipped. The arrays are the
+   * caller's scratch space, valid during the call only.
+   *
+   * <p>The default feeds the n² entries x_a·x_b through {@link #update}: O(n²) updates. A target
+   * may apply the rank-one change more cheaply, with the same result.
+   */
+  default void addRow(int[] index, double[] x, int n) {
+    for (int a = 0; a < n; a++) {
+      double xa = x[a];
+      for (int b = 0; b < n; b++) {
+        update(index[a], index[b], xa * x[b]);
+      }
+    }
+  }
+
   /** Folds the current epoch into the tree; the loop then snapshots and notifies the listener. */
   void closeEpoch();
 

@@ -77,6 +77,8 @@ import java.util.zip.CheckedOutputStream;
  */
 public final class StateStore {
   public static final String FILE_NAME = "ingest.snapshot";
+  /** Dead-letter reasons of the first version-1 build (BAD_LENGTH .. MISSING_KEY). */
+  private static final int FIRST_BUILD_REASONS = 4;
   public static final String TEMP_NAME = "ingest.snapshot.tmp";
   static final int VERSION = 1;
   private static final byte[] MAGIC = "DPLRFIN1".getBytes(StandardCharsets.US_ASCII);
@@ -171,9 +173,19 @@ public final class StateStore {
     d.writeLong(s.updatesApplied);
     d.writeLong(s.updatesClipped);
     d.writeLong(s.updatesDropped);
-    d.writeInt(s.deadLettered.length);
-    for (long c : s.deadLettered) {
-      d.writeLong(c);
+    // The reasons up to the last non-zero count, at least the first build's 4: snapshots of the
+    // turnstile format stay byte-for-byte those of version 1 (the golden file), and the reader
+    // takes any count up to the reasons it knows (later reasons read as 0).
+    int reasons = FIRST_BUILD_REASONS;
+    for (int k = s.deadLettered.length - 1; k >= FIRST_BUILD_REASONS; k--) {
+      if (s.deadLettered[k] != 0) {
+        reasons = k + 1;
+        break;
+      }
+    }
+    d.writeInt(reasons);
+    for (int k = 0; k < reasons; k++) {
+      d.writeLong(s.deadLettered[k]);
     }
     d.writeLong(s.checksum);
     ContributionBounds.Config c = bounds.config();

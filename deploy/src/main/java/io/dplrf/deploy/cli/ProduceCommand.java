@@ -2,6 +2,8 @@ package io.dplrf.deploy.cli;
 
 import io.dplrf.deploy.io.InputException;
 import io.dplrf.deploy.io.MatrixInput;
+import io.dplrf.deploy.io.RowInput;
+import io.dplrf.ingest.produce.RowProducer;
 import io.dplrf.ingest.produce.UpdateProducer;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -20,15 +22,24 @@ final class ProduceCommand {
                            [--rate UPDATES_PER_SECOND] [--batch 64] [--key KEY]
         FILE   Matrix Market (.mtx, 1-based) or CSV lines i,j,delta (0-based)
         --key  record key = privacy unit for the service's privacy-unit=key mode
+             dplrf produce --format rows --input FILE [--topic dplrf-rows] [--bootstrap-servers ...]
+        FILE   CSV of dense rows (no header) or Matrix Market; one row record per row (mode rows)
       """;
 
   private static final Set<String> OPTIONS =
-      Set.of("input", "topic", "bootstrap-servers", "rate", "batch", "key");
+      Set.of("input", "topic", "bootstrap-servers", "rate", "batch", "key", "format");
 
   private ProduceCommand() {}
 
   static int run(String[] argv, PrintStream out) throws Exception {
     Args a = Args.parse("produce", argv, 1, OPTIONS, Set.of());
+    String format = a.string("format", "updates");
+    if (format.equals("rows")) {
+      return rows(a, out);
+    }
+    if (!format.equals("updates")) {
+      throw new Args.UsageException("produce: --format must be updates or rows. Provided value: " + format);
+    }
     MatrixInput in = MatrixInput.open(Path.of(a.required("input")));
     String topic = a.string("topic", "dplrf-updates");
     String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
@@ -57,6 +68,27 @@ final class ProduceCommand {
       });
     }
     out.printf("%ssent %,d updates to %s on %s%n", terminal ? "\r" : "", sent, topic, bootstrap);
+    return 0;
+  }
+
+  /** {@code --format rows}: every row of a CSV / Matrix Market file as one row record. */
+  private static int rows(Args a, PrintStream out) throws Exception {
+    for (String unsupported : new String[] {"rate", "batch", "key"}) {
+      if (a.string(unsupported, null) != null) {
+        throw new Args.UsageException("produce: --" + unsupported + " is not supported with --format rows");
+      }
+    }
+    RowInput in = RowInput.open(Path.of(a.required("input")));
+    int cols = in.declaredCols().isPresent() ? in.declaredCols().getAsInt() : in.scanCols();
+    String topic = a.string("topic", "dplrf-rows");
+    String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
+    long sent;
+    try (RowProducer p = RowProducer.create(Map.of("bootstrap.servers", bootstrap), topic)) {
+      in.forEachRow(cols, p::send);
+      p.flush();
+      sent = p.rowsSent();
+    }
+    out.printf("sent %,d rows of %d columns to %s on %s%n", sent, cols, topic, bootstrap);
     return 0;
   }
 }

@@ -48,6 +48,13 @@ public final class ServiceConfig {
     }
   }
 
+  /**
+   * What the service consumes and releases (docs/rows.md): {@code updates}, turnstile updates of
+   * an m×n matrix A (the default); {@code rows}, row records whose unit is one row, clipped to
+   * ‖x‖₂ ≤ C, released as a rank-k factorization of the d×d matrix AᵀA (d = cols).
+   */
+  public enum Mode { UPDATES, ROWS }
+
   /** The privacy unit of the stream neighbouring relation (DESIGN.md "Privacy model"). */
   public enum PrivacyUnit { UPDATE, KEY, ROW }
 
@@ -56,7 +63,7 @@ public final class ServiceConfig {
 
   /** Every setting name, in the order {@link #describe()} lists them. */
   public static final List<String> NAMES = List.of(
-      "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
+      "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
       "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
       "alpha", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
       "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token");
@@ -72,12 +79,31 @@ public final class ServiceConfig {
 
   private ServiceConfig(Map<String, Raw> raw) {
     this.raw = raw;
-    positiveInt("rows");
+    choice("mode", Mode.class, Mode.UPDATES);
+    boolean rowsMode = mode() == Mode.ROWS;
+    if (rowsMode) {
+      for (String name : List.of("rows", "privacy-unit", "budget-policy")) {
+        if (raw.containsKey(name)) {
+          throw invalid(name, "unset in mode rows (the privacy unit is one row record, clipped to"
+              + " norm <= clip; the released matrix is the cols x cols matrix AᵀA)");
+        }
+      }
+    } else {
+      positiveInt("rows");
+    }
     positiveInt("cols");
+    if (rowsMode) {
+      values.put("rows", values.get("cols"));
+    }
     positiveInt("rank");
     number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
     number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
     choice("mechanism", Mechanism.class, Mechanism.PRIV2);
+    if (rowsMode && mechanism() != Mechanism.PRIV2) {
+      throw invalid("mechanism", "priv2 in mode rows (the ata-sketch: Priv2 sketches of AᵀA, whose"
+          + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"
+          + " update of A)");
+    }
     positiveInt("epochs");
     optionalPositiveLong("epoch-updates");
     // The ingest clock counts milliseconds: a shorter epoch cannot be honoured.
@@ -92,7 +118,7 @@ public final class ServiceConfig {
     path("state-dir", "./state");
     path("key", values.get("state-dir") + "/secret.key");
     string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
-    string("topic", "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
+    string("topic", rowsMode ? "dplrf-rows" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
         s -> TOPIC.matcher(s).matches());
     string("dead-letter-topic", values.get("topic") + ".dead-letter",
         "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)", s -> TOPIC.matcher(s).matches());
@@ -206,6 +232,11 @@ public final class ServiceConfig {
 
   // ---- typed accessors ----------------------------------------------------------------------
 
+  public Mode mode() {
+    return (Mode) values.get("mode");
+  }
+
+  /** m; in mode rows, d = cols (the released matrix AᵀA is d×d). */
   public int rows() {
     return (Integer) values.get("rows");
   }

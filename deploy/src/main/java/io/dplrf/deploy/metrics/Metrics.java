@@ -27,6 +27,7 @@ import java.util.regex.Pattern;
  * <p>Exported names (Prometheus): {@code dplrf_records_consumed_total},
  * {@code dplrf_updates_consumed_total}, {@code dplrf_updates_applied_total},
  * {@code dplrf_updates_clipped_total}, {@code dplrf_updates_dropped_total},
+ * {@code dplrf_rows_applied_total}, {@code dplrf_rows_clipped_total} (rows mode),
  * {@code dplrf_records_dead_lettered_total{reason}}, {@code dplrf_epoch_current},
  * {@code dplrf_epochs_left}, {@code dplrf_consumer_lag{partition}}, {@code dplrf_sketch_memory_bytes},
  * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running}, {@code dplrf_release_duration_seconds},
@@ -48,6 +49,8 @@ public final class Metrics implements AutoCloseable {
   private final Counter updatesApplied;
   private final Counter updatesClipped;
   private final Counter updatesDropped;
+  private final Counter rowsApplied;
+  private final Counter rowsClipped;
   private final Map<String, Counter> deadLettered = new ConcurrentHashMap<>();
   private final AtomicLong epochCurrent = new AtomicLong();
   private final AtomicLong epochsLeft = new AtomicLong();
@@ -76,6 +79,10 @@ public final class Metrics implements AutoCloseable {
         "updates whose delta was clamped to the clip bound or the unit's remaining budget");
     updatesDropped = counter("dplrf.updates.dropped",
         "updates dropped because their privacy unit's budget was spent");
+    rowsApplied = counter("dplrf.rows.applied",
+        "rows mode: valid rows whose outer product x xT was folded into the sketches");
+    rowsClipped = counter("dplrf.rows.clipped",
+        "rows mode: applied rows scaled down to l2 norm <= clip");
     // Both follow the published release (Service.publishMetrics), so current + left = T always.
     Gauge.builder("dplrf.epoch.current", epochCurrent, AtomicLong::get)
         .description("the latest released epoch, 0..T (0 before the first release)")
@@ -131,6 +138,14 @@ public final class Metrics implements AutoCloseable {
 
   public void updatesClipped(long n) {
     updatesClipped.increment(n);
+  }
+
+  public void rowsApplied(long n) {
+    rowsApplied.increment(n);
+  }
+
+  public void rowsClipped(long n) {
+    rowsClipped.increment(n);
   }
 
   public void updatesDropped(long n) {

@@ -94,8 +94,12 @@ public final class Service implements AutoCloseable {
     SecretKey key = SecretKey.loadOrCreate(config.key());
     SketchSizes sizes = SketchSizes.of(config.rows(), config.cols(), config.rank(),
         boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
+    // Rows mode: the tree sketches the d×d matrix AᵀA, to which one row adds x xᵀ with
+    // ‖x xᵀ‖_F = ‖x‖₂² ≤ C²; the Priv2 plan is private for every difference of Frobenius norm
+    // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
+    double treeClip = rowsMode(config) ? config.clip() * config.clip() : config.clip();
     TreeConfig tree = new TreeConfig(mechanism, sizes,
-        new PrivacyParams(config.epsilon(), config.delta()), config.clip(), config.epochs(), true);
+        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true);
     StateStore store = new StateStore(state);
     target = TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
     cache = new ReleaseCache(target::rangeRelease);
@@ -188,12 +192,22 @@ public final class Service implements AutoCloseable {
   /** The ingest loop's settings; the epoch length goes through exactly (fractions of a second). */
   static IngestConfig ingestConfig(ServiceConfig config) {
     ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
-        config.clip(), ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
+        config.clip(), rowsMode(config) ? ContributionBounds.Unit.ROW_RECORD
+            : ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
         ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
     return (config.epochUpdates().isPresent()
         ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
         : IngestConfig.byTime(config.topic(), bounds, config.epochDuration().orElseThrow()))
         .withDeadLetterTopic(config.deadLetterTopic());
+  }
+
+  static boolean rowsMode(ServiceConfig config) {
+    return config.mode() == ServiceConfig.Mode.ROWS;
+  }
+
+  /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */
+  static String mechanismName(ServiceConfig config) {
+    return rowsMode(config) ? "ata-sketch" : config.mechanism().cliName();
   }
 
   private static void closeQuietly(AutoCloseable c) {
@@ -307,8 +321,8 @@ public final class Service implements AutoCloseable {
         : released == 0 ? "waiting for the first epoch to close"
         : "releasing after every epoch";
     return new Status(released, config.epochs(), config.epsilon(), config.delta(),
-        config.mechanism().cliName(), neighbouring(config), config.clip(),
-        config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
+        mechanismName(config), neighbouring(config), config.clip(),
+        rowsMode(config) ? "row" : config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
         config.rows(), config.cols(), config.rank());
   }
 
@@ -318,6 +332,14 @@ public final class Service implements AutoCloseable {
    */
   static String neighbouring(ServiceConfig config) {
     String c = String.valueOf(config.clip());
+    if (rowsMode(config)) {
+      return "streams differing in one row record x, clipped to ||x||_2 <= " + c + " (one row"
+          + " added or removed: AᵀA changes by x xᵀ, ||x xᵀ||_F <= " + config.clip() * config.clip()
+          + ")" + (config.epochUpdates().isPresent()
+          ? "; with epochs cut by row count the other stream holds an all-zero row in its place"
+              + " (which records arrive, their lengths, ids, order and times are public)"
+          : "; the other stream lacks it (epochs are cut by the clock: arrival times are public)");
+    }
     String unit = switch (config.privacyUnit()) {
       case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
       case KEY -> "streams differing in all updates carrying one record key, sum |delta| <= " + c;
@@ -335,10 +357,17 @@ public final class Service implements AutoCloseable {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("state", loop.state().name().toLowerCase(Locale.ROOT));
     m.put("recordsConsumed", s.recordsConsumed());
-    m.put("updatesConsumed", s.updatesConsumed());
-    m.put("updatesApplied", s.updatesApplied());
-    m.put("updatesClipped", s.updatesClipped());
-    m.put("updatesDropped", s.updatesDropped());
+    if (rowsMode(config)) {
+      // Rows mode counts each valid row as one update (IngestStats): name them rows here.
+      m.put("mode", "rows");
+      m.put("rowsApplied", s.updatesApplied());
+      m.put("rowsClipped", s.updatesClipped());
+    } else {
+      m.put("updatesConsumed", s.updatesConsumed());
+      m.put("updatesApplied", s.updatesApplied());
+      m.put("updatesClipped", s.updatesClipped());
+      m.put("updatesDropped", s.updatesDropped());
+    }
     Map<String, Object> dl = new LinkedHashMap<>();
     for (DeadLetterReason r : DeadLetterReason.values()) {
       dl.put(r.name().toLowerCase(Locale.ROOT), s.deadLettered(r));
@@ -354,10 +383,15 @@ public final class Service implements AutoCloseable {
     try {
       IngestStats s = loop.stats();
       metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
-      metrics.updatesConsumed(s.updatesConsumed() - lastStats.updatesConsumed());
-      metrics.updatesApplied(s.updatesApplied() - lastStats.updatesApplied());
-      metrics.updatesClipped(s.updatesClipped() - lastStats.updatesClipped());
-      metrics.updatesDropped(s.updatesDropped() - lastStats.updatesDropped());
+      if (rowsMode(config)) {
+        metrics.rowsApplied(s.updatesApplied() - lastStats.updatesApplied());
+        metrics.rowsClipped(s.updatesClipped() - lastStats.updatesClipped());
+      } else {
+        metrics.updatesConsumed(s.updatesConsumed() - lastStats.updatesConsumed());
+        metrics.updatesApplied(s.updatesApplied() - lastStats.updatesApplied());
+        metrics.updatesClipped(s.updatesClipped() - lastStats.updatesClipped());
+        metrics.updatesDropped(s.updatesDropped() - lastStats.updatesDropped());
+      }
       for (DeadLetterReason r : DeadLetterReason.values()) {
         for (long x = lastStats.deadLettered(r); x < s.deadLettered(r); x++) {
           metrics.deadLettered(r.name().toLowerCase(Locale.ROOT));
@@ -378,6 +412,21 @@ public final class Service implements AutoCloseable {
   }
 
   private String banner() {
+    if (rowsMode(config)) {
+      return String.format(Locale.ROOT, """
+          dplrf serving rows of dimension d = %d (ata-sketch: rank-%d factorization of the d x d \
+          matrix AᵀA), rows clipped to norm %s, (%s, %s)-DP over T = %d epochs
+            push rows:      Kafka %s, topic %s (records: int64 row id, then (int32 j, float64 x) \
+          pairs, big-endian)
+                            e.g. ./dplrf produce --format rows --input FILE.csv --topic %s \
+          --bootstrap-servers %s
+            pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
+            operator:       http://%s:%d/metrics, /admin/ingest%s
+            state:          %s""", config.cols(), config.rank(), config.clip(), config.epsilon(),
+          config.delta(), config.epochs(), bootstrap, config.topic(), config.topic(), bootstrap,
+          config.bind(), publicApi.port(), config.bind(), operatorApi.port(),
+          config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
+    }
     return String.format(Locale.ROOT, """
         dplrf serving a %dx%d matrix, rank %d, mechanism %s, (%s, %s)-DP over T = %d epochs
           push updates:   Kafka %s, topic %s (16-byte big-endian records: int32 i, int32 j, float64 delta)

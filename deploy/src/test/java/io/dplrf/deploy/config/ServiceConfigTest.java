@@ -218,4 +218,40 @@ class ServiceConfigTest {
     ServiceConfig both0 = ServiceConfig.load(with("--http-port", "0", "--operator-port", "0"), 0, Map.of());
     assertEquals(0, both0.httpPort());
   }
+
+  private static final String[] ROWS_MODE = {
+      "--mode", "rows", "--cols", "50", "--rank", "5", "--epsilon", "1", "--delta", "1e-6",
+      "--epochs", "16", "--epoch-updates", "1000"};
+
+  @Test
+  void modeRows_defaultsToTheRowsTopic_andReleasesTheColsByColsMatrix() {
+    ServiceConfig c = ServiceConfig.load(ROWS_MODE, 0, Map.of());
+    assertEquals(ServiceConfig.Mode.ROWS, c.mode());
+    assertEquals("dplrf-rows", c.topic());
+    assertEquals("dplrf-rows.dead-letter", c.deadLetterTopic());
+    assertEquals(50, c.rows(), "AᵀA is d x d");
+    assertEquals(ServiceConfig.Mode.UPDATES, ServiceConfig.load(REQUIRED, 0, Map.of()).mode());
+    assertTrue(c.describe().contains("  mode "), c.describe());
+  }
+
+  @Test
+  void modeRows_refusesSettingsThatHaveNoMeaningThere() {
+    for (String[] extra : new String[][] {{"--rows", "100"}, {"--privacy-unit", "key"},
+        {"--budget-policy", "drop"}, {"--mechanism", "priv1"}, {"--mechanism", "priv2-sparse"}}) {
+      String[] args = java.util.Arrays.copyOf(ROWS_MODE, ROWS_MODE.length + 2);
+      args[ROWS_MODE.length] = extra[0];
+      args[ROWS_MODE.length + 1] = extra[1];
+      ConfigException e = assertThrows(ConfigException.class,
+          () -> ServiceConfig.load(args, 0, Map.of()));
+      assertTrue(e.getMessage().startsWith(extra[0].substring(2) + " must be "), e.getMessage());
+      assertTrue(e.getMessage().contains("mode rows"), e.getMessage());
+    }
+  }
+
+  @Test
+  void modeRows_rankAboveCols_isRejected() {
+    String[] args = ROWS_MODE.clone();
+    args[5] = "51";
+    assertThrows(ConfigException.class, () -> ServiceConfig.load(args, 0, Map.of()));
+  }
 }

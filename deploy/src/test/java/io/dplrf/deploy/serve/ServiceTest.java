@@ -33,6 +33,22 @@ class ServiceTest {
   }
 
   @Test
+  void modeRows_decodesRowRecordsClippedToC_andNamesTheRowRelation() {
+    ServiceConfig c = ServiceConfig.load(null, Map.of(), Map.of("mode", "rows", "cols", "8",
+        "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "40",
+        "clip", "2"));
+    IngestConfig ingest = Service.ingestConfig(c);
+    assertEquals(io.dplrf.ingest.ContributionBounds.Unit.ROW_RECORD, ingest.bounds().unit());
+    assertEquals(2.0, ingest.bounds().clip());
+    assertEquals(8, ingest.bounds().cols());
+    assertEquals("dplrf-rows", ingest.topic());
+    assertEquals("ata-sketch", Service.mechanismName(c));
+    String n = Service.neighbouring(c);
+    assertTrue(n.contains("one row record") && n.contains("<= 2.0") && n.contains("<= 4.0")
+        && n.contains("all-zero row in its place"), n);
+  }
+
+  @Test
   void ingestConfig_fractionalEpochSeconds_reachTheLoopExactly() {
     assertEquals(Duration.ofMillis(1500),
         Service.ingestConfig(config("epoch-seconds", "1.5")).epochLength());
