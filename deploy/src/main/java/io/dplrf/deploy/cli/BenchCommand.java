@@ -33,6 +33,7 @@ final class BenchCommand {
              dplrf bench pca       [--data ../shared/data/uci-optdigits] [--rank 10]
                                    [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--seeds 5]
                                    [--rows 5000] [--cols 64]   (synthetic sets)
+                                   [--mechanisms analyze-gauss,ata-sketch,local]
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2] [--batch 64] [--seed 1]
       """;
@@ -110,7 +111,7 @@ final class BenchCommand {
     int d = a.integer("cols", 64);
     List<PcaBench.Data> sets = List.of(PcaBench.optdigits(data),
         PcaBench.synthetic(n, d, k, true, 1), PcaBench.synthetic(n, d, k, false, 2));
-    List<PcaMechanism> mechs = Arrays.stream(a.string("mechanisms", "analyze-gauss,ata-sketch")
+    List<PcaMechanism> mechs = Arrays.stream(a.string("mechanisms", "analyze-gauss,ata-sketch,local")
         .split(",")).map(String::trim).map(PcaMechanism::parse).toList();
     new PcaBench(k, a.number("delta", 1e-6), a.integer("seeds", 5)).run(sets, eps, mechs, out);
     return 0;

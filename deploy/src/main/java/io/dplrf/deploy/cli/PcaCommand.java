@@ -35,9 +35,14 @@ final class PcaCommand {
       usage: dplrf pca --input FILE --rank K --epsilon E --delta D --mechanism NAME --out DIR
                        [--clip C] [--cols d] [--key FILE] [--overwrite]
                        [--sketch-cols t] [--sketch-rows v] [--alpha A]     (ata-sketch only)
+                       [--sketch-cols t] [--seed HEX]                      (local only)
         FILE       CSV, one dense row per line (no header), or Matrix Market (rows = users)
-        NAME       analyze-gauss | ata-sketch
-                   (smooth-sensitivity, smooth-sensitivity-pure, local, local-robust: not implemented yet)
+        NAME       analyze-gauss | ata-sketch | local
+                   (smooth-sensitivity, smooth-sensitivity-pure: not implemented yet;
+                    local-robust: not implemented, see docs/privacy/local-pca.md)
+        local      simulates local DP: every row is a user whose client sends one noisy sketch of
+                   its own row, private against replacing that row by any row of norm <= C;
+                   --seed is the public seed of the sketch (default: a fresh one); no --key
         --clip C   rows are clipped to l2 norm <= C; the protected change is adding or removing
                    one row (default 1)
         --cols d   the public dimension; without it, the number of values in a CSV's first row
@@ -49,7 +54,7 @@ final class PcaCommand {
       """;
 
   private static final Set<String> OPTIONS = Set.of("input", "rank", "epsilon", "delta",
-      "mechanism", "out", "clip", "cols", "key", "sketch-cols", "sketch-rows", "alpha");
+      "mechanism", "out", "clip", "cols", "key", "sketch-cols", "sketch-rows", "alpha", "seed");
   private static final Set<String> FLAGS = Set.of("overwrite");
 
   private PcaCommand() {}
@@ -71,10 +76,14 @@ final class PcaCommand {
     }
     if (mechanism != PcaMechanism.ATA_SKETCH) {
       for (String sketchOption : new String[] {"sketch-cols", "sketch-rows", "alpha"}) {
-        if (a.string(sketchOption, null) != null) {
+        boolean localCols = mechanism == PcaMechanism.LOCAL && sketchOption.equals("sketch-cols");
+        if (!localCols && a.string(sketchOption, null) != null) {
           throw new Args.UsageException("pca: --" + sketchOption + " applies to ata-sketch only");
         }
       }
+    }
+    if (mechanism != PcaMechanism.LOCAL && a.string("seed", null) != null) {
+      throw new Args.UsageException("pca: --seed applies to local only");
     }
     boolean overwrite = a.flag("overwrite");
     if (!overwrite && Files.exists(outDir) && !FactorizeCommand.isEmptyDir(outDir)) {
@@ -103,6 +112,9 @@ final class PcaCommand {
     if (k > d) {
       throw new IllegalArgumentException("rank (k) must be <= the dimension d = " + d
           + ". Provided value: " + k);
+    }
+    if (mechanism == PcaMechanism.LOCAL) {
+      return LocalPcaCommand.run(a, in, d, k, privacy, clip, dimsFromData, outDir, overwrite, out);
     }
     SketchSizes sizes = mechanism == PcaMechanism.ATA_SKETCH
         ? SketchSizes.of(d, d, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),

@@ -15,8 +15,12 @@ public enum PcaMechanism {
       "Priv2 sketches Y = G Phi + N1, Z = S G + N2 of G = A^T A (Upadhyay 2018, paper 002, Corollary 1)"),
   SMOOTH_SENSITIVITY("smooth-sensitivity", false, "Gonen, Gilad-Bachrach (paper 003), Algorithm 1, Gaussian"),
   SMOOTH_SENSITIVITY_PURE("smooth-sensitivity-pure", false, "Gonen, Gilad-Bachrach (paper 003), Algorithm 1, Cauchy"),
-  LOCAL("local", false, "local-DP PCA, paper 002 Theorem 5"),
-  LOCAL_ROBUST("local-robust", false, "local robust PCA, paper 000 Section 4");
+  LOCAL("local", true,
+      "local-DP PCA: each user reports round(x x^T Phi) + N with a public orthonormal Phi and its own noise; the server sums and takes the top-k left singular vectors (Upadhyay 2018, paper 002, Theorem 5 read with Corollary 1; io.dplrf.client)"),
+  LOCAL_ROBUST("local-robust", false, "local robust PCA, paper 000 Section 4. Not implemented and "
+      + "not planned as such: the paper states only its guarantee (no protocol), for the entrywise-l1 "
+      + "relation rather than one l2-clipped row, and its additive error O~(k^2 n d / epsilon) exceeds "
+      + "||A||_1 for every row-normalized data set; see docs/privacy/local-pca.md");
 
   private final String cliName;
   private final boolean implemented;
