@@ -5,7 +5,8 @@
  * no privacy cost and draws no randomness.
  *
  * <p>Public: {@link io.dplrf.release.Priv1Release}, {@link io.dplrf.release.Priv2Release},
- * {@link io.dplrf.release.Pca} (row-level PCA: top-k eigenvectors of a noisy Gram matrix),
+ * {@link io.dplrf.release.Pca} (row-level PCA: top-k eigenvectors of a noisy Gram matrix, or the
+ * top-k left singular vectors of a local-DP range sketch),
  * {@link io.dplrf.release.DenseRelease}, the result records and {@link io.dplrf.release.Errors}.
  * The ojAlgo glue ({@code Linalg}) and the report formulas ({@code Reports}) are package-private.
  * This is the only module that may import ojAlgo (STYLE.md 6); no ojAlgo type appears in the
