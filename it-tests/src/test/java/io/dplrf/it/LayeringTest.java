@@ -15,8 +15,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Enforces the layering of DESIGN.md and STYLE.md 6 on the main sources (the Maven module graph
  * enforces the rest): Kafka types only in ingest and deploy, ojAlgo only in release, HTTP only in
- * deploy, and no java.util.Random / nextGaussian / Math.random anywhere in main code (private
- * noise must come from the keystream).
+ * deploy, the client library (what producers embed) on sketch-store alone, and no
+ * java.util.Random / nextGaussian / Math.random anywhere in main code (private noise must come
+ * from the keystream — in the client, the stream of a SecureRandom-seeded ephemeral key, which
+ * this rule allows: SecureRandom is not java.util.Random's weak generator).
  */
 class LayeringTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -24,7 +26,9 @@ class LayeringTest {
   private static final Map<String, List<String>> FORBIDDEN = Map.of(
       "sketch-store", List.of("org.apache.kafka", "org.ojalgo", "com.sun.net.httpserver", "io.micrometer", "io.dplrf.release", "io.dplrf.ingest", "io.dplrf.deploy"),
       "release", List.of("org.apache.kafka", "com.sun.net.httpserver", "io.micrometer", "io.dplrf.ingest", "io.dplrf.deploy"),
-      "ingest", List.of("org.ojalgo", "com.sun.net.httpserver", "io.dplrf.release", "io.dplrf.deploy"));
+      "ingest", List.of("org.ojalgo", "com.sun.net.httpserver", "io.dplrf.release", "io.dplrf.deploy"),
+      "client", List.of("org.apache.kafka", "org.ojalgo", "com.sun.net.httpserver", "java.net.http",
+          "io.micrometer", "io.dplrf.release", "io.dplrf.ingest", "io.dplrf.deploy"));
 
   private static final Pattern WEAK_RANDOM =
       Pattern.compile("new\\s+Random\\s*\\(|java\\.util\\.Random;|nextGaussian\\s*\\(|Math\\.random\\s*\\(");
@@ -63,7 +67,7 @@ class LayeringTest {
   @Test
   void mainCodeNeverUsesWeakRandomness() throws IOException {
     List<String> violations = new ArrayList<>();
-    for (String module : List.of("sketch-store", "release", "ingest", "deploy")) {
+    for (String module : List.of("sketch-store", "client", "release", "ingest", "deploy")) {
       for (Path f : mainSources(module)) {
         List<String> lines = Files.readAllLines(f);
         for (int i = 0; i < lines.size(); i++) {

@@ -83,6 +83,30 @@ public final class Pca {
     return new Subspace(f.v(), f.s(), f.s(), 0);
   }
 
+  /**
+   * The principal subspace of a noisy range sketch Y = AᵀAΦ + N (d×t, t ≥ k), as aggregated by
+   * local-DP PCA ({@code io.dplrf.client.LocalPcaAggregate}): V = the top-k left singular vectors
+   * of Y (the estimate [Y]_k of paper 002 §3). With Φ orthonormal and t = d, YΦᵀ = AᵀA + NΦᵀ
+   * has the same left singular vectors, so V estimates the top-k eigenvectors of AᵀA. The
+   * singular values estimate λ_i(AᵀA) (exactly, without noise, when t = d) and are ≥ 0.
+   */
+  public static Subspace fromRangeSketch(Dense y, int k) {
+    if (k < 1 || k > y.cols() || y.cols() > y.rows()) {
+      throw new IllegalArgumentException("need a d x t sketch with k <= t <= d, got "
+          + y.rows() + "x" + y.cols() + " and k = " + k);
+    }
+    Linalg.Svd svd = Linalg.svd(Linalg.copyOf(y));
+    Dense v = new Dense(y.rows(), k);
+    double[] s = new double[k];
+    for (int c = 0; c < k; c++) {
+      s[c] = svd.s()[c];
+      for (int i = 0; i < y.rows(); i++) {
+        v.set(i, c, svd.u().doubleValue(i, c));
+      }
+    }
+    return new Subspace(v, s, s.clone(), 0);
+  }
+
   /** ‖A V‖_F² = Σ_rows ‖Vᵀ x‖²: the variance (uncentred) that the columns of V capture. */
   public static double capturedVariance(Dense a, Dense v) {
     if (a.cols() != v.rows()) {

@@ -5,7 +5,8 @@
  * no privacy cost and draws no randomness.
  *
  * <p>Public: {@link io.dplrf.release.Priv1Release}, {@link io.dplrf.release.Priv2Release},
- * {@link io.dplrf.release.Pca} (row-level PCA: top-k eigenvectors of a noisy Gram matrix),
+ * {@link io.dplrf.release.Pca} (row-level PCA: top-k eigenvectors of a noisy Gram matrix, or the
+ * top-k left singular vectors of a local-DP range sketch),
  * {@link io.dplrf.release.DenseRelease}, the result records and {@link io.dplrf.release.Errors}.
  *
  * <p>One exception to "post-processing only": {@link io.dplrf.release.SmoothSensitivityPca} runs

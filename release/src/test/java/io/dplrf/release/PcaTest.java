@@ -97,6 +97,45 @@ class PcaTest {
     assertOrthonormal(Pca.orthonormalColumns(new Dense(15, 4, gaussians(new SplittableRandom(3), 60))));
   }
 
+  /**
+   * Without noise and with an orthonormal d×d Φ, the left singular vectors of Y = AᵀAΦ are the
+   * eigenvectors of AᵀA and its singular values the eigenvalues (YΦᵀ = AᵀA); with noise or t < d
+   * the output is still an orthonormal d×k basis.
+   */
+  @Test
+  void fromRangeSketch_ofAtATimesAnOrthonormalPhi_isTheTopKEigenspace() {
+    int d = 12;
+    int k = 3;
+    Gram g = gram(spikedRows(500, d, k, 5), 1);
+    Dense phi = Pca.orthonormalColumns(new Dense(d, d, gaussians(new SplittableRandom(6), d * d)));
+    Dense y = times(g.toDense(), phi);
+    Pca.Subspace sub = Pca.fromRangeSketch(y, k);
+    assertOrthonormal(sub.v());
+    Pca.Subspace truth = Pca.topEigenvectors(g.toDense(), d);
+    assertTrue(sinTheta(sub.v(), truth, k) < 1e-8, "sin theta " + sinTheta(sub.v(), truth, k));
+    for (int c = 0; c < k; c++) {
+      assertEquals(truth.eigenvalues()[c], sub.s()[c], 1e-9 * truth.eigenvalues()[0]);
+    }
+    Dense narrow = Pca.orthonormalColumns(new Dense(d, 5, gaussians(new SplittableRandom(7), d * 5)));
+    assertOrthonormal(Pca.fromRangeSketch(times(g.toDense(), narrow), k).v());
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Pca.fromRangeSketch(times(g.toDense(), narrow), 6));
+  }
+
+  static Dense times(Dense a, Dense b) {
+    Dense out = new Dense(a.rows(), b.cols());
+    for (int i = 0; i < a.rows(); i++) {
+      for (int j = 0; j < b.cols(); j++) {
+        double s = 0;
+        for (int l = 0; l < a.cols(); l++) {
+          s += a.get(i, l) * b.get(l, j);
+        }
+        out.set(i, j, s);
+      }
+    }
+    return out;
+  }
+
   // --- helpers ---
 
   /** Rows x = Σ_c z_c·s_c·b_c + small isotropic noise, scaled to norm ≤ 1: a clear top-k. */

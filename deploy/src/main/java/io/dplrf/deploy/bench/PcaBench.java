@@ -1,5 +1,7 @@
 package io.dplrf.deploy.bench;
 
+import io.dplrf.client.LocalPcaProtocol;
+import io.dplrf.deploy.oneshot.LocalPcaOneShot;
 import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.deploy.oneshot.PcaOneShot;
 import io.dplrf.release.Pca;
@@ -7,6 +9,7 @@ import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.pca.Gram;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.PublicSeed;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -20,7 +23,8 @@ import java.util.SplittableRandom;
 /**
  * Row-level PCA accuracy: the captured variance ‖A V‖_F² / ‖A V*_k‖_F² of every implemented
  * mechanism across ε, beside the non-private optimum (1 by definition) and a random orthonormal
- * V measured in the same run, averaged over test keys (seeds). Captured variance is computed
+ * V measured in the same run, averaged over test keys (seeds; for {@code local}, repetitions with
+ * fresh client noise and a fresh public seed). Captured variance is computed
  * from the exact Gram matrix, ‖A V‖_F² = tr(Vᵀ AᵀA V). Test keys: nothing here is private.
  */
 public final class PcaBench {
@@ -67,14 +71,34 @@ public final class PcaBench {
         for (PcaMechanism mech : mechanisms) {
           double[] ratios = new double[seeds];
           for (int s = 0; s < seeds; s++) {
-            PcaOneShot.Result r = PcaOneShot.run(new PcaOneShot.Request(mech, d, k,
-                new PrivacyParams(eps, delta), 1, sizes), SecretKey.forTesting(s + 1), g);
-            ratios[s] = captured(gram, r.subspace().v()) / best;
+            Dense v = mech == PcaMechanism.LOCAL
+                ? local(set, sizes.t(), new PrivacyParams(eps, delta))
+                : PcaOneShot.run(new PcaOneShot.Request(mech, d, k, new PrivacyParams(eps, delta),
+                    1, sizes), SecretKey.forTesting(s + 1), g).subspace().v();
+            ratios[s] = captured(gram, v) / best;
           }
           out.printf("%-42s %-24s %6s %28s%n", label, mech.cliName(), eps, fmt(ratios));
           out.flush();
         }
       }
+    }
+  }
+
+  /**
+   * Local-DP PCA as deployed: one client randomizer per row (its own SecureRandom noise), a fresh
+   * public seed per run, t = the default sketch width (d for these data sets).
+   */
+  private Dense local(Data set, int t, PrivacyParams privacy) {
+    int d = set.rows()[0].length;
+    try {
+      return LocalPcaOneShot.run(LocalPcaProtocol.of(PublicSeed.random(), d, t, 1, privacy), k,
+          sink -> {
+            for (double[] r : set.rows()) {
+              sink.accept(r);
+            }
+          }).subspace().v();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
   }
 

@@ -34,6 +34,8 @@ final class BenchCommand {
                                    [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--seeds 5]
                                    [--rows 5000] [--cols 64]   (synthetic sets)
                                    [--large-rows 100000]       (a larger gapped set; 0: none)
+                                   [--mechanisms analyze-gauss,ata-sketch,smooth-sensitivity,
+                                                 smooth-sensitivity-pure,local]
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
       """;
@@ -117,7 +119,7 @@ final class BenchCommand {
       sets.add(new PcaBench.Data(g.name() + ", " + large / 1000 + "k rows", g.rows()));
     }
     List<PcaMechanism> mechs = Arrays.stream(a.string("mechanisms",
-            "analyze-gauss,ata-sketch,smooth-sensitivity,smooth-sensitivity-pure")
+            "analyze-gauss,ata-sketch,smooth-sensitivity,smooth-sensitivity-pure,local")
         .split(",")).map(String::trim).map(PcaMechanism::parse).toList();
     new PcaBench(k, a.number("delta", 1e-6), a.integer("seeds", 5)).run(sets, eps, mechs, out);
     return 0;

@@ -36,12 +36,17 @@ final class PcaCommand {
                        [--clip C] [--cols d] [--key FILE] [--overwrite]
                        [--sketch-cols t] [--sketch-rows v] [--alpha A]     (ata-sketch only)
                        [--max-dim N]                           (smooth-sensitivity* only)
+                       [--seed HEX]                                        (local only)
         FILE       CSV, one dense row per line (no header), or Matrix Market (rows = users)
-        NAME       analyze-gauss | ata-sketch | smooth-sensitivity | smooth-sensitivity-pure
-                   (local, local-robust: not implemented yet)
+        NAME       analyze-gauss | ata-sketch | smooth-sensitivity | smooth-sensitivity-pure | local
+                   (local-robust: not implemented, see docs/privacy/local-pca.md)
                    smooth-sensitivity-pure is epsilon-DP: --delta is required but not used
         --max-dim N  smooth-sensitivity keeps the exact d x d covariance and eigen-decomposes
                    it: refuse d > N (default 2000)
+        local      simulates local DP: every row is a user whose client sends one noisy sketch of
+                   its own row, private against replacing that row by any row of norm <= C;
+                   --seed is the public seed of the sketch (default: a fresh one); no --key
+                   (--sketch-cols t sets the sketch width for local too)
         --clip C   rows are clipped to l2 norm <= C; the protected change is adding or removing
                    one row (default 1)
         --cols d   the public dimension; without it, the number of values in a CSV's first row
@@ -53,7 +58,8 @@ final class PcaCommand {
       """;
 
   private static final Set<String> OPTIONS = Set.of("input", "rank", "epsilon", "delta",
-      "mechanism", "out", "clip", "cols", "key", "sketch-cols", "sketch-rows", "alpha", "max-dim");
+      "mechanism", "out", "clip", "cols", "key", "sketch-cols", "sketch-rows", "alpha", "max-dim",
+      "seed");
   private static final Set<String> FLAGS = Set.of("overwrite");
 
   private PcaCommand() {}
@@ -75,10 +81,14 @@ final class PcaCommand {
     }
     if (mechanism != PcaMechanism.ATA_SKETCH) {
       for (String sketchOption : new String[] {"sketch-cols", "sketch-rows", "alpha"}) {
-        if (a.string(sketchOption, null) != null) {
+        boolean localCols = mechanism == PcaMechanism.LOCAL && sketchOption.equals("sketch-cols");
+        if (!localCols && a.string(sketchOption, null) != null) {
           throw new Args.UsageException("pca: --" + sketchOption + " applies to ata-sketch only");
         }
       }
+    }
+    if (mechanism != PcaMechanism.LOCAL && a.string("seed", null) != null) {
+      throw new Args.UsageException("pca: --seed applies to local only");
     }
     boolean overwrite = a.flag("overwrite");
     if (!overwrite && Files.exists(outDir) && !FactorizeCommand.isEmptyDir(outDir)) {
@@ -109,6 +119,9 @@ final class PcaCommand {
           + ". Provided value: " + k);
     }
     checkMaxDim(a, mechanism, d);
+    if (mechanism == PcaMechanism.LOCAL) {
+      return LocalPcaCommand.run(a, in, d, k, privacy, clip, dimsFromData, outDir, overwrite, out);
+    }
     SketchSizes sizes = mechanism == PcaMechanism.ATA_SKETCH
         ? SketchSizes.of(d, d, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),
             a.number("alpha", SketchSizes.DEFAULT_ALPHA))

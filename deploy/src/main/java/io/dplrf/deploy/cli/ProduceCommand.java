@@ -24,15 +24,37 @@ final class ProduceCommand {
         --key  record key = privacy unit for the service's privacy-unit=key mode
              dplrf produce --format rows --input FILE [--topic dplrf-rows] [--bootstrap-servers ...]
         FILE   CSV of dense rows (no header) or Matrix Market; one row record per row (mode rows)
+             dplrf produce --local --input FILE --seed HEX --epsilon E --delta D [--clip 1]
+                           [--cols d] [--sketch-cols t (default d)] [--protocol-id ID]
+                           [--topic dplrf-local-reports] [--bootstrap-servers 127.0.0.1:9092]
+        local-DP PCA: FILE holds one row per user (CSV dense rows or Matrix Market); each row is
+        randomized by the client library (clip to C, sketch with the public seed's Phi, the
+        user's own noise) and only the report is sent. --protocol-id checks the parameters
+        against the id the server published.
       """;
 
-  private static final Set<String> OPTIONS =
-      Set.of("input", "topic", "bootstrap-servers", "rate", "batch", "key", "format");
+  private static final Set<String> OPTIONS = union(
+      Set.of("input", "topic", "bootstrap-servers", "rate", "batch", "key", "format"),
+      LocalProduceCommand.OPTIONS);
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    java.util.Set<String> u = new java.util.HashSet<>(a);
+    u.addAll(b);
+    return Set.copyOf(u);
+  }
 
   private ProduceCommand() {}
 
   static int run(String[] argv, PrintStream out) throws Exception {
-    Args a = Args.parse("produce", argv, 1, OPTIONS, Set.of());
+    Args a = Args.parse("produce", argv, 1, OPTIONS, Set.of("local"));
+    if (a.flag("local")) {
+      return LocalProduceCommand.run(a, out);
+    }
+    for (String o : LocalProduceCommand.OPTIONS) {
+      if (a.string(o, null) != null) {
+        throw new Args.UsageException("produce: --" + o + " applies to --local only");
+      }
+    }
     String format = a.string("format", "updates");
     if (format.equals("rows")) {
       return rows(a, out);

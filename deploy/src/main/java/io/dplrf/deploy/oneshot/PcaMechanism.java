@@ -17,8 +17,12 @@ public enum PcaMechanism {
       "Smooth-sensitivity output perturbation with Gaussian noise, (epsilon, delta)-DP: V = QR(V_k R + E), R a random k x k rotation, E scaled by a beta-smooth bound on the local sensitivity (Gonen, Gilad-Bachrach, paper 003, Algorithm 1, Corollary 12; bound and constants: docs/privacy/smooth-sensitivity.md)"),
   SMOOTH_SENSITIVITY_PURE("smooth-sensitivity-pure", true,
       "Smooth-sensitivity output perturbation with discrete Cauchy noise, pure epsilon-DP (Gonen, Gilad-Bachrach, paper 003, Algorithm 1, Corollary 13; bound and constants: docs/privacy/smooth-sensitivity.md)"),
-  LOCAL("local", false, "local-DP PCA, paper 002 Theorem 5"),
-  LOCAL_ROBUST("local-robust", false, "local robust PCA, paper 000 Section 4");
+  LOCAL("local", true,
+      "local-DP PCA: each user reports round(x x^T Phi) + N with a public orthonormal Phi and its own noise; the server sums and takes the top-k left singular vectors (Upadhyay 2018, paper 002, Theorem 5 read with Corollary 1; io.dplrf.client)"),
+  LOCAL_ROBUST("local-robust", false, "local robust PCA, paper 000 Section 4. Not implemented and "
+      + "not planned as such: the paper states only its guarantee (no protocol), for the entrywise-l1 "
+      + "relation rather than one l2-clipped row, and its additive error O~(k^2 n d / epsilon) exceeds "
+      + "||A||_1 for every row-normalized data set; see docs/privacy/local-pca.md");
 
   private final String cliName;
   private final boolean implemented;

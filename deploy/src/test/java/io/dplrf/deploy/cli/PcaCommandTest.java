@@ -113,7 +113,7 @@ class PcaCommandTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"local", "local-robust"})
+  @ValueSource(strings = {"local-robust"})
   void notYetImplementedMechanisms_areRefusedWithExit2_andNoOutput(String mechanism) {
     Path out = dir.resolve("never");
     Run r = run(args(csv, out, mechanism));
@@ -173,6 +173,78 @@ class PcaCommandTest {
     Run other = run(args(csv, out, "analyze-gauss", "--max-dim", "4"));
     assertEquals(2, other.code());
     assertTrue(other.err().contains("--max-dim applies to smooth-sensitivity only"), other.err());
+  }
+
+  @Test
+  void localRobust_refusalSaysWhy() {
+    Run r = run(args(csv, dir.resolve("never"), "local-robust"));
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("paper 000") && r.err().contains("docs/privacy/local-pca.md"), r.err());
+  }
+
+  private String[] localArgs(Path out, String... extra) {
+    List<String> a = new ArrayList<>(List.of("pca", "--input", csv.toString(), "--rank", "2",
+        "--epsilon", "1", "--delta", "1e-6", "--mechanism", "local", "--out", out.toString(),
+        "--clip", "10"));
+    a.addAll(List.of(extra));
+    return a.toArray(String[]::new);
+  }
+
+  @Test
+  void local_writesOrthonormalV_S_andAReleaseWithThePublicSeedButNotTheRowCount() throws IOException {
+    String seed = "ab".repeat(32);
+    Path out = dir.resolve("local");
+    Run r = run(localArgs(out, "--seed", seed, "--sketch-cols", "4"));
+    assertEquals(0, r.code(), r.err());
+    int[] shape = new int[2];
+    double[] v = Npy.readDoubles(out.resolve("V.npy"), shape);
+    assertArrayEquals(new int[] {5, 2}, shape);
+    for (int a = 0; a < 2; a++) {
+      for (int b = 0; b < 2; b++) {
+        double dot = 0;
+        for (int i = 0; i < 5; i++) {
+          dot += v[i * 2 + a] * v[i * 2 + b];
+        }
+        assertEquals(a == b ? 1 : 0, dot, 1e-9);
+      }
+    }
+    double[] s = Npy.readDoubles(out.resolve("S.npy"), new int[1]);
+    assertTrue(s.length == 2 && s[0] >= s[1] && s[1] >= 0);
+    Map<String, Object> doc = release(out);
+    assertEquals("local", doc.get("mechanism"));
+    assertEquals(seed, doc.get("publicSeed"));
+    assertEquals(4L, ((Number) doc.get("sketchCols")).longValue());
+    assertTrue(String.valueOf(doc.get("neighbouringRelation")).startsWith("local"));
+    assertTrue(String.valueOf(doc.get("rows")).startsWith("not released"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> noise = (Map<String, Object>) doc.get("noise");
+    double sens = ((Number) noise.get("perReportSensitivity")).doubleValue();
+    assertEquals(Math.sqrt(2) * 100, sens, 1e-6 * sens, "sqrt(2) C^2 with C = 10");
+    String json = Files.readString(out.resolve("release.json"));
+    assertFalse(json.matches("(?s).*:\\s*40(\\.0)?\\s*[,}\\n].*"),
+        "the exact row count 40 must not appear as a value in release.json: " + json);
+    assertTrue(r.out().contains("40 reports summed, 1 rows longer than 10"), r.out());
+    assertFalse(Files.exists(key), "local must not create a secret key");
+    // The same public seed gives the same protocol (a server and its clients agree on it).
+    Path again = dir.resolve("local2");
+    assertEquals(0, run(localArgs(again, "--seed", seed, "--sketch-cols", "4")).code());
+    assertEquals(doc.get("protocolId"), release(again).get("protocolId"));
+  }
+
+  @Test
+  void local_refusesAKey_aSeedForOtherMechanisms_andSketchColsBelowK() {
+    Run withKey = run(localArgs(dir.resolve("a"), "--key", key.toString()));
+    assertEquals(2, withKey.code());
+    assertTrue(withKey.err().contains("--key does not apply to local"), withKey.err());
+    Run seedElsewhere = run(args(csv, dir.resolve("b"), "analyze-gauss", "--seed", "ab".repeat(32)));
+    assertEquals(2, seedElsewhere.code());
+    assertTrue(seedElsewhere.err().contains("--seed applies to local only"), seedElsewhere.err());
+    Run narrow = run(localArgs(dir.resolve("c"), "--sketch-cols", "1"));
+    assertEquals(2, narrow.code());
+    assertTrue(narrow.err().contains("sketch-cols (t) must be in k..d"), narrow.err());
+    Run badSeed = run(localArgs(dir.resolve("d"), "--seed", "xyz"));
+    assertEquals(2, badSeed.code());
+    assertFalse(Files.exists(dir.resolve("a")) || Files.exists(dir.resolve("c")));
   }
 
   @Test

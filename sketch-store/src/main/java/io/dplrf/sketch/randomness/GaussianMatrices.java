@@ -37,6 +37,21 @@ public final class GaussianMatrices {
     return new KeyedGaussianMatrix(KeyStream.of(key, label), rows, cols, stdDev);
   }
 
+  /**
+   * A rows×cols matrix with i.i.d. N(0, stdDev²) entries derived from a <b>public</b> seed
+   * ({@link KeyStream#ofPublic}): the same entry layout as {@link #gaussian(SecretKey, String,
+   * int, int, double)}, for sketching matrices that every party of a protocol must regenerate
+   * (local-DP clients). Not secret.
+   */
+  public static SketchMatrix gaussian(
+      PublicSeed seed, String label, int rows, int cols, double stdDev) {
+    Objects.requireNonNull(seed, "seed");
+    Preconditions.checkPositive("rows", rows);
+    Preconditions.checkPositive("cols", cols);
+    Preconditions.checkPositiveFinite("stdDev", stdDev);
+    return new KeyedGaussianMatrix(KeyStream.ofPublic(seed, label), rows, cols, stdDev);
+  }
+
   /** The standard normal value of one 64-bit stream word (see the class comment). */
   static double standardNormal(long word) {
     long k = word >>> 11;

@@ -90,6 +90,20 @@ public final class KeyStream {
   }
 
   /**
+   * The <b>public</b> stream named {@code label} under a {@link PublicSeed}: the same construction
+   * with the AES key HMAC-SHA256(seed, "dplrf/v1/public/" + label). Anyone holding the seed
+   * regenerates it, so it may feed public sketching matrices but never privacy noise.
+   *
+   * @param label non-empty
+   */
+  public static KeyStream ofPublic(PublicSeed seed, String label) {
+    Objects.requireNonNull(seed, "seed");
+    Objects.requireNonNull(label, "label");
+    Preconditions.check(!label.isEmpty(), "label", "non-empty", "\"\"");
+    return new KeyStream(new SecretKeySpec(seed.streamKey(label), "AES"), "public/" + label);
+  }
+
+  /**
    * Writes stream bytes [byteOffset, byteOffset + len) to {@code dst[off .. off + len)}.
    *
    * @param byteOffset {@code >= 0}

@@ -86,6 +86,18 @@ public final class SecretKey {
     }
   }
 
+  /**
+   * A fresh key of 32 bytes from {@link SecureRandom}, held in memory only (never written
+   * anywhere): the seed of a one-off stream of private randomness, such as the local noise of a
+   * local-DP client, whose randomness must be the user's own and need never be regenerated.
+   * Its {@link KeyStream}s are a CSPRNG (AES-256-CTR) seeded by the platform's SecureRandom.
+   */
+  public static SecretKey ephemeral() {
+    byte[] b = new byte[LENGTH];
+    new SecureRandom().nextBytes(b);
+    return new SecretKey(b, false);
+  }
+
   /** True for keys made by {@link #forTesting}; such keys give no privacy. */
   public boolean isTestKey() {
     return testKey;

@@ -10,6 +10,11 @@
  *       samplers ({@code io.dplrf.sketch.noise}) consume.
  *   <li>{@link io.dplrf.sketch.randomness.GaussianMatrices}: sketching matrices (Φ, Ψ, S, T) whose
  *       entries are regenerated on demand from (key, label, entry index).
+ *   <li>{@link io.dplrf.sketch.randomness.PublicSeed}: a published seed for sketching matrices
+ *       that every party of a protocol regenerates (local-DP clients); its streams live in a
+ *       separate label namespace and are never used for noise.
+ *   <li>{@link io.dplrf.sketch.randomness.SecretKey#ephemeral()}: a fresh in-memory key from
+ *       SecureRandom, for one-off private randomness (a local-DP client's own noise).
  * </ul>
  *
  * <p>What may not live here: additive privacy noise (that is {@code io.dplrf.sketch.noise}, which
