@@ -82,6 +82,16 @@ public final class Service implements AutoCloseable {
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
     this.log = log;
+    if (!localMode(config)) { // before anything is created: a refused configuration leaves no trace
+      StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
+      if (mechanism != StreamMechanism.PRIV2
+          && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
+        throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " protects one"
+            + " update only (its privacy argument needs a " + (mechanism == StreamMechanism.PRIV1
+                ? "rank-one" : "single-entry") + " difference); use mechanism priv2 with privacy-unit "
+            + config.privacyUnit().name().toLowerCase(Locale.ROOT));
+      }
+    }
     Path state = config.stateDir();
     // rwx------ when created here: the directory holds the raw state (snapshot, node files, the
     // embedded broker's records, by default the key).
@@ -192,13 +202,6 @@ public final class Service implements AutoCloseable {
   private static TreeTarget openTree(ServiceConfig config, Path state, StateStore store)
       throws java.io.IOException {
     StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
-    if (mechanism != StreamMechanism.PRIV2
-        && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
-      throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " protects one"
-          + " update only (its privacy argument needs a " + (mechanism == StreamMechanism.PRIV1
-              ? "rank-one" : "single-entry") + " difference); use mechanism priv2 with privacy-unit "
-          + config.privacyUnit().name().toLowerCase(Locale.ROOT));
-    }
     SecretKey key = SecretKey.loadOrCreate(config.key());
     SketchSizes sizes = SketchSizes.of(config.rows(), config.cols(), config.rank(),
         boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
