@@ -30,6 +30,34 @@ public final class LocalReportCodec {
 
   private LocalReportCodec() {}
 
+  /** What is wrong with bytes that {@link #decode} refuses; servers map it to a dead-letter reason. */
+  public enum Problem {
+    /** Shorter than the 24-byte header, or not 24 + 8·d·t bytes. */
+    LENGTH,
+    /** Wrong magic or version: not a local report of this format. */
+    NOT_A_REPORT,
+    /** Made under another protocol (other seed, d, t, C, ε or δ). */
+    FOREIGN_PROTOCOL,
+    /** The protocol's id but another d×t. */
+    SHAPE,
+    /** A value that is NaN, infinite or not on the protocol's noise grid γℤ. */
+    VALUE
+  }
+
+  /** {@link #decode}'s refusal, naming the {@link Problem} and the first thing that is wrong. */
+  public static final class MalformedReportException extends IllegalArgumentException {
+    private final Problem problem;
+
+    MalformedReportException(Problem problem, String message) {
+      super(message);
+      this.problem = problem;
+    }
+
+    public Problem problem() {
+      return problem;
+    }
+  }
+
   public static byte[] encode(LocalReport r) {
     Objects.requireNonNull(r, "report");
     double[] v = r.valuesUnsafe();
@@ -47,41 +75,45 @@ public final class LocalReportCodec {
    * A report for {@code protocol}, checked: magic, version, protocol id, shape, length, and every
    * value finite and on the protocol's noise grid γℤ (as every randomizer output is).
    *
-   * @throws IllegalArgumentException naming the first thing that is wrong
+   * @throws MalformedReportException naming the first thing that is wrong
    */
   public static LocalReport decode(byte[] bytes, LocalPcaProtocol protocol) {
     Objects.requireNonNull(bytes, "bytes");
     Objects.requireNonNull(protocol, "protocol");
     if (bytes.length < HEADER) {
-      throw new IllegalArgumentException("local report too short: " + bytes.length + " bytes");
+      throw new MalformedReportException(Problem.LENGTH,
+          "local report too short: " + bytes.length + " bytes");
     }
     ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
     int magic = b.getInt();
     if (magic != MAGIC) {
-      throw new IllegalArgumentException(
+      throw new MalformedReportException(Problem.NOT_A_REPORT,
           "not a local report: magic 0x" + Integer.toHexString(magic) + ", expected 0x44504c50");
     }
     short version = b.getShort();
     if (version != VERSION) {
-      throw new IllegalArgumentException("local report version " + version + ", this reader knows 1");
+      throw new MalformedReportException(Problem.NOT_A_REPORT,
+          "local report version " + version + ", this reader knows 1");
     }
     b.getShort();
     byte[] id = new byte[8];
     b.get(id);
     String protocolId = HexFormat.of().formatHex(id);
     if (!protocolId.equals(protocol.id())) {
-      throw new IllegalArgumentException("local report of protocol " + protocolId
+      throw new MalformedReportException(Problem.FOREIGN_PROTOCOL,
+          "local report of protocol " + protocolId
           + ", expected " + protocol.id() + " (other seed, d, t, C, epsilon or delta)");
     }
     int d = b.getInt();
     int t = b.getInt();
     if (d != protocol.dimension() || t != protocol.sketchCols()) {
-      throw new IllegalArgumentException("local report is " + d + "x" + t + ", the protocol's is "
+      throw new MalformedReportException(Problem.SHAPE,
+          "local report is " + d + "x" + t + ", the protocol's is "
           + protocol.dimension() + "x" + protocol.sketchCols());
     }
     long expected = HEADER + 8L * d * t;
     if (bytes.length != expected) {
-      throw new IllegalArgumentException(
+      throw new MalformedReportException(Problem.LENGTH,
           "local report has " + bytes.length + " bytes, expected " + expected);
     }
     double gamma = protocol.noise().grid().gamma();
@@ -89,7 +121,8 @@ public final class LocalReportCodec {
     for (int e = 0; e < v.length; e++) {
       double x = b.getDouble();
       if (!Double.isFinite(x) || GridGaussian.roundToGrid(x, gamma) != x) {
-        throw new IllegalArgumentException("local report value " + e + " (" + x
+        throw new MalformedReportException(Problem.VALUE,
+            "local report value " + e + " (" + x
             + ") is not finite or not on the noise grid");
       }
       v[e] = x;

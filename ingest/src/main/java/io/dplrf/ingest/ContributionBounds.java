@@ -45,7 +45,13 @@ public final class ContributionBounds {
      * Rows mode: one row record ({@link RowRecords}), clipped to ℓ2 norm ≤ C by {@link
      * RowDecoder}; no budgets across records. The turnstile methods of this class refuse it.
      */
-    ROW_RECORD
+    ROW_RECORD,
+    /**
+     * Local mode: one local-DP report ({@code io.dplrf.client.LocalReport}), decoded and checked by
+     * {@link LocalReportDecoder}; no clipping or budgets (each report is already private). The
+     * turnstile methods of this class refuse it.
+     */
+    LOCAL_REPORT
   }
 
   /** What happens to an update beyond its unit's remaining budget. */
@@ -169,8 +175,8 @@ public final class ContributionBounds {
   }
 
   private void requireTurnstile() {
-    if (config.unit() == Unit.ROW_RECORD) {
-      throw new IllegalStateException("row records are decoded by RowDecoder, not as updates");
+    if (config.unit() == Unit.ROW_RECORD || config.unit() == Unit.LOCAL_REPORT) {
+      throw new IllegalStateException(config.unit() + " records have their own decoder, not updates");
     }
   }
 

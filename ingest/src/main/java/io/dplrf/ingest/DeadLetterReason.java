@@ -8,7 +8,7 @@ package io.dplrf.ingest;
 public enum DeadLetterReason {
   /**
    * The value's length is 0 (or the value is null) or not a multiple of 16 bytes; rows mode: not
-   * 8 + 12·nnz bytes.
+   * 8 + 12·nnz bytes; local mode: shorter than the report header or not 24 + 8·d·t bytes.
    */
   BAD_LENGTH,
   /**
@@ -23,5 +23,16 @@ public enum DeadLetterReason {
   /** Rows mode: a row's value x is NaN or infinite. */
   NON_FINITE_VALUE,
   /** Rows mode: a column index appears twice in one row. */
-  DUPLICATE_INDEX
+  DUPLICATE_INDEX,
+  /** Local mode: not a local report (wrong magic or version of {@code LocalReportCodec}). */
+  NOT_A_REPORT,
+  /** Local mode: a report made under another protocol (other seed, d, t, C, ε or δ). */
+  FOREIGN_PROTOCOL,
+  /** Local mode: the protocol's id but another d×t. */
+  WRONG_SHAPE,
+  /**
+   * Local mode: a value NaN, infinite, off the protocol's noise grid γℤ, or beyond 2⁶²·γ in
+   * magnitude (no randomizer output comes near it; the bound keeps the exact sum exact).
+   */
+  BAD_VALUE
 }

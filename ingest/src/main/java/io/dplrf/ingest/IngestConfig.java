@@ -1,5 +1,6 @@
 package io.dplrf.ingest;
 
+import io.dplrf.client.LocalPcaProtocol;
 import io.dplrf.sketch.params.Preconditions;
 import java.time.Duration;
 import java.util.Objects;
@@ -21,9 +22,11 @@ import java.util.Objects;
  *     number of milliseconds is rounded up to the next one.
  * @param pollTimeout the consumer's poll timeout (also the granularity of time-based epochs when
  *     idle)
+ * @param localProtocol local mode ({@link ContributionBounds.Unit#LOCAL_REPORT}): the protocol
+ *     whose reports are accepted; null in every other mode
  */
 public record IngestConfig(String topic, String deadLetterTopic, ContributionBounds.Config bounds,
-    long epochUpdates, Duration epochLength, Duration pollTimeout) {
+    long epochUpdates, Duration epochLength, Duration pollTimeout, LocalPcaProtocol localProtocol) {
 
   public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(200);
 
@@ -40,20 +43,25 @@ public record IngestConfig(String topic, String deadLetterTopic, ContributionBou
         "positive for exactly one of the two", epochUpdates + "/" + epochLength);
     Preconditions.check(pollTimeout != null && !pollTimeout.isNegative() && !pollTimeout.isZero(),
         "pollTimeout", "> 0", pollTimeout);
+    // Set only with unit LOCAL_REPORT; the loop refuses that unit without it (withLocalProtocol).
+    Preconditions.check(localProtocol == null
+        || bounds.unit() == ContributionBounds.Unit.LOCAL_REPORT
+        && localProtocol.dimension() == bounds.cols(), "localProtocol",
+        "null, or with unit LOCAL_REPORT and dimension d = cols = " + bounds.cols(), localProtocol);
   }
 
   /** Epochs of {@code epochUpdates} update positions; dead-letter topic {@code <topic>.dead-letter}. */
   public static IngestConfig byUpdates(String topic, ContributionBounds.Config bounds,
       long epochUpdates) {
     return new IngestConfig(topic, topic + ".dead-letter", bounds, epochUpdates, Duration.ZERO,
-        DEFAULT_POLL_TIMEOUT);
+        DEFAULT_POLL_TIMEOUT, null);
   }
 
   /** Epochs of {@code epochLength} (&gt; 0); dead-letter topic {@code <topic>.dead-letter}. */
   public static IngestConfig byTime(String topic, ContributionBounds.Config bounds,
       Duration epochLength) {
     return new IngestConfig(topic, topic + ".dead-letter", bounds, 0, epochLength,
-        DEFAULT_POLL_TIMEOUT);
+        DEFAULT_POLL_TIMEOUT, null);
   }
 
   /** Epochs of {@code epochSeconds} whole seconds; see {@link #byTime}. */
@@ -69,10 +77,18 @@ public record IngestConfig(String topic, String deadLetterTopic, ContributionBou
   }
 
   public IngestConfig withDeadLetterTopic(String name) {
-    return new IngestConfig(topic, name, bounds, epochUpdates, epochLength, pollTimeout);
+    return new IngestConfig(topic, name, bounds, epochUpdates, epochLength, pollTimeout,
+        localProtocol);
   }
 
   public IngestConfig withPollTimeout(Duration timeout) {
-    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, timeout);
+    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, timeout,
+        localProtocol);
+  }
+
+  /** Local mode: accept the reports of {@code protocol} (the bounds' unit must be LOCAL_REPORT). */
+  public IngestConfig withLocalProtocol(LocalPcaProtocol protocol) {
+    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, pollTimeout,
+        java.util.Objects.requireNonNull(protocol, "protocol"));
   }
 }

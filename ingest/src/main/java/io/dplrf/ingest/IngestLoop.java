@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes the updates topic (or, in rows mode, the rows topic: {@link RowRecords}, unit {@link
- * ContributionBounds.Unit#ROW_RECORD}) exactly once into an {@link IngestTarget}: decode, validate and bound
+ * ContributionBounds.Unit#ROW_RECORD}; in local mode the reports topic: {@link LocalReportDecoder}) exactly once into an {@link IngestTarget}: decode, validate and bound
  * ({@link ContributionBounds}), apply, dead-letter the malformed, close epochs, snapshot.
  *
  * <p><b>Exactly once.</b> Offsets are never committed to Kafka: the next offset of every
@@ -135,9 +135,17 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     this.clock = Objects.requireNonNull(clockMillis, "clockMillis");
     this.bounds = new ContributionBounds(config.bounds());
     this.epochMillis = config.epochMillis();
-    this.decoder = config.bounds().unit() == ContributionBounds.Unit.ROW_RECORD
-        ? new RowDecoder(config.bounds())
-        : RecordDecoder.updates(bounds, target);
+    this.decoder = switch (config.bounds().unit()) {
+      case ROW_RECORD -> new RowDecoder(config.bounds());
+      case LOCAL_REPORT -> {
+        if (config.localProtocol() == null) {
+          throw new IllegalArgumentException("unit LOCAL_REPORT needs the protocol: "
+              + "IngestConfig.withLocalProtocol");
+        }
+        yield new LocalReportDecoder(config.localProtocol());
+      }
+      default -> RecordDecoder.updates(bounds, target);
+    };
   }
 
   /**

@@ -114,6 +114,16 @@ public final class IngestStats {
     return mix(h);
   }
 
+  /**
+   * Local mode: one report applied (counted as one update consumed and applied; reports are never
+   * clipped by the server). Its checksum term is {@code reportHash}, computed by the decoder.
+   */
+  void appliedReport(long reportHash) {
+    updatesConsumed++;
+    updatesApplied++;
+    checksum += reportHash;
+  }
+
   void dropped() {
     updatesConsumed++;
     updatesDropped++;

@@ -1,5 +1,6 @@
 package io.dplrf.ingest;
 
+import io.dplrf.client.LocalReport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -32,6 +33,14 @@ public interface IngestTarget {
         update(index[a], index[b], xa * x[b]);
       }
     }
+  }
+
+  /**
+   * Local mode: adds one decoded, checked local-DP report (of the configured protocol, every value
+   * on its noise grid with |value| ≤ 2⁶²·γ) to the aggregate. Targets of the other modes refuse.
+   */
+  default void addReport(LocalReport report) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no local reports");
   }
 
   /** Folds the current epoch into the tree; the loop then snapshots and notifies the listener. */

@@ -3,7 +3,8 @@ package io.dplrf.ingest;
 /**
  * Decodes, validates and bounds one Kafka record value into what the {@link IngestTarget}
  * receives. One implementation per record format: turnstile updates ({@link UpdateRecords},
- * bounded by {@link ContributionBounds}) and rows ({@link RowRecords}, {@link RowDecoder}).
+ * bounded by {@link ContributionBounds}), rows ({@link RowRecords}, {@link RowDecoder}) and
+ * local-DP reports ({@link LocalReportDecoder}).
  * Whole-record policy for every format: a record is validated completely before any of it is
  * applied; a malformed one changes nothing but the dead-letter counters.
  *

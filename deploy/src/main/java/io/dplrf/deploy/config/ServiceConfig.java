@@ -51,9 +51,10 @@ public final class ServiceConfig {
   /**
    * What the service consumes and releases (docs/rows.md): {@code updates}, turnstile updates of
    * an m×n matrix A (the default); {@code rows}, row records whose unit is one row, clipped to
-   * ‖x‖₂ ≤ C, released as a rank-k factorization of the d×d matrix AᵀA (d = cols).
+   * ‖x‖₂ ≤ C, released as a rank-k factorization of the d×d matrix AᵀA (d = cols); {@code local},
+   * local-DP reports (docs/local-service.md), summed and released as the rank-k basis.
    */
-  public enum Mode { UPDATES, ROWS }
+  public enum Mode { UPDATES, ROWS, LOCAL }
 
   /** The privacy unit of the stream neighbouring relation (DESIGN.md "Privacy model"). */
   public enum PrivacyUnit { UPDATE, KEY, ROW }
@@ -66,7 +67,7 @@ public final class ServiceConfig {
       "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
       "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
       "alpha", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
-      "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token");
+      "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed");
 
   private static final Pattern LINE = Pattern.compile("([A-Za-z0-9][A-Za-z0-9-]*)\\s*[=:]\\s*(.*)");
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
@@ -80,7 +81,19 @@ public final class ServiceConfig {
   private ServiceConfig(Map<String, Raw> raw) {
     this.raw = raw;
     choice("mode", Mode.class, Mode.UPDATES);
-    boolean rowsMode = mode() == Mode.ROWS;
+    boolean localMode = mode() == Mode.LOCAL;
+    boolean rowsMode = mode() == Mode.ROWS || localMode;
+    if (localMode) {
+      for (String name : List.of("rows", "privacy-unit", "budget-policy", "mechanism",
+          "sketch-rows", "alpha", "key")) {
+        if (raw.containsKey(name)) {
+          throw invalid(name, "unset in mode local (clients randomize their own rows with the"
+              + " published protocol; the server sums reports with no key, mechanism or budget)");
+        }
+      }
+    } else if (raw.containsKey("seed")) {
+      throw invalid("seed", "unset outside mode local (it is the public seed of local-DP PCA)");
+    }
     if (rowsMode) {
       for (String name : List.of("rows", "privacy-unit", "budget-policy")) {
         if (raw.containsKey(name)) {
@@ -118,7 +131,8 @@ public final class ServiceConfig {
     path("state-dir", "./state");
     path("key", values.get("state-dir") + "/secret.key");
     string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
-    string("topic", rowsMode ? "dplrf-rows" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
+    string("seed", null, "64 hexadecimal digits", s -> s.matches("[0-9A-Fa-f]{64}"));
+    string("topic", localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
         s -> TOPIC.matcher(s).matches());
     string("dead-letter-topic", values.get("topic") + ".dead-letter",
         "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)", s -> TOPIC.matcher(s).matches());
@@ -231,6 +245,23 @@ public final class ServiceConfig {
   }
 
   // ---- typed accessors ----------------------------------------------------------------------
+
+  /** Mode local: the public seed given by the setting {@code seed}, if any. */
+  public java.util.Optional<io.dplrf.sketch.randomness.PublicSeed> seed() {
+    String s = (String) values.get("seed");
+    return s == null ? java.util.Optional.empty()
+        : java.util.Optional.of(io.dplrf.sketch.randomness.PublicSeed.parse(s));
+  }
+
+  /**
+   * Mode local: t, the width of each report: {@code sketch-cols}, or paper 002's default t for
+   * (d, d, k) at the default α clamped to d, as {@code dplrf pca --mechanism local}.
+   */
+  public int localSketchCols() {
+    OptionalInt t = sketchCols();
+    return t.isPresent() ? t.getAsInt()
+        : SketchSizes.defaults(cols(), cols(), rank(), SketchSizes.DEFAULT_ALPHA).t();
+  }
 
   public Mode mode() {
     return (Mode) values.get("mode");
@@ -530,6 +561,14 @@ public final class ServiceConfig {
     int min = Math.min(rows(), cols());
     if (rank() > min) {
       throw invalid("rank", "<= min(rows, cols) = " + min);
+    }
+    if (mode() == Mode.LOCAL) {
+      if (localSketchCols() > cols()) {
+        throw invalid("sketch-cols", "<= cols = " + cols() + " in mode local (t <= d)");
+      }
+      if (rank() > localSketchCols()) {
+        throw invalid("rank", "<= sketch-cols = " + localSketchCols() + " in mode local");
+      }
     }
     if (httpPort() != 0 && httpPort() == operatorPort()) {
       throw invalid("operator-port", "different from http-port (the operator endpoints need their own port)");

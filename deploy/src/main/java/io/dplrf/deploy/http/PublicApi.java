@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
  * GET /v1/cols/{j}                  {"epoch", "j", "k", "values": V_j Σ}
  * GET /v1/score?i=&amp;j=               {"epoch", "i", "j", "score": U_i Σ V_jᵀ}
  * GET /v1/status                    epochs, privacy parameters and relation, exhaustion
+ * GET /v1/local/protocol            mode local only: the public protocol clients randomize with
+ *                                   (seed, d, t, epsilon, delta, clip, protocolId, topic)
  * GET /health                       {"status": "ok"}
  * GET /                             the status page (HTML): epoch, privacy parameters, release age,
  *                                   singular values against the noise floor
@@ -44,7 +46,7 @@ public final class PublicApi implements AutoCloseable {
   private final StatusSource status;
 
   private PublicApi(InetSocketAddress address, ReleaseCache cache, StatusSource status,
-      Metrics metrics) throws IOException {
+      Metrics metrics, Map<String, Object> localProtocol) throws IOException {
     this.cache = Objects.requireNonNull(cache, "cache");
     this.status = Objects.requireNonNull(status, "status");
     Router router = new Router(metrics, null)
@@ -54,6 +56,12 @@ public final class PublicApi implements AutoCloseable {
         .route("/v1/cols/{j}", Set.of(), r -> embedding(r, "j", false))
         .route("/v1/score", Set.of("i", "j"), this::score)
         .route("/v1/status", Set.of(), r -> Response.json(200, status(this.status.status())))
+        .route("/v1/local/protocol", Set.of(), r -> {
+          if (localProtocol == null) {
+            throw ApiException.notFound("this service is not in mode local: no local protocol");
+          }
+          return Response.json(200, localProtocol);
+        })
         .route("/health", Set.of(), r -> Response.json(200, Json.object().put("status", "ok")))
         .route("/", Set.of(), r -> statusPage());
     server = new Server("dplrf-http", address, THREADS, router);
@@ -62,7 +70,18 @@ public final class PublicApi implements AutoCloseable {
   /** Starts serving on {@code address} (port 0 picks a free port). */
   public static PublicApi start(InetSocketAddress address, ReleaseCache cache, StatusSource status,
       Metrics metrics) throws IOException {
-    return new PublicApi(address, cache, status, Objects.requireNonNull(metrics, "metrics"));
+    return start(address, cache, status, metrics, null);
+  }
+
+  /**
+   * As {@link #start(InetSocketAddress, ReleaseCache, StatusSource, Metrics)}, plus, in mode local,
+   * the JSON of {@code GET /v1/local/protocol} (public parameters only); null elsewhere.
+   */
+  public static PublicApi start(InetSocketAddress address, ReleaseCache cache, StatusSource status,
+      Metrics metrics, Map<String, Object> localProtocol) throws IOException {
+    return new PublicApi(address, cache, status, Objects.requireNonNull(metrics, "metrics"),
+        localProtocol == null ? null
+            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(localProtocol)));
   }
 
   /** The bound address, with the actual port. */

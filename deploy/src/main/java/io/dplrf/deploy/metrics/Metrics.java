@@ -51,6 +51,7 @@ public final class Metrics implements AutoCloseable {
   private final Counter updatesDropped;
   private final Counter rowsApplied;
   private final Counter rowsClipped;
+  private final Counter reportsApplied;
   private final Map<String, Counter> deadLettered = new ConcurrentHashMap<>();
   private final AtomicLong epochCurrent = new AtomicLong();
   private final AtomicLong epochsLeft = new AtomicLong();
@@ -83,6 +84,8 @@ public final class Metrics implements AutoCloseable {
         "rows mode: valid rows whose outer product x xT was folded into the sketches");
     rowsClipped = counter("dplrf.rows.clipped",
         "rows mode: applied rows scaled down to l2 norm <= clip");
+    reportsApplied = counter("dplrf.reports.applied",
+        "local mode: valid local-DP reports added to the sum");
     // Both follow the published release (Service.publishMetrics), so current + left = T always.
     Gauge.builder("dplrf.epoch.current", epochCurrent, AtomicLong::get)
         .description("the latest released epoch, 0..T (0 before the first release)")
@@ -142,6 +145,10 @@ public final class Metrics implements AutoCloseable {
 
   public void rowsApplied(long n) {
     rowsApplied.increment(n);
+  }
+
+  public void reportsApplied(long n) {
+    reportsApplied.increment(n);
   }
 
   public void rowsClipped(long n) {

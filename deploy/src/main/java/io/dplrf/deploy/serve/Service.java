@@ -62,7 +62,10 @@ public final class Service implements AutoCloseable {
   private final PrintStream log;
   private final Metrics metrics = new Metrics();
   private final ReleaseCache cache;
+  /** The tree (modes updates and rows), or null in mode local. */
   private final TreeTarget target;
+  /** Mode local: the sum of the reports, and its protocol; null otherwise. */
+  private final LocalTarget local;
   private final EmbeddedKafka embedded;
   private final String bootstrap;
   private final IngestLoop loop;
@@ -79,30 +82,31 @@ public final class Service implements AutoCloseable {
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
     this.log = log;
-    StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
-    if (mechanism != StreamMechanism.PRIV2
-        && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
-      throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " protects one"
-          + " update only (its privacy argument needs a " + (mechanism == StreamMechanism.PRIV1
-              ? "rank-one" : "single-entry") + " difference); use mechanism priv2 with privacy-unit "
-          + config.privacyUnit().name().toLowerCase(Locale.ROOT));
+    if (!localMode(config)) { // before anything is created: a refused configuration leaves no trace
+      StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
+      if (mechanism != StreamMechanism.PRIV2
+          && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
+        throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " protects one"
+            + " update only (its privacy argument needs a " + (mechanism == StreamMechanism.PRIV1
+                ? "rank-one" : "single-entry") + " difference); use mechanism priv2 with privacy-unit "
+            + config.privacyUnit().name().toLowerCase(Locale.ROOT));
+      }
     }
     Path state = config.stateDir();
     // rwx------ when created here: the directory holds the raw state (snapshot, node files, the
     // embedded broker's records, by default the key).
     StateFiles.createDirectories(state);
-    SecretKey key = SecretKey.loadOrCreate(config.key());
-    SketchSizes sizes = SketchSizes.of(config.rows(), config.cols(), config.rank(),
-        boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
-    // Rows mode: the tree sketches the d×d matrix AᵀA, to which one row adds x xᵀ with
-    // ‖x xᵀ‖_F = ‖x‖₂² ≤ C²; the Priv2 plan is private for every difference of Frobenius norm
-    // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
-    double treeClip = rowsMode(config) ? config.clip() * config.clip() : config.clip();
-    TreeConfig tree = new TreeConfig(mechanism, sizes,
-        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true);
     StateStore store = new StateStore(state);
-    target = TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
-    cache = new ReleaseCache(target::rangeRelease);
+    if (localMode(config)) {
+      // No secret key, no tree, no server noise: each report is private by itself (LocalMode).
+      local = new LocalTarget(LocalMode.protocol(config), config.epochs());
+      target = null;
+      cache = new ReleaseCache();
+    } else {
+      local = null;
+      target = openTree(config, state, store);
+      cache = new ReleaseCache(target::rangeRelease);
+    }
 
     if (config.bootstrapServers().isPresent()) {
       embedded = null;
@@ -120,10 +124,12 @@ public final class Service implements AutoCloseable {
     try {
       createTopics();
 
-      IngestConfig ingest = ingestConfig(config);
+      IngestConfig ingest = local == null ? ingestConfig(config)
+          : ingestConfig(config).withLocalProtocol(local.protocol());
       Map<String, Object> clientProps = new HashMap<>();
       clientProps.put("bootstrap.servers", bootstrap);
-      createdLoop = IngestLoop.create(ingest, clientProps, store, target, new EpochListener() {
+      createdLoop = IngestLoop.create(ingest, clientProps, store,
+          local != null ? local : target, new EpochListener() {
         @Override
         public void epochClosed(int epoch) {
           release(epoch);
@@ -158,8 +164,11 @@ public final class Service implements AutoCloseable {
       createdLoop.restore();
       loop = createdLoop;
 
+      Map<String, Object> protocolJson = local == null ? null
+          : LocalMode.protocolJson(local.protocol(), config.topic());
       createdPublicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
-          new InetSocketAddress(config.bind(), config.httpPort()), cache, this::status, metrics));
+          new InetSocketAddress(config.bind(), config.httpPort()), cache, this::status, metrics,
+          protocolJson));
       createdOperatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
           new InetSocketAddress(config.bind(), config.operatorPort()), metrics, this::ingestStats,
           config.adminToken()));
@@ -189,10 +198,27 @@ public final class Service implements AutoCloseable {
     ingestThread.start();
   }
 
+  /** Modes updates and rows: the binary tree of noisy sketches, keyed by the secret key. */
+  private static TreeTarget openTree(ServiceConfig config, Path state, StateStore store)
+      throws java.io.IOException {
+    StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
+    SecretKey key = SecretKey.loadOrCreate(config.key());
+    SketchSizes sizes = SketchSizes.of(config.rows(), config.cols(), config.rank(),
+        boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
+    // Rows mode: the tree sketches the d×d matrix AᵀA, to which one row adds x xᵀ with
+    // ‖x xᵀ‖_F = ‖x‖₂² ≤ C²; the Priv2 plan is private for every difference of Frobenius norm
+    // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
+    double treeClip = rowsMode(config) ? config.clip() * config.clip() : config.clip();
+    TreeConfig tree = new TreeConfig(mechanism, sizes,
+        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true);
+    return TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
+  }
+
   /** The ingest loop's settings; the epoch length goes through exactly (fractions of a second). */
   static IngestConfig ingestConfig(ServiceConfig config) {
     ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
-        config.clip(), rowsMode(config) ? ContributionBounds.Unit.ROW_RECORD
+        config.clip(), localMode(config) ? ContributionBounds.Unit.LOCAL_REPORT
+            : rowsMode(config) ? ContributionBounds.Unit.ROW_RECORD
             : ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
         ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
     return (config.epochUpdates().isPresent()
@@ -205,9 +231,14 @@ public final class Service implements AutoCloseable {
     return config.mode() == ServiceConfig.Mode.ROWS;
   }
 
+  static boolean localMode(ServiceConfig config) {
+    return config.mode() == ServiceConfig.Mode.LOCAL;
+  }
+
   /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */
   static String mechanismName(ServiceConfig config) {
-    return rowsMode(config) ? "ata-sketch" : config.mechanism().cliName();
+    return localMode(config) ? "local"
+        : rowsMode(config) ? "ata-sketch" : config.mechanism().cliName();
   }
 
   private static void closeQuietly(AutoCloseable c) {
@@ -296,33 +327,44 @@ public final class Service implements AutoCloseable {
   /** Computes and caches the prefix release after epoch {@code epoch}: once per epoch. */
   private void release(int epoch) {
     long t0 = System.nanoTime();
-    var sketches = target.prefix(epoch);
-    var r = Releases.factorize(sketches, config.rank());
     Instant now = Instant.now();
-    cache.publish(Release.prefix(epoch, r.factorization(), r.report(), now));
+    if (local != null) {
+      cache.publish(LocalMode.release(local, epoch, config.rank(), now));
+    } else {
+      var r = Releases.factorize(target.prefix(epoch), config.rank());
+      cache.publish(Release.prefix(epoch, r.factorization(), r.report(), now));
+    }
     lastRelease = now;
     metrics.releaseDuration(java.time.Duration.ofNanos(System.nanoTime() - t0));
     metrics.epochCurrent(epoch);
     metrics.epochsLeft(config.epochs() - epoch);
-    metrics.sketchMemory(target.sizeInBytes());
+    metrics.sketchMemory(sizeInBytes());
     metrics.releaseExhausted(epoch >= config.epochs());
-    if (epoch >= config.epochs()) {
+    if (local != null && epoch >= config.epochs()) {
+      log.println("dplrf: epoch " + epoch + " of " + config.epochs() + " closed: no further"
+          + " releases (T bounds releases only in local mode; no budget was spent by the server)");
+    } else if (epoch >= config.epochs()) {
       log.println("dplrf: epoch " + epoch + " of " + config.epochs()
           + " closed: the privacy budget is spent; the last release stays available, no new ones");
     }
+  }
+
+  private long sizeInBytes() {
+    return local != null ? local.sizeInBytes() : target.sizeInBytes();
   }
 
   /** Status as served: derived from what has been released, never ahead of the cache. */
   private Status status() {
     int released = cache.latest().map(Release::epoch).orElse(0);
     boolean exhausted = released >= config.epochs();
-    String message = exhausted
+    String message = local != null ? LocalMode.message(released, config.epochs())
+        : exhausted
         ? "epoch T = " + config.epochs() + " reached: the privacy budget is spent, no further releases"
         : released == 0 ? "waiting for the first epoch to close"
         : "releasing after every epoch";
     return new Status(released, config.epochs(), config.epsilon(), config.delta(),
         mechanismName(config), neighbouring(config), config.clip(),
-        rowsMode(config) ? "row" : config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
+        localMode(config) ? "report" : rowsMode(config) ? "row" : config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
         config.rows(), config.cols(), config.rank());
   }
 
@@ -332,6 +374,9 @@ public final class Service implements AutoCloseable {
    */
   static String neighbouring(ServiceConfig config) {
     String c = String.valueOf(config.clip());
+    if (localMode(config)) {
+      return LocalMode.neighbouring(config.clip());
+    }
     if (rowsMode(config)) {
       return "streams differing in one row record x, clipped to ||x||_2 <= " + c + " (one row"
           + " added or removed: AᵀA changes by x xᵀ, ||x xᵀ||_F <= " + config.clip() * config.clip()
@@ -357,7 +402,12 @@ public final class Service implements AutoCloseable {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("state", loop.state().name().toLowerCase(Locale.ROOT));
     m.put("recordsConsumed", s.recordsConsumed());
-    if (rowsMode(config)) {
+    if (localMode(config)) {
+      // Local mode counts each valid report as one update (IngestStats): name them reports here.
+      m.put("mode", "local");
+      m.put("reportsApplied", s.updatesApplied());
+      m.put("protocolId", local.protocol().id());
+    } else if (rowsMode(config)) {
       // Rows mode counts each valid row as one update (IngestStats): name them rows here.
       m.put("mode", "rows");
       m.put("rowsApplied", s.updatesApplied());
@@ -374,7 +424,7 @@ public final class Service implements AutoCloseable {
     }
     m.put("recordsDeadLettered", dl);
     m.put("checksum", Long.toUnsignedString(s.checksum(), 16));
-    m.put("epochsClosed", target.epochsClosed());
+    m.put("epochsClosed", local != null ? local.epochsClosed() : target.epochsClosed());
     return m;
   }
 
@@ -383,7 +433,9 @@ public final class Service implements AutoCloseable {
     try {
       IngestStats s = loop.stats();
       metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
-      if (rowsMode(config)) {
+      if (localMode(config)) {
+        metrics.reportsApplied(s.updatesApplied() - lastStats.updatesApplied());
+      } else if (rowsMode(config)) {
         metrics.rowsApplied(s.updatesApplied() - lastStats.updatesApplied());
         metrics.rowsClipped(s.updatesClipped() - lastStats.updatesClipped());
       } else {
@@ -403,7 +455,7 @@ public final class Service implements AutoCloseable {
       metrics.epochCurrent(released);
       metrics.epochsLeft(config.epochs() - released);
       metrics.releaseExhausted(released >= config.epochs());
-      metrics.sketchMemory(target.sizeInBytes());
+      metrics.sketchMemory(sizeInBytes());
       IngestLoop.State st = loop.state();
       metrics.ingestRunning(st == IngestLoop.State.NEW || st == IngestLoop.State.RUNNING);
     } catch (RuntimeException e) {
@@ -412,6 +464,10 @@ public final class Service implements AutoCloseable {
   }
 
   private String banner() {
+    if (local != null) {
+      return LocalMode.banner(config, local.protocol(), bootstrap, publicApi.port(),
+          operatorApi.port());
+    }
     if (rowsMode(config)) {
       return String.format(Locale.ROOT, """
           dplrf serving rows of dimension d = %d (ata-sketch: rank-%d factorization of the d x d \

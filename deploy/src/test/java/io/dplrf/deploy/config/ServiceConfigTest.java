@@ -254,4 +254,52 @@ class ServiceConfigTest {
     args[5] = "51";
     assertThrows(ConfigException.class, () -> ServiceConfig.load(args, 0, Map.of()));
   }
+
+  private static final String[] LOCAL_MODE = {
+      "--mode", "local", "--cols", "64", "--rank", "10", "--epsilon", "1", "--delta", "1e-6",
+      "--epochs", "16", "--epoch-updates", "1000"};
+
+  private static String[] local(String... extra) {
+    String[] args = java.util.Arrays.copyOf(LOCAL_MODE, LOCAL_MODE.length + extra.length);
+    System.arraycopy(extra, 0, args, LOCAL_MODE.length, extra.length);
+    return args;
+  }
+
+  @Test
+  void modeLocal_defaultsToTheReportsTopic_andTheOfflineSketchWidth() {
+    ServiceConfig c = ServiceConfig.load(LOCAL_MODE, 0, Map.of());
+    assertEquals(ServiceConfig.Mode.LOCAL, c.mode());
+    assertEquals("dplrf-local-reports", c.topic());
+    assertEquals("dplrf-local-reports.dead-letter", c.deadLetterTopic());
+    assertEquals(64, c.rows());
+    assertEquals(64, c.localSketchCols(), "t = d at d = 64, k = 10, as dplrf pca --mechanism local");
+    assertTrue(c.seed().isEmpty());
+    String hex = "ab".repeat(32);
+    assertEquals(hex, ServiceConfig.load(local("--seed", hex), 0, Map.of()).seed().get().toString());
+    assertEquals(20, ServiceConfig.load(local("--sketch-cols", "20"), 0, Map.of()).localSketchCols());
+  }
+
+  @Test
+  void modeLocal_refusesSettingsThatHaveNoMeaningThere() {
+    for (String[] extra : new String[][] {{"--rows", "100"}, {"--privacy-unit", "key"},
+        {"--budget-policy", "drop"}, {"--mechanism", "priv2"}, {"--sketch-rows", "40"},
+        {"--alpha", "0.5"}, {"--key", "/tmp/k"}}) {
+      ConfigException e = assertThrows(ConfigException.class,
+          () -> ServiceConfig.load(local(extra), 0, Map.of()));
+      assertTrue(e.getMessage().startsWith(extra[0].substring(2) + " must be "), e.getMessage());
+      assertTrue(e.getMessage().contains("mode local"), e.getMessage());
+    }
+  }
+
+  @Test
+  void modeLocal_badSeedOrSketchWidth_isRejected_andSeedOutsideLocal_too() {
+    assertThrows(ConfigException.class, () -> ServiceConfig.load(local("--seed", "abc"), 0, Map.of()));
+    assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(local("--sketch-cols", "65"), 0, Map.of()));
+    assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(local("--sketch-cols", "9"), 0, Map.of()), "rank 10 > t = 9");
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(with("--seed", "ab".repeat(32)), 0, Map.of()));
+    assertTrue(e.getMessage().contains("mode local"), e.getMessage());
+  }
 }
