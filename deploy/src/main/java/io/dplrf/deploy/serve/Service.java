@@ -82,7 +82,7 @@ public final class Service implements AutoCloseable {
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
     this.log = log;
-    if (!localMode(config)) { // before anything is created: a refused configuration leaves no trace
+    if (!ServiceDescription.localMode(config)) { // before anything is created: a refused configuration leaves no trace
       StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
       if (mechanism != StreamMechanism.PRIV2
           && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
@@ -97,7 +97,7 @@ public final class Service implements AutoCloseable {
     // embedded broker's records, by default the key).
     StateFiles.createDirectories(state);
     StateStore store = new StateStore(state);
-    if (localMode(config)) {
+    if (ServiceDescription.localMode(config)) {
       // No secret key, no tree, no server noise: each report is private by itself (LocalMode).
       local = new LocalTarget(LocalMode.protocol(config), config.epochs());
       target = null;
@@ -208,7 +208,7 @@ public final class Service implements AutoCloseable {
     // Rows mode: the tree sketches the d×d matrix AᵀA, to which one row adds x xᵀ with
     // ‖x xᵀ‖_F = ‖x‖₂² ≤ C²; the Priv2 plan is private for every difference of Frobenius norm
     // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
-    double treeClip = rowsMode(config) ? config.clip() * config.clip() : config.clip();
+    double treeClip = ServiceDescription.rowsMode(config) ? config.clip() * config.clip() : config.clip();
     TreeConfig tree = new TreeConfig(mechanism, sizes,
         new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true);
     return TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
@@ -217,28 +217,14 @@ public final class Service implements AutoCloseable {
   /** The ingest loop's settings; the epoch length goes through exactly (fractions of a second). */
   static IngestConfig ingestConfig(ServiceConfig config) {
     ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
-        config.clip(), localMode(config) ? ContributionBounds.Unit.LOCAL_REPORT
-            : rowsMode(config) ? ContributionBounds.Unit.ROW_RECORD
+        config.clip(), ServiceDescription.localMode(config) ? ContributionBounds.Unit.LOCAL_REPORT
+            : ServiceDescription.rowsMode(config) ? ContributionBounds.Unit.ROW_RECORD
             : ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
         ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
     return (config.epochUpdates().isPresent()
         ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
         : IngestConfig.byTime(config.topic(), bounds, config.epochDuration().orElseThrow()))
         .withDeadLetterTopic(config.deadLetterTopic());
-  }
-
-  static boolean rowsMode(ServiceConfig config) {
-    return config.mode() == ServiceConfig.Mode.ROWS;
-  }
-
-  static boolean localMode(ServiceConfig config) {
-    return config.mode() == ServiceConfig.Mode.LOCAL;
-  }
-
-  /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */
-  static String mechanismName(ServiceConfig config) {
-    return localMode(config) ? "local"
-        : rowsMode(config) ? "ata-sketch" : config.mechanism().cliName();
   }
 
   private static void closeQuietly(AutoCloseable c) {
@@ -275,7 +261,8 @@ public final class Service implements AutoCloseable {
   /** Starts everything; logs where to push updates and pull releases. */
   public static Service start(ServiceConfig config, PrintStream log) throws Exception {
     Service s = new Service(config, log);
-    log.println(s.banner());
+    log.println(ServiceDescription.banner(config, s.local, s.bootstrap, s.publicApi.port(),
+        s.operatorApi.port()));
     if (config.adminToken().isEmpty() && !isLoopback(config.bind())) {
       log.println("dplrf: WARNING the operator port (exact counts, not private) listens on "
           + config.bind() + " without an admin-token; set admin-token or bind to 127.0.0.1");
@@ -363,37 +350,9 @@ public final class Service implements AutoCloseable {
         : released == 0 ? "waiting for the first epoch to close"
         : "releasing after every epoch";
     return new Status(released, config.epochs(), config.epsilon(), config.delta(),
-        mechanismName(config), neighbouring(config), config.clip(),
-        localMode(config) ? "report" : rowsMode(config) ? "row" : config.privacyUnit().name().toLowerCase(Locale.ROOT), exhausted, message, lastRelease,
+        ServiceDescription.mechanismName(config), ServiceDescription.neighbouring(config), config.clip(),
+        ServiceDescription.privacyUnit(config), exhausted, message, lastRelease,
         config.rows(), config.cols(), config.rank());
-  }
-
-  /**
-   * The neighbouring relation on streams, in words (DESIGN.md privacy model), including what the
-   * epoch cut makes public (docs/privacy/continual-release.md §7).
-   */
-  static String neighbouring(ServiceConfig config) {
-    String c = String.valueOf(config.clip());
-    if (localMode(config)) {
-      return LocalMode.neighbouring(config.clip());
-    }
-    if (rowsMode(config)) {
-      return "streams differing in one row record x, clipped to ||x||_2 <= " + c + " (one row"
-          + " added or removed: AᵀA changes by x xᵀ, ||x xᵀ||_F <= " + config.clip() * config.clip()
-          + ")" + (config.epochUpdates().isPresent()
-          ? "; with epochs cut by row count the other stream holds an all-zero row in its place"
-              + " (which records arrive, their lengths, ids, order and times are public)"
-          : "; the other stream lacks it (epochs are cut by the clock: arrival times are public)");
-    }
-    String unit = switch (config.privacyUnit()) {
-      case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
-      case KEY -> "streams differing in all updates carrying one record key, sum |delta| <= " + c;
-      case ROW -> "streams differing in all updates to one row, sum |delta| <= " + c;
-    };
-    return unit + (config.epochUpdates().isPresent()
-        ? "; the other stream holds zero updates in their place (epochs are cut by update count:"
-            + " which records arrive, their lengths, keys, order and times are public)"
-        : "; the other stream lacks them (epochs are cut by the clock: arrival times are public)");
   }
 
   /** Exact counts for /admin/ingest (operator port only: not private). */
@@ -402,12 +361,12 @@ public final class Service implements AutoCloseable {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("state", loop.state().name().toLowerCase(Locale.ROOT));
     m.put("recordsConsumed", s.recordsConsumed());
-    if (localMode(config)) {
+    if (ServiceDescription.localMode(config)) {
       // Local mode counts each valid report as one update (IngestStats): name them reports here.
       m.put("mode", "local");
       m.put("reportsApplied", s.updatesApplied());
       m.put("protocolId", local.protocol().id());
-    } else if (rowsMode(config)) {
+    } else if (ServiceDescription.rowsMode(config)) {
       // Rows mode counts each valid row as one update (IngestStats): name them rows here.
       m.put("mode", "rows");
       m.put("rowsApplied", s.updatesApplied());
@@ -433,9 +392,9 @@ public final class Service implements AutoCloseable {
     try {
       IngestStats s = loop.stats();
       metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
-      if (localMode(config)) {
+      if (ServiceDescription.localMode(config)) {
         metrics.reportsApplied(s.updatesApplied() - lastStats.updatesApplied());
-      } else if (rowsMode(config)) {
+      } else if (ServiceDescription.rowsMode(config)) {
         metrics.rowsApplied(s.updatesApplied() - lastStats.updatesApplied());
         metrics.rowsClipped(s.updatesClipped() - lastStats.updatesClipped());
       } else {
@@ -461,39 +420,6 @@ public final class Service implements AutoCloseable {
     } catch (RuntimeException e) {
       log.println("dplrf: metrics update failed: " + e.getMessage());
     }
-  }
-
-  private String banner() {
-    if (local != null) {
-      return LocalMode.banner(config, local.protocol(), bootstrap, publicApi.port(),
-          operatorApi.port());
-    }
-    if (rowsMode(config)) {
-      return String.format(Locale.ROOT, """
-          dplrf serving rows of dimension d = %d (ata-sketch: rank-%d factorization of the d x d \
-          matrix AᵀA), rows clipped to norm %s, (%s, %s)-DP over T = %d epochs
-            push rows:      Kafka %s, topic %s (records: int64 row id, then (int32 j, float64 x) \
-          pairs, big-endian)
-                            e.g. ./dplrf produce --format rows --input FILE.csv --topic %s \
-          --bootstrap-servers %s
-            pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
-            operator:       http://%s:%d/metrics, /admin/ingest%s
-            state:          %s""", config.cols(), config.rank(), config.clip(), config.epsilon(),
-          config.delta(), config.epochs(), bootstrap, config.topic(), config.topic(), bootstrap,
-          config.bind(), publicApi.port(), config.bind(), operatorApi.port(),
-          config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
-    }
-    return String.format(Locale.ROOT, """
-        dplrf serving a %dx%d matrix, rank %d, mechanism %s, (%s, %s)-DP over T = %d epochs
-          push updates:   Kafka %s, topic %s (16-byte big-endian records: int32 i, int32 j, float64 delta)
-                          e.g. ./dplrf produce --input FILE --topic %s --bootstrap-servers %s
-          pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
-          operator:       http://%s:%d/metrics, /admin/ingest%s
-          state:          %s""",
-        config.rows(), config.cols(), config.rank(), config.mechanism().cliName(),
-        config.epsilon(), config.delta(), config.epochs(), bootstrap, config.topic(), config.topic(),
-        bootstrap, config.bind(), publicApi.port(), config.bind(), operatorApi.port(),
-        config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
   }
 
   public ReleaseCache releases() {

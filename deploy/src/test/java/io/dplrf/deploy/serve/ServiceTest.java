@@ -25,10 +25,10 @@ class ServiceTest {
 
   @Test
   void neighbouring_saysWhatTheEpochCutMakesPublic() {
-    String byCount = Service.neighbouring(config("epoch-updates", "40"));
+    String byCount = ServiceDescription.neighbouring(config("epoch-updates", "40"));
     assertTrue(byCount.startsWith("streams differing in one update (i, j, delta) with |delta| <= 1.0;")
         && byCount.contains("zero updates in their place") && byCount.contains("public"), byCount);
-    String byTime = Service.neighbouring(config("epoch-seconds", "60"));
+    String byTime = ServiceDescription.neighbouring(config("epoch-seconds", "60"));
     assertTrue(byTime.contains("lacks them") && byTime.contains("arrival times are public"), byTime);
   }
 
@@ -42,8 +42,8 @@ class ServiceTest {
     assertEquals(2.0, ingest.bounds().clip());
     assertEquals(8, ingest.bounds().cols());
     assertEquals("dplrf-rows", ingest.topic());
-    assertEquals("ata-sketch", Service.mechanismName(c));
-    String n = Service.neighbouring(c);
+    assertEquals("ata-sketch", ServiceDescription.mechanismName(c));
+    String n = ServiceDescription.neighbouring(c);
     assertTrue(n.contains("one row record") && n.contains("<= 2.0") && n.contains("<= 4.0")
         && n.contains("all-zero row in its place"), n);
   }

@@ -1,0 +1,95 @@
+package io.dplrf.deploy.serve;
+
+import io.dplrf.deploy.config.ServiceConfig;
+import java.util.Locale;
+
+/**
+ * What a running service says about itself, in words: its mode, the mechanism and neighbouring
+ * relation as {@code /v1/status} names them, and the startup banner. Pure functions of the
+ * configuration (and the bound ports), kept apart from {@link Service}'s lifecycle.
+ */
+final class ServiceDescription {
+  private ServiceDescription() {}
+
+  static boolean rowsMode(ServiceConfig config) {
+    return config.mode() == ServiceConfig.Mode.ROWS;
+  }
+
+  static boolean localMode(ServiceConfig config) {
+    return config.mode() == ServiceConfig.Mode.LOCAL;
+  }
+
+  /** The privacy unit as /v1/status names it. */
+  static String privacyUnit(ServiceConfig config) {
+    return localMode(config) ? "report" : rowsMode(config) ? "row"
+        : config.privacyUnit().name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */
+  static String mechanismName(ServiceConfig config) {
+    return localMode(config) ? "local"
+        : rowsMode(config) ? "ata-sketch" : config.mechanism().cliName();
+  }
+
+  /**
+   * The neighbouring relation on streams, in words (DESIGN.md privacy model), including what the
+   * epoch cut makes public (docs/privacy/continual-release.md §7).
+   */
+  static String neighbouring(ServiceConfig config) {
+    String c = String.valueOf(config.clip());
+    if (localMode(config)) {
+      return LocalMode.neighbouring(config.clip());
+    }
+    if (rowsMode(config)) {
+      return "streams differing in one row record x, clipped to ||x||_2 <= " + c + " (one row"
+          + " added or removed: AᵀA changes by x xᵀ, ||x xᵀ||_F <= " + config.clip() * config.clip()
+          + ")" + (config.epochUpdates().isPresent()
+          ? "; with epochs cut by row count the other stream holds an all-zero row in its place"
+              + " (which records arrive, their lengths, ids, order and times are public)"
+          : "; the other stream lacks it (epochs are cut by the clock: arrival times are public)");
+    }
+    String unit = switch (config.privacyUnit()) {
+      case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
+      case KEY -> "streams differing in all updates carrying one record key, sum |delta| <= " + c;
+      case ROW -> "streams differing in all updates to one row, sum |delta| <= " + c;
+    };
+    return unit + (config.epochUpdates().isPresent()
+        ? "; the other stream holds zero updates in their place (epochs are cut by update count:"
+            + " which records arrive, their lengths, keys, order and times are public)"
+        : "; the other stream lacks them (epochs are cut by the clock: arrival times are public)");
+  }
+
+  /** The startup banner: what is served and where to push and pull (ports as bound). */
+  static String banner(ServiceConfig config, LocalTarget local, String bootstrap, int httpPort,
+      int operatorPort) {
+    if (local != null) {
+      return LocalMode.banner(config, local.protocol(), bootstrap, httpPort, operatorPort);
+    }
+    if (rowsMode(config)) {
+      return String.format(Locale.ROOT, """
+          dplrf serving rows of dimension d = %d (ata-sketch: rank-%d factorization of the d x d \
+          matrix AᵀA), rows clipped to norm %s, (%s, %s)-DP over T = %d epochs
+            push rows:      Kafka %s, topic %s (records: int64 row id, then (int32 j, float64 x) \
+          pairs, big-endian)
+                            e.g. ./dplrf produce --format rows --input FILE.csv --topic %s \
+          --bootstrap-servers %s
+            pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
+            operator:       http://%s:%d/metrics, /admin/ingest%s
+            state:          %s""", config.cols(), config.rank(), config.clip(), config.epsilon(),
+          config.delta(), config.epochs(), bootstrap, config.topic(), config.topic(), bootstrap,
+          config.bind(), httpPort, config.bind(), operatorPort,
+          config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
+    }
+    return String.format(Locale.ROOT, """
+        dplrf serving a %dx%d matrix, rank %d, mechanism %s, (%s, %s)-DP over T = %d epochs
+          push updates:   Kafka %s, topic %s (16-byte big-endian records: int32 i, int32 j, float64 delta)
+                          e.g. ./dplrf produce --input FILE --topic %s --bootstrap-servers %s
+          pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
+          operator:       http://%s:%d/metrics, /admin/ingest%s
+          state:          %s""",
+        config.rows(), config.cols(), config.rank(), config.mechanism().cliName(),
+        config.epsilon(), config.delta(), config.epochs(), bootstrap, config.topic(), config.topic(),
+        bootstrap, config.bind(), httpPort, config.bind(), operatorPort,
+        config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
+  }
+}
