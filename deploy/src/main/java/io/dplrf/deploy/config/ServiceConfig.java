@@ -1,9 +1,6 @@
 package io.dplrf.deploy.config;
 
 import io.dplrf.sketch.params.SketchSizes;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -13,7 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -69,11 +65,10 @@ public final class ServiceConfig {
       "alpha", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
       "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed");
 
-  private static final Pattern LINE = Pattern.compile("([A-Za-z0-9][A-Za-z0-9-]*)\\s*[=:]\\s*(.*)");
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
   /** One raw value and where it came from ("flag --rank", "env DPLRF_RANK", "file x.conf:3"). */
-  private record Raw(String value, Source source, String where) {}
+  record Raw(String value, Source source, String where) {}
 
   private final Map<String, Raw> raw;
   private final Map<String, Object> values = new LinkedHashMap<>();
@@ -150,35 +145,7 @@ public final class ServiceConfig {
    * the given environment and the config file.
    */
   public static ServiceConfig load(String[] argv, int from, Map<String, String> env) {
-    Map<String, String> flags = new LinkedHashMap<>();
-    for (int x = from; x < argv.length; x++) {
-      String arg = argv[x];
-      if (!arg.startsWith("--") || arg.length() == 2) {
-        throw new ConfigException("unexpected argument '" + arg + "'");
-      }
-      String name = arg.substring(2);
-      String value;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      } else if (x + 1 < argv.length) {
-        value = argv[++x];
-      } else {
-        throw new ConfigException("flag --" + name + " needs a value");
-      }
-      if (!name.equals("config") && !NAMES.contains(name)) {
-        throw new ConfigException("unknown setting in flag --" + name);
-      }
-      if (flags.put(name, value) != null) {
-        throw new ConfigException("flag --" + name + " given twice");
-      }
-    }
-    String file = flags.remove("config");
-    if (file == null) {
-      file = emptyToNull(env.get("DPLRF_CONFIG"));
-    }
-    return load(file == null ? null : Path.of(file), env, flags);
+    return new ServiceConfig(ConfigSources.read(argv, from, env));
   }
 
   /**
@@ -186,62 +153,12 @@ public final class ServiceConfig {
    * dashes). Throws {@link ConfigException} for any mistake.
    */
   public static ServiceConfig load(Path file, Map<String, String> env, Map<String, String> flags) {
-    Map<String, Raw> raw = new LinkedHashMap<>();
-    if (file != null) {
-      readFile(file, raw);
-    }
-    for (String name : NAMES) {
-      String var = envName(name);
-      String v = emptyToNull(env.get(var));
-      if (v != null) {
-        raw.put(name, new Raw(v.trim(), Source.ENV, "env " + var));
-      }
-    }
-    for (Map.Entry<String, String> f : flags.entrySet()) {
-      if (!NAMES.contains(f.getKey())) {
-        throw new ConfigException("unknown setting in flag --" + f.getKey());
-      }
-      raw.put(f.getKey(), new Raw(f.getValue().trim(), Source.FLAG, "flag --" + f.getKey()));
-    }
-    return new ServiceConfig(raw);
+    return new ServiceConfig(ConfigSources.read(file, env, flags));
   }
 
   /** {@code epoch-updates} → {@code DPLRF_EPOCH_UPDATES}. */
   public static String envName(String name) {
-    return "DPLRF_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
-  }
-
-  private static String emptyToNull(String s) {
-    return s == null || s.isEmpty() ? null : s;
-  }
-
-  private static void readFile(Path file, Map<String, Raw> raw) {
-    List<String> lines;
-    try {
-      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
-    }
-    for (int n = 1; n <= lines.size(); n++) {
-      String line = lines.get(n - 1).strip();
-      if (line.isEmpty() || line.startsWith("#")) {
-        continue;
-      }
-      String where = file + ":" + n;
-      Matcher m = LINE.matcher(line);
-      if (!m.matches()) {
-        throw new ConfigException(where + ": expected 'name = value' or 'name: value'. Provided line: " + line);
-      }
-      String name = m.group(1);
-      if (!NAMES.contains(name)) {
-        throw new ConfigException(where + ": unknown setting '" + name + "'");
-      }
-      if (raw.containsKey(name)) {
-        throw new ConfigException(where + ": setting '" + name + "' given twice (first at "
-            + raw.get(name).where().substring("file ".length()) + ")");
-      }
-      raw.put(name, new Raw(m.group(2).strip(), Source.FILE, "file " + where));
-    }
+    return ConfigSources.envName(name);
   }
 
   // ---- typed accessors ----------------------------------------------------------------------
