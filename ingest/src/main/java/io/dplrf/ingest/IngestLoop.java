@@ -71,6 +71,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: {@link #run} on one thread; {@link #close}, {@link #stats}, {@link #lag},
  * {@link #state} from any thread (they read published copies).
+ *
+ * <p>Size: past STYLE's 500 lines on purpose. Restore, poll, apply, dead-letter flush, epoch close
+ * and snapshot share the invariants above (offsets at a record boundary, snapshot before release,
+ * dead letters flushed before the snapshot that covers them); they are kept in one class so those
+ * orderings can be checked in one reading. Decoding and bounds live elsewhere
+ * ({@link RecordDecoder}, {@link ContributionBounds}, {@link StateStore}).
  */
 public final class IngestLoop implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IngestLoop.class);
