@@ -111,6 +111,16 @@ public final class Cli {
   }
 
   private static String oneLine(Throwable e) {
+    // File-system exceptions carry only the path as their message.
+    if (e instanceof java.nio.file.NoSuchFileException f) {
+      return "no such file or directory: " + f.getFile();
+    }
+    if (e instanceof java.nio.file.AccessDeniedException f) {
+      return "permission denied: " + f.getFile();
+    }
+    if (e instanceof java.nio.file.FileSystemException f && f.getReason() == null) {
+      return e.getClass().getSimpleName() + ": " + f.getFile();
+    }
     String m = e.getMessage();
     return (m == null ? e.getClass().getSimpleName() : m).replace('\n', ' ');
   }

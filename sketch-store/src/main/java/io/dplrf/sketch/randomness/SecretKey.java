@@ -1,5 +1,6 @@
 package io.dplrf.sketch.randomness;
 
+import io.dplrf.sketch.files.StateFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -134,7 +135,9 @@ public final class SecretKey {
   }
 
   private static void create(Path file) throws IOException {
-    Path dir = file.toAbsolutePath().getParent();
+    // The default key (~/.config/dplrf/secret.key) lives in a directory a fresh machine lacks;
+    // directories created for it are owner-only too.
+    Path dir = StateFiles.createDirectories(file.toAbsolutePath().getParent());
     boolean posix = supportsPosix(dir);
     FileAttribute<?>[] attrs =
         posix

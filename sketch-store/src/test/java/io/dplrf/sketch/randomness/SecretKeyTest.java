@@ -38,6 +38,18 @@ class SecretKeyTest {
   }
 
   @Test
+  void loadOrCreate_inAbsentDirectories_createsThemOwnerOnly() throws IOException {
+    // As on a fresh machine for the default ~/.config/dplrf/secret.key.
+    Path file = dir.resolve("home/.config/dplrf/secret.key");
+    SecretKey.loadOrCreate(file);
+    assertEquals(32, Files.size(file));
+    if (posix()) {
+      assertEquals("rwx------",
+          PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent())));
+    }
+  }
+
+  @Test
   void loadOrCreate_existingFile_returnsSameKey() throws IOException {
     Path file = dir.resolve("master.key");
     String first = SecretKey.loadOrCreate(file).fingerprint();
