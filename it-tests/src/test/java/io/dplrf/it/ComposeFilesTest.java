@@ -41,6 +41,7 @@ import org.junit.jupiter.api.Test;
 class ComposeFilesTest {
   private static final String DPLRF = "dplrf";
   private static final String PROMETHEUS_YML = "deploy/prometheus/prometheus.yml";
+  static final String ALERTS_YML = "deploy/prometheus/alerts.yml";
   private static final String DATASOURCES_YML = "deploy/grafana/provisioning/datasources/prometheus.yml";
   private static final String DASHBOARDS_YML = "deploy/grafana/provisioning/dashboards/dplrf.yml";
 
@@ -203,6 +204,37 @@ class ComposeFilesTest {
     }
     assertEquals(List.of(DPLRF + ":" + dplrfConfig(Map.of()).operatorPort()), targets,
         "the compose service name and the operator port it listens on");
+  }
+
+  /** The alert rules of docs/operations.md §9: loaded by prometheus.yml from a mounted file. */
+  @Test
+  void prometheus_loadsTheAlertRules_everyRuleComplete() {
+    assertTrue(compose.mounts("prometheus").contains(
+        new Mount(false, "./" + ALERTS_YML, "/etc/prometheus/alerts.yml")),
+        "prometheus mounts " + ALERTS_YML + ": " + compose.mounts("prometheus"));
+    Map<String, Object> prom = map(RepoFiles.yaml(PROMETHEUS_YML), PROMETHEUS_YML);
+    assertEquals(List.of("/etc/prometheus/alerts.yml"), list(prom, "rule_files", PROMETHEUS_YML));
+    List<Map<String, Object>> rules = alertRules();
+    assertTrue(rules.size() >= 10, "alert rules: " + rules.size());
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (Map<String, Object> r : rules) {
+      String name = string(r, "alert", ALERTS_YML);
+      assertTrue(names.add(name), "alert " + name + " defined twice");
+      assertFalse(PromQl.metricNames(string(r, "expr", ALERTS_YML)).isEmpty(), name + " queries a metric");
+      assertTrue(map(r.get("labels"), name + ".labels").containsKey("severity"), name + " has a severity");
+      assertTrue(map(r.get("annotations"), name + ".annotations").containsKey("summary"), name + " has a summary");
+    }
+  }
+
+  /** Every rule of {@value #ALERTS_YML}. */
+  static List<Map<String, Object>> alertRules() {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (Object g : list(map(RepoFiles.yaml(ALERTS_YML), ALERTS_YML), "groups", ALERTS_YML)) {
+      for (Object r : list(map(g, ALERTS_YML + ".groups[]"), "rules", ALERTS_YML)) {
+        out.add(map(r, ALERTS_YML + ".rules[]"));
+      }
+    }
+    return out;
   }
 
   private static Map<String, Object> dplrfScrapeJob() {

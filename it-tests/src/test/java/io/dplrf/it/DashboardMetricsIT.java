@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Every metric name the Grafana dashboard ({@value Dashboard#PATH}) queries is exported on the
+ * Every metric name the Grafana dashboard ({@value Dashboard#PATH}) and the Prometheus alert
+ * rules ({@value ComposeFilesTest#ALERTS_YML}) query is exported on the
  * operator port's {@code /metrics} of a running service, once the events the meters measure have
  * happened: updates applied and one clipped, a malformed record dead-lettered, epochs closed (so
  * releases and snapshots were timed), public and operator HTTP requests (one a 404) and a GC
@@ -52,7 +53,11 @@ class DashboardMetricsIT {
   @Test
   void everyMetricNameTheDashboardQueries_isExported_onceIngestReleasesAndRequestsHappened(
       KafkaEnvironment kafka) throws Exception {
-    Set<String> wanted = Dashboard.load().metricNames();
+    Set<String> wanted = new TreeSet<>(Dashboard.load().metricNames());
+    // The Prometheus alert rules (deploy/prometheus/alerts.yml) must name real series too.
+    for (java.util.Map<String, Object> rule : ComposeFilesTest.alertRules()) {
+      wanted.addAll(PromQl.metricNames((String) rule.get("expr")));
+    }
     // Not vacuous: the dashboard's ~13 topics need well over 20 distinct series names.
     assertTrue(wanted.size() >= 25, "metric names found in the dashboard's queries: " + wanted);
 
@@ -98,8 +103,8 @@ class DashboardMetricsIT {
       }
       Set<String> ours = new TreeSet<>();
       exported.stream().filter(n -> n.startsWith("dplrf_") || n.startsWith("jvm_memory")).forEach(ours::add);
-      assertEquals(Set.of(), missing, "metric names queried by " + Dashboard.PATH
-          + " but absent from /metrics: " + missing + "\nexported dplrf_ and jvm_memory names: " + ours);
+      assertEquals(Set.of(), missing, "metric names queried by " + Dashboard.PATH + " or "
+          + ComposeFilesTest.ALERTS_YML + " but absent from /metrics: " + missing + "\nexported dplrf_ and jvm_memory names: " + ours);
     }
   }
 }
