@@ -123,7 +123,11 @@ public final class Gram {
 
   /** Entry p of the packed upper triangle as an exact integer multiple of q². */
   BigInteger exactUnits(int p) {
-    return BigInteger.valueOf(hi[p]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo[p])));
+    BigInteger low = BigInteger.valueOf(lo[p] & Long.MAX_VALUE); // the unsigned low word, in two parts
+    if (lo[p] < 0) {
+      low = low.setBit(63);
+    }
+    return BigInteger.valueOf(hi[p]).shiftLeft(64).add(low);
   }
 
   /** The packed upper triangle, each entry the double nearest to its exact value. */
