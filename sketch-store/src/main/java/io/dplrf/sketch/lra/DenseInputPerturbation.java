@@ -36,6 +36,12 @@ public final class DenseInputPerturbation extends NoisyLinearSketch {
     return plan;
   }
 
+  /** The dense noise N is drawn at release: the state is data only. */
+  @Override
+  public boolean startsEmpty() {
+    return true;
+  }
+
   @Override
   void flushPending() {}
 

@@ -86,20 +86,22 @@ public abstract sealed class NoisyLinearSketch
   public abstract ReleasedSketches release();
 
   /**
-   * Adds the accumulated data of {@code accumulator} — a {@code createWithoutNoise} sketch of the
-   * same mechanism, plan and instance — into this sketch: afterwards this sketch is as if it had
-   * received the accumulator's updates too. The accumulator must be noiseless so that nothing
-   * but data moves (a noiseless Priv1 sketch has σmin = 0: no padding is added twice). Used by
-   * the continual-release tree to fold one epoch into the O(log T) nodes that contain it, at a
-   * cost of one sketch size per node per epoch rather than per update.
+   * Adds the accumulated data of {@code accumulator} into this sketch: afterwards this sketch is
+   * as if it had received the accumulator's updates too. The source is either a {@code
+   * createWithoutNoise} sketch of the same mechanism, plan and instance, or a node whose state is
+   * data only ({@link #startsEmpty}: its noise is drawn at release), so that nothing but data
+   * moves (a noisy Priv1 node holds its σmin padding in its state and is refused; a noiseless
+   * Priv1 sketch has σmin = 0, so no padding is added twice). Used by the continual-release tree
+   * to fold one epoch into the nodes that contain it, and to build a closed node as the sum of its
+   * two closed children, at a cost of one sketch size per node per epoch rather than per update.
    *
-   * @throws IllegalArgumentException if the accumulator is noisy, is this sketch, or belongs to
-   *     another mechanism, plan, instance or key
+   * @throws IllegalArgumentException if the source holds more than data, is this sketch, or
+   *     belongs to another mechanism, plan, instance or key
    */
   public final void absorb(NoisyLinearSketch accumulator) {
-    if (accumulator == this || !accumulator.noiseless) {
-      throw new IllegalArgumentException(
-          "only another, noiseless sketch can be absorbed (node " + accumulator.nodeLabel + ")");
+    if (accumulator == this || !(accumulator.noiseless || accumulator.startsEmpty())) {
+      throw new IllegalArgumentException("only another sketch holding data only can be absorbed "
+          + "(node " + accumulator.nodeLabel + ")");
     }
     if (accumulator.getClass() != getClass() || !accumulator.instance().equals(instance())
         || !accumulator.key.fingerprint().equals(key.fingerprint())
@@ -140,6 +142,12 @@ public abstract sealed class NoisyLinearSketch
 
   /** The mechanism's plan record, for compatibility checks. */
   abstract Object planObject();
+
+  /**
+   * True if a new sketch's state is all zero — its randomness (noise, padding) is added at
+   * release — so that its state is exactly the sum of the updates it received.
+   */
+  public abstract boolean startsEmpty();
 
   /** Applies any buffered updates, so that {@link #state()} is complete. */
   abstract void flushPending();

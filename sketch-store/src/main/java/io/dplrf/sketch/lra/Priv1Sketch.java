@@ -92,6 +92,12 @@ public final class Priv1Sketch extends BufferedSketch {
     return plan;
   }
 
+  /** A noisy Priv1 node starts with its σmin padding (Â = (A σmin·I)) in its state. */
+  @Override
+  public boolean startsEmpty() {
+    return noiseless;
+  }
+
   @Override
   double[][] state() {
     return new double[][] {yc, yrT, w};

@@ -59,6 +59,12 @@ public final class Priv2Sketch extends BufferedSketch {
     return plan;
   }
 
+  /** Priv2's noise N1, N2 is drawn at release: the state is data only. */
+  @Override
+  public boolean startsEmpty() {
+    return true;
+  }
+
   @Override
   double[][] state() {
     return new double[][] {y, zT};

@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -23,19 +24,18 @@ import java.util.Map;
  *
  * <p><b>Updates.</b> {@link #update} writes ONE sketch: a noiseless accumulator of the current
  * epoch (same mechanism, plan and shared matrices as the nodes), O(t + v), independent of the
- * depth L. {@link #closeEpoch} folds the accumulator into every open node whose dyadic interval
- * contains the epoch (≤ L absorptions of one sketch size: per epoch, not per update), empties it,
- * and closes the nodes whose interval ends at that epoch.
+ * depth L. {@link #closeEpoch} makes the nodes whose interval ends at that epoch from it (per
+ * epoch, not per update: for Priv2 about two sketch-size additions on average, for Priv1 one per
+ * open node) and empties it.
  *
- * <p><b>Noise.</b> Each node is created, with its own label {@code instance/node/ℓ/k}, when its
- * interval starts; its noise is a pure function of (key, label) and cannot be redrawn. Releases
+ * <p><b>Noise.</b> Each node has its own label {@code instance/node/ℓ/k}; its noise is a pure function of (key, label) and cannot be redrawn. Releases
  * read closed nodes only, never a node still being written (STYLE.md 14). The node plan is
  * calibrated over the L nodes an update lands in by exact Gaussian-DP composition
  * (docs/privacy/continual-release.md): the whole stream, with every prefix and range released,
  * meets the configured (ε, δ). {@code instance} must be unique per stream under a key: two
  * streams with one instance label would share node noise.
  *
- * <p><b>Memory.</b> Live objects: the accumulator, ≤ L open nodes and the ≤ L closed nodes of the
+ * <p><b>Memory.</b> Live objects: the accumulator, ≤ L open nodes (Priv1 only) and the ≤ L closed nodes of the
  * prefix decomposition of [1, epochsClosed] (every future prefix release needs only these or
  * nodes not yet closed). Every closed node is also archived as {@code SketchCodec} bytes for
  * range releases and releases of earlier prefixes: in memory by default (O(T) sketches, part of
@@ -52,7 +52,7 @@ public final class ContinualSketch {
   final NodeFactory factory;
   final NoisyLinearSketch accumulator;
   final NodeArchive archive;
-  /** open[ℓ]: the level-ℓ node containing the current epoch, or null. */
+  /** Priv1 only: open[ℓ], the level-ℓ node containing the current epoch, or null. */
   final NoisyLinearSketch[] open;
   /** Closed nodes of the prefix decomposition of [1, epochsClosed]. */
   final Map<NodeId, NoisyLinearSketch> retained = new HashMap<>();
@@ -88,7 +88,7 @@ public final class ContinualSketch {
     return create(config, key, instance, NodeArchive.directory(nodeStore));
   }
 
-  private static ContinualSketch create(TreeConfig config, SecretKey key, String instance,
+  static ContinualSketch create(TreeConfig config, SecretKey key, String instance,
       NodeArchive archive) {
     if (instance == null || instance.isEmpty()) {
       throw new IllegalArgumentException("instance must be a non-empty label. Provided value: "
@@ -96,7 +96,9 @@ public final class ContinualSketch {
     }
     NodeFactory f = new NodeFactory(config, key, instance, NodeFactory.calibrate(config));
     ContinualSketch tree = new ContinualSketch(config, key, instance, f, f.accumulator(), archive);
-    tree.openNodesStartingAt(1);
+    if (!f.nodesStartEmpty()) {
+      tree.openNodesStartingAt(1);
+    }
     return tree;
   }
 
@@ -114,35 +116,36 @@ public final class ContinualSketch {
   }
 
   /**
-   * Ends the current epoch: folds it into the open nodes containing it and closes the nodes that
-   * end here (archiving them), then opens the nodes starting at the next epoch.
+   * Ends the current epoch: the closed nodes ending here are made and archived, then kept in
+   * memory if a future prefix release needs them.
+   *
+   * <p>Two ways, one result (a node holds the data of its epochs): where a node's state is data
+   * only ({@link NoisyLinearSketch#startsEmpty}: Priv2, whose noise is added at release), the leaf
+   * [e, e] is the epoch's accumulator and each node ending at e is the sum of its two children,
+   * made bottom-up: the left child is a retained node of the prefix decomposition of [1, e − 1]
+   * (binary-counter argument), the right one was made just before. No node is open between
+   * epochs, so the state after a close is the retained nodes — already archived — and the empty
+   * accumulator, and a snapshot at an epoch close names the node files instead of copying them
+   * ({@link TreeCodec}). A Priv1 node starts with its σmin padding, so two nodes cannot be added;
+   * its nodes stay open, created when their interval starts, and absorb each epoch.
    *
    * @throws IllegalStateException once all T epochs are closed
-   * @throws UncheckedIOException if a closed node cannot be written to the node store; the epoch
-   *     is then still open and closeEpoch may be retried
+   * @throws UncheckedIOException if a closed node cannot be written to the node store; nothing
+   *     has changed then, and closeEpoch may be retried
    */
   public void closeEpoch() {
     if (exhausted()) {
       throw new IllegalStateException(EXHAUSTED);
     }
     int e = epochsClosed + 1;
-    for (NoisyLinearSketch node : open) {
-      if (node != null) {
-        node.absorb(accumulator);
-      }
+    Map<NodeId, NoisyLinearSketch> justClosed = factory.nodesStartEmpty()
+        ? mergeUp(e) : foldIntoOpenNodes(e);
+    // Archive every closing node before changing any state: if a write fails, closeEpoch can be
+    // retried and computes the same nodes again.
+    for (Map.Entry<NodeId, NoisyLinearSketch> c : justClosed.entrySet()) {
+      archive.put(c.getKey(), c.getValue());
     }
     accumulator.reset();
-    // Archive every closing node before changing any state: if a write fails, closeEpoch can be
-    // retried (the accumulator is already empty, so absorbing it again adds nothing).
-    Map<NodeId, NoisyLinearSketch> justClosed = new HashMap<>();
-    for (int level = 0; level < open.length; level++) {
-      NoisyLinearSketch node = open[level];
-      NodeId id = new NodeId(level, (int) ((e - 1L) >> level));
-      if (node != null && id.end() == e) {
-        archive.put(id, bytes(node));
-        justClosed.put(id, node);
-      }
-    }
     for (NodeId id : justClosed.keySet()) {
       open[id.level()] = null;
     }
@@ -156,9 +159,53 @@ public final class ContinualSketch {
     }
     retained.clear();
     retained.putAll(keep);
-    if (e < config.epochs()) {
+    if (e < config.epochs() && !factory.nodesStartEmpty()) {
       openNodesStartingAt(e + 1);
     }
+  }
+
+  /** The nodes ending at epoch e, made from the accumulator and retained left siblings. */
+  private Map<NodeId, NoisyLinearSketch> mergeUp(int e) {
+    Map<NodeId, NoisyLinearSketch> made = new LinkedHashMap<>();
+    NodeId id = new NodeId(0, e - 1);
+    NoisyLinearSketch node = factory.node(id);
+    node.absorb(accumulator);
+    made.put(id, node);
+    while ((id.index() & 1) == 1) { // a right child: its parent ends at e too
+      NoisyLinearSketch left = retained.get(new NodeId(id.level(), id.index() - 1));
+      if (left == null) {
+        throw new IllegalStateException("node " + id + " closes but its left sibling is not "
+            + "retained");
+      }
+      id = new NodeId(id.level() + 1, id.index() >> 1);
+      NoisyLinearSketch parent = factory.node(id);
+      parent.absorb(left);
+      parent.absorb(node);
+      made.put(id, parent);
+      node = parent;
+    }
+    return made;
+  }
+
+  /**
+   * Priv1: the open nodes absorb the epoch, which is then emptied (so that a retry after a failed
+   * archive write adds nothing twice); those ending at e close.
+   */
+  private Map<NodeId, NoisyLinearSketch> foldIntoOpenNodes(int e) {
+    for (NoisyLinearSketch node : open) {
+      if (node != null) {
+        node.absorb(accumulator);
+      }
+    }
+    accumulator.reset();
+    Map<NodeId, NoisyLinearSketch> closing = new LinkedHashMap<>();
+    for (int level = 0; level < open.length; level++) {
+      NodeId id = new NodeId(level, (int) ((e - 1L) >> level));
+      if (open[level] != null && id.end() == e) {
+        closing.put(id, open[level]);
+      }
+    }
+    return closing;
   }
 
   private void openNodesStartingAt(int e) {

@@ -1,10 +1,15 @@
 package io.dplrf.sketch.tree;
 
 import io.dplrf.sketch.files.StateFiles;
+import io.dplrf.sketch.lra.NoisyLinearSketch;
+import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -22,7 +27,22 @@ import java.util.Map;
  * before the snapshot that names the node, and read back on demand. Closed nodes never change, so a file is written once per node.
  */
 abstract sealed class NodeArchive {
-  abstract void put(NodeId id, byte[] bytes);
+  /** How a node's bytes are produced: written straight to the file, or into memory. */
+  @FunctionalInterface
+  interface NodeWriter {
+    void writeTo(OutputStream out) throws IOException;
+  }
+
+  abstract void put(NodeId id, NodeWriter node);
+
+  void put(NodeId id, byte[] bytes) {
+    put(id, out -> out.write(bytes));
+  }
+
+  /** Archives a closed node ({@link SketchCodec} bytes). */
+  void put(NodeId id, NoisyLinearSketch node) {
+    put(id, out -> SketchCodec.write(node, out));
+  }
 
   abstract byte[] get(NodeId id) throws IOException;
 
@@ -43,7 +63,14 @@ abstract sealed class NodeArchive {
     private long bytes;
 
     @Override
-    void put(NodeId id, byte[] b) {
+    void put(NodeId id, NodeWriter node) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      try {
+        node.writeTo(out);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      byte[] b = out.toByteArray();
       byte[] old = nodes.put(id, b);
       bytes += b.length - (old == null ? 0 : old.length);
     }
@@ -102,15 +129,15 @@ abstract sealed class NodeArchive {
     }
 
     @Override
-    void put(NodeId id, byte[] b) {
+    void put(NodeId id, NodeWriter node) {
       try {
         StateFiles.createDirectories(dir);
         Path target = file(id);
         Path tmp = dir.resolve(target.getFileName() + ".tmp");
         // Owner-only from creation: a node file holds the node's noiseless sketch.
         try (FileChannel ch = StateFiles.createForWriting(tmp);
-            OutputStream out = java.nio.channels.Channels.newOutputStream(ch)) {
-          out.write(b);
+            OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16)) {
+          node.writeTo(out);
           out.flush();
           ch.force(true);
         }

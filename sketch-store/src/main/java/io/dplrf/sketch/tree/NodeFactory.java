@@ -58,6 +58,14 @@ final class NodeFactory {
     };
   }
 
+  /**
+   * True if a node's state is data only (Priv2: noise is added at release), so that a node is
+   * exactly the sum of its children ({@link ContinualSketch#closeEpoch}).
+   */
+  boolean nodesStartEmpty() {
+    return plan instanceof Priv2Plan;
+  }
+
   String label(NodeId id) {
     return id.label(instance);
   }

@@ -35,13 +35,13 @@ import java.util.zip.CheckedOutputStream;
  * parameters round-trip exactly and nothing is ever recalibrated or redrawn on restore.
  *
  * <pre>
- * Format version 1, big-endian (java.io.DataOutput):
+ * Format version 2, big-endian (java.io.DataOutput):
  *
  *  field                 type        notes
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFCT1"
- *  version               int32       1
- *  mechanism             int8        1 = priv1, 2 = priv2
+ *  version               int32       2
+ *  mechanism             int8        1 = priv1, 2 = priv2, 3 = priv2-sparse
  *  cacheUpdateColumns    int8        0 / 1
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         the stream's instance label
@@ -50,19 +50,28 @@ import java.util.zip.CheckedOutputStream;
  *  epochs                int32       T
  *  epochsClosed          int32       0..T
  *  store                 int8        0 = closed nodes in this snapshot, 1 = files in a nodeStore
- *  accumulator           int32 len, len bytes    SketchCodec of the noiseless epoch accumulator
- *  openCount             int32       then per open node:
+ *  accumulator           int32 len, len bytes    SketchCodec of the noiseless epoch accumulator;
+ *                                    len 0: empty (no update since the last epoch close)
+ *  openCount             int32       then per open node (Priv1 only; Priv2 keeps none):
  *    level, index        2 × int32
  *    sketch              int32 len, len bytes    SketchCodec
  *  closedCount           int32       store 0: every closed node; store 1: the retained prefix
  *    level, index        2 × int32   nodes; sorted by (level, index)
- *    sketch              int32 len, len bytes    SketchCodec
+ *    sketch              store 0 only: int32 len, len bytes (SketchCodec); store 1: nothing,
+ *                                    the node is read from its file
  *  crc                   int32       CRC32C of every byte before it
  * </pre>
+ *
+ * <p>So a snapshot taken at an epoch close of a Priv2 tree with a node store is a few hundred
+ * bytes: the accumulator is empty, no node is open, and the retained nodes are named, not copied.
+ *
+ * <p>Version 1 (read, never written) differs in: the accumulator always present; store 1 copies
+ * the retained nodes' bytes; a Priv2 tree has open nodes, which are checked and dropped on
+ * restore (a version-2 tree makes each node from its closed children instead).
  */
 final class TreeCodec {
   private static final byte[] MAGIC = "DPLRFCT1".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 1;
+  static final int VERSION = 2;
   private static final int MAX_NODES = 1 << 24;
 
   private TreeCodec() {}
@@ -92,7 +101,8 @@ final class TreeCodec {
     d.writeInt(c.epochs());
     d.writeInt(tree.epochsClosed);
     d.writeByte(tree.archive.inMemory() ? 0 : 1);
-    writeBytes(d, ContinualSketch.bytes(tree.accumulator));
+    writeBytes(d, tree.accumulator.updateCount() == 0
+        ? new byte[0] : ContinualSketch.bytes(tree.accumulator));
     List<NodeId> openIds = new ArrayList<>();
     for (int level = 0; level < tree.open.length; level++) {
       if (tree.open[level] != null) {
@@ -108,8 +118,12 @@ final class TreeCodec {
     closed.sort(Comparator.comparingInt(NodeId::level).thenComparingInt(NodeId::index));
     d.writeInt(closed.size());
     for (NodeId id : closed) {
-      writeNode(d, id, tree.archive instanceof NodeArchive.Memory mem
-          ? mem.nodes.get(id) : ContinualSketch.bytes(tree.retained.get(id)));
+      if (tree.archive instanceof NodeArchive.Memory mem) {
+        writeNode(d, id, mem.nodes.get(id));
+      } else {
+        d.writeInt(id.level());
+        d.writeInt(id.index());
+      }
     }
     d.flush();
     DataOutputStream tail = new DataOutputStream(out);
@@ -133,9 +147,9 @@ final class TreeCodec {
         throw new IOException("not a dplrf continual-release snapshot (bad magic number)");
       }
       int version = d.readInt();
-      if (version != VERSION) {
+      if (version != 1 && version != VERSION) {
         throw new IOException("unsupported tree snapshot version " + version
-            + " (this build reads " + VERSION + ")");
+            + " (this build reads 1 and " + VERSION + ")");
       }
       int mech = d.readByte();
       boolean cache = d.readByte() == 1;
@@ -156,8 +170,9 @@ final class TreeCodec {
       }
       int closedCount = count(d.readInt());
       List<NodeBytes> closedNodes = new ArrayList<>();
+      boolean named = version >= 2 && store == 1; // ids only: the bytes are in the node files
       for (int x = 0; x < closedCount; x++) {
-        closedNodes.add(readNode(d));
+        closedNodes.add(named ? new NodeBytes(readId(d), null) : readNode(d));
       }
       int expected = (int) crc.getValue();
       if (d.readInt() != expected) {
@@ -198,14 +213,29 @@ final class TreeCodec {
   private static ContinualSketch restore(TreeConfig config, SecretKey key, String instance,
       int closedEpochs, byte[] accBytes, List<NodeBytes> openNodes, List<NodeBytes> closedNodes,
       NodeArchive archive) throws IOException {
-    NoisyLinearSketch saved = SketchCodec.read(new ByteArrayInputStream(accBytes), key, false);
-    if (!saved.isNoiseless() || !saved.nodeLabel().equals(instance + "/accumulator")) {
-      throw new IOException("corrupt tree snapshot: the accumulator is not this stream's");
+    // The plan is read back, never recalibrated: from the accumulator, else from a stored node
+    // (every node of the tree has the same plan; checked() compares each one with it). Only a
+    // tree that never closed an epoch nor received an update has neither; it calibrates anew.
+    NoisyLinearSketch saved = accBytes.length == 0
+        ? null : SketchCodec.read(new ByteArrayInputStream(accBytes), key, false);
+    Object plan;
+    if (saved != null) {
+      if (!saved.isNoiseless() || !saved.nodeLabel().equals(instance + "/accumulator")) {
+        throw new IOException("corrupt tree snapshot: the accumulator is not this stream's");
+      }
+      plan = NodeFactory.planOf(saved);
+    } else if (!openNodes.isEmpty() || !closedNodes.isEmpty()) {
+      NodeBytes any = openNodes.isEmpty() ? closedNodes.get(0) : openNodes.get(0);
+      byte[] b = any.bytes() != null ? any.bytes() : archive.get(any.id());
+      plan = NodeFactory.planOf(SketchCodec.read(new ByteArrayInputStream(b), key, false));
+    } else {
+      plan = NodeFactory.calibrate(config);
     }
-    Object plan = NodeFactory.planOf(saved);
     NodeFactory factory = new NodeFactory(config, key, instance, plan);
     NoisyLinearSketch acc = factory.accumulator();
-    acc.absorb(saved); // checks mechanism, plan, instance and key
+    if (saved != null) {
+      acc.absorb(saved); // checks mechanism, plan, instance and key
+    }
     ContinualSketch tree = new ContinualSketch(config, key, instance, factory, acc, archive);
     tree.epochsClosed = closedEpochs;
     Set<NodeId> expectedOpen = new HashSet<>();
@@ -221,10 +251,14 @@ final class TreeCodec {
     for (NodeBytes o : openNodes) {
       NodeId id = o.id();
       NoisyLinearSketch node = checked(tree, id, o.bytes(), plan);
-      tree.open[id.level()] = node;
+      if (!factory.nodesStartEmpty()) {
+        tree.open[id.level()] = node;
+      } // else a version-1 Priv2 snapshot: the node will be made from its children when it closes
       gotOpen.add(id);
     }
-    if (!gotOpen.equals(expectedOpen)) {
+    // Priv2 keeps no open node (version 2); a version-1 snapshot lists them all.
+    boolean noneKept = factory.nodesStartEmpty() && openNodes.isEmpty();
+    if (!gotOpen.equals(noneKept ? Set.of() : expectedOpen)) {
       throw new IOException("corrupt tree snapshot: open nodes " + gotOpen + ", expected "
           + expectedOpen);
     }
@@ -234,9 +268,11 @@ final class TreeCodec {
       if (id.end() > closedEpochs) {
         throw new IOException("corrupt tree snapshot: node " + id + " is not closed");
       }
-      inline.put(id, o.bytes());
-      if (archive instanceof NodeArchive.Memory) {
-        archive.put(id, o.bytes());
+      if (o.bytes() != null) {
+        inline.put(id, o.bytes());
+        if (archive instanceof NodeArchive.Memory) {
+          archive.put(id, o.bytes());
+        }
       }
     }
     for (NodeId id : Dyadic.decomposition(1, closedEpochs)) {
@@ -244,6 +280,12 @@ final class TreeCodec {
       tree.retained.put(id, checked(tree, id, b, plan));
     }
     if (archive instanceof NodeArchive.Directory dir) {
+      Set<NodeId> named = new HashSet<>();
+      closedNodes.forEach(o -> named.add(o.id()));
+      if (!named.equals(tree.retained.keySet())) {
+        throw new IOException("corrupt tree snapshot: retained nodes " + named + ", expected "
+            + tree.retained.keySet());
+      }
       for (int level = 0; level < config.depth(); level++) {
         for (long idx = 0; ((idx + 1) << level) <= closedEpochs; idx++) {
           Path f = dir.file(new NodeId(level, (int) idx));
@@ -281,12 +323,16 @@ final class TreeCodec {
   private record NodeBytes(NodeId id, byte[] bytes) {}
 
   private static NodeBytes readNode(DataInputStream d) throws IOException {
+    return new NodeBytes(readId(d), readBytes(d));
+  }
+
+  private static NodeId readId(DataInputStream d) throws IOException {
     int level = d.readInt();
     int index = d.readInt();
     if (level < 0 || level > 31 || index < 0) {
       throw new IOException("corrupt tree snapshot: node (" + level + ", " + index + ")");
     }
-    return new NodeBytes(new NodeId(level, index), readBytes(d));
+    return new NodeId(level, index);
   }
 
   private static void writeBytes(DataOutputStream d, byte[] b) throws IOException {

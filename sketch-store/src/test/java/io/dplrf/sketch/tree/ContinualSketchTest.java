@@ -196,26 +196,40 @@ class ContinualSketchTest {
     }
   }
 
-  /** An update writes one sketch, the epoch accumulator; the L open nodes see it at closeEpoch. */
+  /**
+   * An update writes one sketch, the epoch accumulator. Priv1: the L open nodes absorb it at
+   * closeEpoch. Priv2: no node is open; closeEpoch makes the leaf from it and each node ending
+   * there from its two children.
+   */
   @ParameterizedTest
   @EnumSource(StreamMechanism.class)
-  void update_writesOnlyTheEpochAccumulator_nodesAbsorbItAtCloseEpoch(StreamMechanism mech) {
+  void update_writesOnlyTheEpochAccumulator_nodesAreMadeAtCloseEpoch(StreamMechanism mech) {
     ContinualSketch tree = ContinualSketch.create(config(mech, SMALL, 8), KEY, "cost");
     assertEquals(4, tree.depth());
+    boolean priv1 = mech == StreamMechanism.PRIV1;
     for (NoisyLinearSketch node : tree.open) {
-      assertNotNull(node); // epoch 1 lies in one node per level: [1,1], [1,2], [1,4], [1,8]
+      // Priv1: epoch 1 lies in one node per level: [1,1], [1,2], [1,4], [1,8]
+      assertEquals(priv1, node != null);
     }
     feed(tree, 1, 0, PER_EPOCH);
     assertEquals(PER_EPOCH, tree.accumulator.updateCount());
     for (NoisyLinearSketch node : tree.open) {
-      assertEquals(0, node.updateCount(), node.nodeLabel());
+      assertEquals(0, node == null ? 0 : node.updateCount());
     }
     NoisyLinearSketch level1 = tree.open[1];
     tree.closeEpoch();
     assertEquals(0, tree.accumulator.updateCount());
-    assertEquals(PER_EPOCH, level1.updateCount());
-    assertEquals(0, tree.open[0].updateCount()); // the fresh node [2, 2]
     assertEquals(PER_EPOCH, tree.retained.get(new NodeId(0, 0)).updateCount());
+    if (priv1) {
+      assertEquals(PER_EPOCH, level1.updateCount());
+      assertEquals(0, tree.open[0].updateCount()); // the fresh node [2, 2]
+    } else {
+      assertEquals(java.util.Arrays.asList(new NoisyLinearSketch[4]), java.util.Arrays.asList(tree.open));
+    }
+    feed(tree, 2, 0, PER_EPOCH);
+    tree.closeEpoch();
+    assertEquals(java.util.Set.of(new NodeId(1, 0)), tree.retained.keySet());
+    assertEquals(2 * PER_EPOCH, tree.retained.get(new NodeId(1, 0)).updateCount());
   }
 
   @Test

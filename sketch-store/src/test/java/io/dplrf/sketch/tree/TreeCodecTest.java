@@ -138,14 +138,92 @@ class TreeCodecTest {
   }
 
   /**
-   * Golden files of tree format version 1 (written once by TreeGoldenSnapshots.main): they must
-   * stay readable and continue exactly as the same tree built today.
+   * Priv2 keeps no open node and the accumulator is empty after a close, so a snapshot at an
+   * epoch close with a node store names the retained node files: its size does not grow with the
+   * sketches, and the restored tree continues exactly as the original.
    */
   @ParameterizedTest
+  @EnumSource(value = StreamMechanism.class, names = {"PRIV2", "PRIV2_SPARSE"})
+  void snapshotAtAnEpochClose_withANodeStore_namesTheNodesInsteadOfCopyingThem(
+      StreamMechanism mech, @TempDir Path dir) throws IOException {
+    SketchSizes big = new SketchSizes(60, 50, 2, 8, 16);
+    ContinualSketch original = ContinualSketch.create(
+        new TreeConfig(mech, big, TreeFixtures.PRIVACY, 2.0, T, false), KEY, "small", dir);
+    for (int e = 1; e <= 3; e++) {
+      feed(original, e, 0, PER_EPOCH);
+      original.closeEpoch();
+    }
+    long nodeBytes = Files.size(dir.resolve("node-0-2.sketch"));
+    assertTrue(nodeBytes > 8 * (60 * 8 + 50 * 16), "a node file holds its sketch: " + nodeBytes);
+    byte[] snap = bytes(original);
+    assertTrue(snap.length < 512, "snapshot at a close: " + snap.length + " bytes");
+    ContinualSketch restored = ContinualSketch.readFrom(new ByteArrayInputStream(snap), KEY, dir);
+    assertEquals(original.plan(), restored.plan());
+    assertEquals(0, restored.accumulator.updateCount());
+    feed(original, 4, 0, PER_EPOCH / 2);
+    byte[] mid = bytes(original); // mid-epoch: the accumulator is in the snapshot
+    assertTrue(mid.length > snap.length + 8 * (60 * 8 + 50 * 16), "mid-epoch: " + mid.length);
+    feed(restored, 4, 0, PER_EPOCH / 2);
+    ContinualSketch restoredMid = ContinualSketch.readFrom(new ByteArrayInputStream(mid), KEY, dir);
+    assertEquals(PER_EPOCH / 2, restoredMid.accumulator.updateCount());
+    for (ContinualSketch c : new ContinualSketch[] {original, restored, restoredMid}) {
+      feed(c, 4, PER_EPOCH / 2, PER_EPOCH);
+      while (!c.exhausted()) {
+        c.closeEpoch();
+        if (!c.exhausted()) {
+          feed(c, c.epochsClosed() + 1, 0, PER_EPOCH);
+        }
+      }
+    }
+    for (int s = 1; s <= T; s++) {
+      for (int e = s; e <= T; e++) {
+        assertSameRelease(original.releaseRange(s, e), restored.releaseRange(s, e), "[" + s + ", " + e + "]");
+        assertSameRelease(original.releaseRange(s, e), restoredMid.releaseRange(s, e), "mid [" + s + ", " + e + "]");
+      }
+    }
+  }
+
+  /** A failed node write leaves the tree as it was: retrying the close gives the same nodes. */
+  @ParameterizedTest
   @EnumSource(StreamMechanism.class)
-  void goldenVersion1Snapshots_stayReadableAndContinueIdentically(StreamMechanism mech)
+  void closeEpoch_failingNodeWrite_canBeRetriedWithoutCountingTheEpochTwice(StreamMechanism mech,
+      @TempDir Path dir) throws IOException {
+    TreeConfig config = new TreeConfig(mech, SIZES, TreeFixtures.PRIVACY, 2.0, T, false);
+    int[] failures = {0};
+    NodeArchive.Directory flaky = new NodeArchive.Directory(dir.resolve("flaky"), d -> {
+      if (failures[0]++ == 1) { // the second write: epoch 2's leaf [2, 2] (Priv2) or node
+        throw new IOException("disk full");
+      }
+    });
+    ContinualSketch tree = ContinualSketch.create(config, KEY, "retry", flaky);
+    ContinualSketch clean = ContinualSketch.create(config, KEY, "retry", dir.resolve("clean"));
+    for (int e = 1; e <= 2; e++) {
+      feed(tree, e, 0, PER_EPOCH);
+      feed(clean, e, 0, PER_EPOCH);
+      clean.closeEpoch();
+      if (e == 1) {
+        tree.closeEpoch();
+      }
+    }
+    assertThrows(java.io.UncheckedIOException.class, tree::closeEpoch);
+    assertEquals(1, tree.epochsClosed());
+    tree.closeEpoch();
+    assertEquals(2, tree.epochsClosed());
+    assertSameRelease(clean.releasePrefix(2), tree.releasePrefix(2), "[1, 2] after a retry");
+    assertSameRelease(clean.releaseRange(2, 2), tree.releaseRange(2, 2), "[2, 2] after a retry");
+  }
+
+  /**
+   * Golden files of every tree format version (written once by TreeGoldenSnapshots.main): they
+   * must stay readable and continue exactly as the same tree built today.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"priv1, 1", "priv2, 1", "priv2-sparse, 1",
+      "priv1, 2", "priv2, 2", "priv2-sparse, 2"})
+  void goldenSnapshots_stayReadableAndContinueIdentically(String mechanism, int version)
       throws IOException {
-    String name = "/golden/tree-" + mech.cliName() + "-v1.snapshot";
+    StreamMechanism mech = StreamMechanism.fromCliName(mechanism);
+    String name = "/golden/tree-" + mech.cliName() + "-v" + version + ".snapshot";
     try (InputStream in = getClass().getResourceAsStream(name)) {
       assertTrue(in != null, name + " is missing");
       ContinualSketch g = ContinualSketch.readFrom(in, KEY);
