@@ -41,7 +41,11 @@ abstract sealed class BufferedSketch extends NoisyLinearSketch permits Priv1Sket
       applyBuffered();
       buffer.clear();
     }
+    flushOwnBuffer();
   }
+
+  /** A subclass that buffers updates its own way applies them here (default: none). */
+  void flushOwnBuffer() {}
 
   /** Applies the buffered updates (the buffer is non-empty), typically by {@link #scatter}. */
   abstract void applyBuffered();

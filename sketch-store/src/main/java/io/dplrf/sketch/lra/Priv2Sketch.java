@@ -20,6 +20,7 @@ public final class Priv2Sketch extends BufferedSketch {
   private final int v;
   private final double[] y; // m × t
   private final double[] zT; // n × v: (SA)ᵀ
+  private final BandedUpdates banded; // sparse embeddings only
 
   private Priv2Sketch(
       Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel, boolean noiseless) {
@@ -37,6 +38,7 @@ public final class Priv2Sketch extends BufferedSketch {
     this.v = plan.sizes().v();
     y = new double[Math.multiplyExact(m, tw)];
     zT = new double[Math.multiplyExact(n, v)];
+    banded = mats.sparsity > 0 ? new BandedUpdates((long) y.length + zT.length) : null;
   }
 
   public static Priv2Sketch create(
@@ -80,14 +82,24 @@ public final class Priv2Sketch extends BufferedSketch {
     return new Priv2Sketch(plan, mats, key, nodeLabel, noiseless);
   }
 
-  /** Sparse embeddings: O(s) per update, written at once (no buffer: there is nothing to regenerate). */
+  /**
+   * Sparse embeddings: O(s) per update, buffered and applied in cache-sized bands of rows
+   * ({@link BandedUpdates}); dense: buffered so that each column is generated once per flush.
+   */
   @Override
   void apply(int i, int j, double delta) {
-    if (mats.sparsity > 0) {
-      mats.phiTSparse.addColumn(j, delta, y, i * tw); // Y row i += Δ·Φ[j,:]
-      mats.sSparse.addColumn(i, delta, zT, j * v); // Z column j += Δ·S[:,i]
-    } else {
+    if (banded == null) {
       super.apply(i, j, delta);
+    } else if (banded.add(i, j, delta)) {
+      flushOwnBuffer();
+    }
+  }
+
+  /** Y row i += Δ·Φ[j,:] and Z column j += Δ·S[:,i] for every buffered sparse update. */
+  @Override
+  void flushOwnBuffer() {
+    if (banded != null) {
+      banded.flush(mats.phiTSparse, y, tw, mats.sSparse, zT, v);
     }
   }
 
@@ -124,6 +136,7 @@ public final class Priv2Sketch extends BufferedSketch {
 
   @Override
   public long sizeInBytes() {
-    return 8L * (y.length + zT.length) + buffer.sizeInBytes() + mats.sizeInBytes();
+    return 8L * (y.length + zT.length) + buffer.sizeInBytes() + mats.sizeInBytes()
+        + (banded == null ? 0 : banded.sizeInBytes());
   }
 }
