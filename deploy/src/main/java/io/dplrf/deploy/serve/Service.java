@@ -33,6 +33,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -73,6 +74,15 @@ public final class Service implements AutoCloseable {
   private final PublicApi publicApi;
   private final OperatorApi operatorApi;
   private final ScheduledExecutorService ticker;
+  /**
+   * Computes each epoch's release off the ingest thread, in epoch order, so that ingest goes on
+   * while a release draws its noise and factorizes (tens of seconds at m = n = 100,000).
+   */
+  private final ExecutorService releaser = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "dplrf-release");
+    t.setDaemon(true);
+    return t;
+  });
   private final java.util.List<KafkaClientMetrics> kafkaMetrics = new java.util.ArrayList<>();
   private final CompletableFuture<Throwable> ingestFailure = new CompletableFuture<>();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -132,7 +142,7 @@ public final class Service implements AutoCloseable {
           local != null ? local : target, new EpochListener() {
         @Override
         public void epochClosed(int epoch) {
-          release(epoch);
+          releaseLater(epoch);
         }
 
         @Override
@@ -188,6 +198,7 @@ public final class Service implements AutoCloseable {
       closeQuietly(createdLoop);
       kafkaMetrics.forEach(KafkaClientMetrics::close);
       metrics.close();
+      releaser.shutdownNow();
       if (embedded != null) {
         embedded.close();
       }
@@ -312,6 +323,22 @@ public final class Service implements AutoCloseable {
   }
 
   /** Computes and caches the prefix release after epoch {@code epoch}: once per epoch. */
+  /**
+   * Queues the release of epoch {@code epoch}, whose snapshot is durable. A failed release stops
+   * the service like a failed ingest ({@link #awaitIngestFailure}): a process that no longer
+   * releases must not look healthy.
+   */
+  private void releaseLater(int epoch) {
+    releaser.execute(() -> {
+      try {
+        release(epoch);
+      } catch (RuntimeException | Error e) {
+        log.println("dplrf: the release of epoch " + epoch + " failed: " + e);
+        ingestFailure.complete(e);
+      }
+    });
+  }
+
   private void release(int epoch) {
     long t0 = System.nanoTime();
     Instant now = Instant.now();
@@ -446,9 +473,17 @@ public final class Service implements AutoCloseable {
     return loop.state();
   }
 
-  /** Blocks until the ingest loop ends (exhaustion, failure or close). */
+  /**
+   * Blocks until the ingest loop ends (exhaustion, failure or close) and the releases of the
+   * epochs it closed are published.
+   */
   public void awaitIngest() throws InterruptedException {
     ingestThread.join();
+    try {
+      releaser.submit(() -> { }).get();
+    } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+      // closed meanwhile: nothing more will be published
+    }
   }
 
   /**
@@ -477,9 +512,12 @@ public final class Service implements AutoCloseable {
     loop.close();
     try {
       ingestThread.join(30_000);
+      releaser.shutdown(); // a release under way is finished: its epoch is already snapshotted
+      releaser.awaitTermination(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    releaser.shutdownNow();
     kafkaMetrics.forEach(KafkaClientMetrics::close);
     publicApi.close();
     operatorApi.close();
