@@ -48,9 +48,11 @@ public final class ServiceConfig {
    * What the service consumes and releases (docs/rows.md): {@code updates}, turnstile updates of
    * an m×n matrix A (the default); {@code rows}, row records whose unit is one row, clipped to
    * ‖x‖₂ ≤ C, released as a rank-k factorization of the d×d matrix AᵀA (d = cols); {@code local},
-   * local-DP reports (docs/local-service.md), summed and released as the rank-k basis.
+   * local-DP reports (docs/local-service.md), summed and released as the rank-k basis;
+   * {@code completion}, ratings (i = user, j = item, Δ = rating) kept per user in a RocksDB store
+   * and completed by private Frank–Wolfe under joint DP (docs/completion-service.md).
    */
-  public enum Mode { UPDATES, ROWS, LOCAL }
+  public enum Mode { UPDATES, ROWS, LOCAL, COMPLETION }
 
   /** The privacy unit of the stream neighbouring relation (DESIGN.md "Privacy model"). */
   public enum PrivacyUnit { UPDATE, KEY, ROW }
@@ -63,7 +65,14 @@ public final class ServiceConfig {
       "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
       "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
       "alpha", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
-      "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed");
+      "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed",
+      "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
+      "completion-row-norm", "completion-nuclear-norm");
+
+  /** The settings of mode completion only (docs/completion-service.md). */
+  private static final List<String> COMPLETION_ONLY = List.of("max-ratings", "completion-runs",
+      "completion-every-epochs", "completion-iterations", "completion-row-norm",
+      "completion-nuclear-norm");
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
@@ -76,6 +85,15 @@ public final class ServiceConfig {
   private ServiceConfig(Map<String, Raw> raw) {
     this.raw = raw;
     choice("mode", Mode.class, Mode.UPDATES);
+    boolean completion = mode() == Mode.COMPLETION;
+    for (String name : completion ? List.of("rank", "epochs", "privacy-unit", "budget-policy",
+        "mechanism", "sketch-cols", "sketch-rows", "alpha") : COMPLETION_ONLY) {
+      if (raw.containsKey(name)) {
+        throw invalid(name, completion ? "unset in mode completion (the unit is one user: at most"
+            + " max-ratings ratings, each |rating| <= clip; private Frank-Wolfe has no rank, sketch"
+            + " or epoch budget)" : "unset outside mode completion");
+      }
+    }
     boolean localMode = mode() == Mode.LOCAL;
     boolean rowsMode = mode() == Mode.ROWS || localMode;
     if (localMode) {
@@ -103,7 +121,20 @@ public final class ServiceConfig {
     if (rowsMode) {
       values.put("rows", values.get("cols"));
     }
-    positiveInt("rank");
+    if (completion) {
+      values.put("rank", 0);
+      values.put("epochs", 0);
+      intIn("max-ratings", 80, 1, 1_000_000);
+      intIn("completion-runs", 10, 1, 1_000_000);
+      intIn("completion-every-epochs", 0, 0, Integer.MAX_VALUE);
+      optionalPositiveInt("completion-iterations");
+      number("completion-row-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
+          Double.NaN);
+      number("completion-nuclear-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
+          Double.NaN);
+    } else {
+      positiveInt("rank");
+    }
     number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
     number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
     choice("mechanism", Mechanism.class, Mechanism.PRIV2);
@@ -112,7 +143,9 @@ public final class ServiceConfig {
           + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"
           + " update of A)");
     }
-    positiveInt("epochs");
+    if (!completion) {
+      positiveInt("epochs");
+    }
     optionalPositiveLong("epoch-updates");
     // The ingest clock counts milliseconds: a shorter epoch cannot be honoured.
     number("epoch-seconds", ">= 0.001 and < infinity", x -> x >= 0.001 && Double.isFinite(x),
@@ -127,7 +160,8 @@ public final class ServiceConfig {
     path("key", values.get("state-dir") + "/secret.key");
     string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
     string("seed", null, "64 hexadecimal digits", s -> s.matches("[0-9A-Fa-f]{64}"));
-    string("topic", localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
+    string("topic", localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows"
+        : completion ? "dplrf-ratings" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
         s -> TOPIC.matcher(s).matches());
     string("dead-letter-topic", values.get("topic") + ".dead-letter",
         "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)", s -> TOPIC.matcher(s).matches());
@@ -298,6 +332,37 @@ public final class ServiceConfig {
   /** The operator endpoints' bearer token; empty means they are open (bind them to loopback). */
   public Optional<String> adminToken() {
     return Optional.ofNullable((String) values.get("admin-token"));
+  }
+
+  /** Mode completion: ξ, the most distinct items stored per user (default 80, as the paper). */
+  public int maxRatings() {
+    return (Integer) values.get("max-ratings");
+  }
+
+  /** Mode completion: R, the most fits the total (epsilon, delta) covers. */
+  public int completionRuns() {
+    return (Integer) values.get("completion-runs");
+  }
+
+  /** Mode completion: fit after every this many closed epochs; 0: on demand only. */
+  public int completionEveryEpochs() {
+    return (Integer) values.get("completion-every-epochs");
+  }
+
+  /** Mode completion: T, the Frank–Wolfe iterations; empty: the algorithm's default. */
+  public OptionalInt completionIterations() {
+    Integer v = (Integer) values.get("completion-iterations");
+    return v == null ? OptionalInt.empty() : OptionalInt.of(v);
+  }
+
+  /** Mode completion: L, the bound on ‖P_Ω(Y_i)‖₂; NaN: the algorithm's default. */
+  public double completionRowNorm() {
+    return (Double) values.get("completion-row-norm");
+  }
+
+  /** Mode completion: k, the nuclear-norm bound; NaN: the algorithm's default. */
+  public double completionNuclearNorm() {
+    return (Double) values.get("completion-nuclear-norm");
   }
 
   /** Where {@code name}'s value came from. */
