@@ -184,7 +184,8 @@ final class CompletionRuns implements AutoCloseable {
         metrics.completionProgress(done, total);
       });
       Duration took = Duration.ofNanos(System.nanoTime() - t0);
-      Finished f = new Finished(run, model, Instant.now(), took);
+      Finished f = new Finished(run, model,
+          Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS), took); // as stored
       store.putMeta(MODEL_META, encodeFinished(f));
       latest = f;
       lastError = null;
