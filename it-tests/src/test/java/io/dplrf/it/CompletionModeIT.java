@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.ingest.IngestStats;
 import io.dplrf.ingest.UpdateRecords;
 import io.dplrf.it.Stream.Rec;
 import io.dplrf.release.completion.CompletionDiagnostics;
@@ -60,12 +61,14 @@ class CompletionModeIT {
     final Map<Integer, TreeMap<Integer, Double>> rows = new TreeMap<>();
     long applied;
     long dropped;
+    long checksum;
 
     void rate(int u, int j, double r) {
       TreeMap<Integer, Double> row = rows.computeIfAbsent(u, x -> new TreeMap<>());
       if (row.containsKey(j) || row.size() < XI) {
         row.put(j, r);
         applied++;
+        checksum += IngestStats.updateHash(u, j, r);
       } else {
         dropped++;
       }
@@ -262,6 +265,88 @@ class CompletionModeIT {
     Http.Answer refused = Http.send("POST", running.operator("/admin/completion/run"), null);
     assertEquals(409, refused.status(), "" + refused);
     assertEquals(405, Http.send("GET", running.operator("/admin/completion/run"), null).status());
+  }
+
+  /**
+   * Exactly once across a hard crash: {@code dplrf serve --mode completion} as a child JVM,
+   * killed with SIGKILL (no shutdown hook, no final checkpoint) while ratings stream in, then
+   * restarted on the same state directory: every rating is stored once — the same stored count,
+   * applied and dropped counts and checksum as the test's own replay of the stream.
+   */
+  @Test
+  void killDashNineMidStream_thenRestart_storesEveryRatingExactlyOnce(KafkaEnvironment kafka)
+      throws Throwable {
+    String topic = "it-completion-crash-" + UUID.randomUUID();
+    kafka.createTopic(topic, 1);
+    Path state = Files.createTempDirectory("dplrf-it-completion-crash");
+    Path logs = Files.createTempDirectory("dplrf-it-completion-crash-log");
+    Map<String, String> settings = RunningService.settings("mode", "completion",
+        "rows", "" + USERS, "cols", "" + ITEMS, "clip", "1", "epsilon", "1", "delta", "1e-6",
+        "epoch-seconds", "0.2", "max-ratings", "" + XI, "bootstrap-servers",
+        kafka.bootstrapServers(), "topic", topic, "state-dir", state.toString(), "http-port", "0",
+        "operator-port", "0");
+    SplittableRandom rnd = new SplittableRandom(99);
+    double[] a = new double[USERS];
+    double[] b = new double[ITEMS];
+    for (int u = 0; u < USERS; u++) {
+      a[u] = rnd.nextDouble(-1, 1);
+    }
+    for (int j = 0; j < ITEMS; j++) {
+      b[j] = rnd.nextDouble(-1, 1);
+    }
+    Expected expected = new Expected();
+    List<Rec> recs = ratings(rnd, a, b, expected, 3); // ~2,000 records, many re-ratings
+    List<ChildService> children = new ArrayList<>();
+    try {
+      ChildService first = ChildService.start(settings, logs.resolve("serve-1.log"), DEADLINE);
+      children.add(first);
+      java.util.concurrent.CompletableFuture<Void> producing =
+          java.util.concurrent.CompletableFuture.runAsync(() -> {
+            for (int from = 0; from < recs.size(); from += 100) {
+              Stream.sendAll(kafka.bootstrapServers(), topic,
+                  recs.subList(from, Math.min(recs.size(), from + 100)));
+              try {
+                Thread.sleep(100);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+              }
+            }
+          });
+      Map<String, Object> beforeKill = Poll.until("some ratings committed", DEADLINE,
+          () -> Http.object(first.operator("/admin/ingest")), m -> longOf(m, "ratingsStored") > 0);
+      first.kill();
+      System.out.println("completion crash: killed after " + beforeKill);
+      assertTrue(longOf(beforeKill, "recordsConsumed") < recs.size(),
+          "the kill must come mid-stream: " + beforeKill);
+      producing.get(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+
+      ChildService second = ChildService.start(settings, logs.resolve("serve-2.log"), DEADLINE);
+      children.add(second);
+      Map<String, Object> after = Poll.until("every record consumed after the restart", DEADLINE,
+          () -> Http.object(second.operator("/admin/ingest")),
+          m -> longOf(m, "recordsConsumed") >= recs.size()
+              && longOf(m, "ratingsStored") >= expected.stored());
+      System.out.println("completion crash: after restart " + after);
+      assertEquals(recs.size(), longOf(after, "recordsConsumed"), "records read once: " + after);
+      assertEquals(expected.stored(), longOf(after, "ratingsStored"), "" + after);
+      assertEquals(expected.rows.size(), longOf(after, "users"), "" + after);
+      assertEquals(expected.applied, longOf(after, "ratingsApplied"), "" + after);
+      assertEquals(expected.dropped, longOf(after, "ratingsDropped"), "" + after);
+      assertEquals(Long.toUnsignedString(expected.checksum, 16), after.get("checksum"),
+          "checksum of the applied ratings: " + after);
+    } catch (Throwable t) {
+      for (ChildService c : children) {
+        System.out.println("---- output of " + c.log + " ----\n" + c.output());
+      }
+      throw t;
+    } finally {
+      for (ChildService c : children) {
+        c.kill();
+      }
+      RunningService.deleteTree(state);
+      RunningService.deleteTree(logs);
+    }
   }
 
   private static Long runOf(Map<String, Object> status) {
