@@ -381,7 +381,10 @@ public final class ServiceConfig {
     for (String name : NAMES) {
       Object v = values.get(name);
       String shown;
-      if (name.equals("admin-token")) {
+      if (mode() == Mode.COMPLETION && List.of("rank", "epochs", "mechanism", "privacy-unit",
+          "budget-policy", "sketch-cols", "sketch-rows", "alpha").contains(name)) {
+        shown = "(not used in mode completion)";
+      } else if (name.equals("admin-token")) {
         shown = v == null ? "(none: operator endpoints are open)" : "(set, " + ((String) v).length() + " characters)";
       } else if (v == null || v instanceof Double d && d.isNaN()) {
         shown = name.equals("bootstrap-servers") ? "(none: embedded broker)" : "(unset)";

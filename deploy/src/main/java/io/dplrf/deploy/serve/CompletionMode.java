@@ -67,6 +67,11 @@ final class CompletionMode implements CompletionEndpoints, AutoCloseable {
     runs.epochClosed(epoch);
   }
 
+  /** Fits started so far (each has spent its share of the budget). */
+  int started() {
+    return runs.started();
+  }
+
   /** True once the R fits have started. */
   boolean exhausted() {
     return runs.started() >= config.completionRuns();

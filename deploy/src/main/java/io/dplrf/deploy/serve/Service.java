@@ -366,8 +366,10 @@ public final class Service implements AutoCloseable {
   /** Status as served: derived from what has been released, never ahead of the cache. */
   private Status status() {
     if (completion != null) {
-      // No epochs to release in this mode (epochs only cut checkpoints and the fit schedule).
-      return new Status(0, 0, config.epsilon(), config.delta(),
+      // Epochs only cut checkpoints and the schedule here; what the budget counts is fits, so
+      // epoch/epochs (and the status page) show fits started of R.
+      return new Status(completion.started(), config.completionRuns(), config.epsilon(),
+          config.delta(),
           ServiceDescription.mechanismName(config), ServiceDescription.neighbouring(config),
           config.clip(), ServiceDescription.privacyUnit(config), completion.exhausted(),
           CompletionMode.message(completion), completion.lastRun(), config.rows(), config.cols(),
