@@ -2,6 +2,7 @@ package io.dplrf.release.completion;
 
 import io.dplrf.release.Pca;
 import io.dplrf.sketch.lra.GaussianSketchNoise;
+import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.noise.GridGaussian;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.pca.AnalyzeGauss;
@@ -56,21 +57,7 @@ abstract class GlobalComponent {
 
   static GlobalComponent full(Ratings ratings, PrivacyParams privacy, GaussianSketchNoise noise,
       SecretKey key, String runLabel) {
-    // W's rows are clipped to 2L inside Gram; the plan carries the replace-one-user sensitivity
-    // 4√2·L² (CompletionPlan), not Analyze Gauss's add/remove C².
-    AnalyzeGaussPlan plan =
-        new AnalyzeGaussPlan(privacy, 2 * ratings.clip(), ratings.items(), noise);
-    return new GlobalComponent(ratings) {
-      @Override
-      Eigenpair top(int t, double[] residual) {
-        return topOf(AnalyzeGauss.release(plan, gram(residual), key, runLabel + "/t" + t).gram());
-      }
-
-      @Override
-      double sigma() {
-        return noise.sigma();
-      }
-    };
+    return new Full(ratings, privacy, noise, key, runLabel);
   }
 
   static GlobalComponent oja(Ratings ratings, CompletionPlan plan, SecretKey key,
@@ -92,7 +79,7 @@ abstract class GlobalComponent {
     return g;
   }
 
-  static Eigenpair topOf(io.dplrf.sketch.matrix.Dense symmetric) {
+  static Eigenpair topOf(Dense symmetric) {
     Pca.Subspace s = Pca.topEigenvectors(symmetric, 1);
     double[] v = new double[symmetric.rows()];
     for (int j = 0; j < v.length; j++) {
@@ -102,12 +89,49 @@ abstract class GlobalComponent {
   }
 
   /**
+   * Algorithm 1's global step: Ŵ = W + N through Analyze Gauss's exact grid mechanism (the rows
+   * are clipped to 2L inside {@link Gram}; the noise carries the replace-one-user sensitivity
+   * 4√2·L² of {@link CompletionPlan}, not Analyze Gauss's add/remove C²), then the top eigenpair
+   * of Ŵ (post-processing).
+   */
+  static final class Full extends GlobalComponent {
+    private final AnalyzeGaussPlan plan;
+    private final GaussianSketchNoise noise;
+    private final SecretKey key;
+    private final String runLabel;
+
+    Full(Ratings ratings, PrivacyParams privacy, GaussianSketchNoise noise, SecretKey key,
+        String runLabel) {
+      super(ratings);
+      this.plan = new AnalyzeGaussPlan(privacy, rowBound, ratings.items(), noise);
+      this.noise = noise;
+      this.key = key;
+      this.runLabel = runLabel;
+    }
+
+    /** Ŵ^{(t)}: the released matrix. */
+    Dense released(int t, double[] residual) {
+      return AnalyzeGauss.release(plan, gram(residual), key, runLabel + "/t" + t).gram();
+    }
+
+    @Override
+    Eigenpair top(int t, double[] residual) {
+      return topOf(released(t, residual));
+    }
+
+    @Override
+    double sigma() {
+      return noise.sigma();
+    }
+  }
+
+  /**
    * Algorithm 2 (private Oja): v̂_0 random, then Γ steps v̂ ← v̂ + η(W v̂ + g_τ), normalised,
    * with η = 1/(σ√(dΓ)) — Theorem 3.3's η = 1/√(VΓ) for V = σ²d (the pseudo-code's 1/(Γσ√d)
    * differs from the theorem it cites by √Γ; we follow the theorem). Each W v̂ is released
    * through {@link ExactSum}; λ̂² = Σ(A_i·v̂)² + N(0, σ_λ²).
    */
-  private static final class Oja extends GlobalComponent {
+  static final class Oja extends GlobalComponent {
     private final CompletionPlan plan;
     private final SecretKey key;
     private final String runLabel;

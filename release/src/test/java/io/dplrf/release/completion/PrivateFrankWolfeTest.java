@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.randomness.SecretKey;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Set;
@@ -25,6 +26,26 @@ class PrivateFrankWolfeTest {
     assertFalse(m.diagnostics().isPrivate());
     double rmse = s.testRmse(m, r);
     assertTrue(rmse < 0.5 * s.zeroRmse(), "rmse " + rmse + " vs " + s.zeroRmse());
+  }
+
+  /**
+   * At ε = 10⁴ the per-iteration noise (σ ≈ 2 here, ‖N‖₂ ≈ 2σ√d ≈ 25) is far below λ₁ (~10³), so private FW
+   * must recover the rank-one instance as the non-private one does: beat the zero predictor by
+   * half, like {@link #fitNonPrivate_onRankOne_beatsTheZeroPredictorByHalf}, with both solvers.
+   */
+  @Test
+  void fit_atLargeEpsilon_recoversTheRankOneInstance_withBothSolvers() {
+    Synthetic s = new Synthetic(4000, 40, 10, 5);
+    double clip = Math.sqrt(10);
+    Ratings r = s.ratings(10, clip);
+    CompletionParams p = CompletionParams.of(new PrivacyParams(1e4, 1e-6), 10, clip)
+        .withIterations(30);
+    for (CompletionParams q : new CompletionParams[] {p, p.withSolver(EigenSolver.OJA, 20)}) {
+      CompletionModel m = PrivateFrankWolfe.fit(r, q, SecretKey.forTesting(8), "large-eps");
+      assertTrue(m.diagnostics().isPrivate());
+      double rmse = s.testRmse(m, r);
+      assertTrue(rmse < 0.5 * s.zeroRmse(), q.solver() + ": rmse " + rmse + " vs " + s.zeroRmse());
+    }
   }
 
   /**
