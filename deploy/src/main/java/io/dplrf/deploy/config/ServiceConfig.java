@@ -67,12 +67,25 @@ public final class ServiceConfig {
       "alpha", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
       "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed",
       "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
-      "completion-row-norm", "completion-nuclear-norm");
+      "completion-row-norm", "completion-nuclear-norm", "completion-solver");
 
   /** The settings of mode completion only (docs/completion-service.md). */
   private static final List<String> COMPLETION_ONLY = List.of("max-ratings", "completion-runs",
       "completion-every-epochs", "completion-iterations", "completion-row-norm",
-      "completion-nuclear-norm");
+      "completion-nuclear-norm", "completion-solver");
+
+  /**
+   * The eigen solver of private Frank–Wolfe: {@code full}, paper 004 Algorithm 1 (dense n×n
+   * noise and eigendecomposition per iteration), or {@code oja}, Algorithm 2 (a noise vector per
+   * step, linear in n).
+   */
+  public enum CompletionSolver { FULL, OJA }
+
+  /**
+   * The most items the full solver takes (the algorithm refuses more: a dense n×n matrix per
+   * iteration); checked here so that a fit is never charged to the budget and then refused.
+   */
+  public static final int FULL_SOLVER_MAX_ITEMS = 2000;
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
@@ -118,6 +131,14 @@ public final class ServiceConfig {
       positiveInt("rows");
     }
     positiveInt("cols");
+    if (completion) {
+      choice("completion-solver", CompletionSolver.class,
+          cols() <= FULL_SOLVER_MAX_ITEMS ? CompletionSolver.FULL : CompletionSolver.OJA);
+      if (completionSolver() == CompletionSolver.FULL && cols() > FULL_SOLVER_MAX_ITEMS) {
+        throw invalid("completion-solver", "oja with cols = " + cols() + " > "
+            + FULL_SOLVER_MAX_ITEMS + " (full needs a dense cols x cols matrix per iteration)");
+      }
+    }
     if (rowsMode) {
       values.put("rows", values.get("cols"));
     }
@@ -133,6 +154,7 @@ public final class ServiceConfig {
       number("completion-nuclear-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
           Double.NaN);
     } else {
+      values.put("completion-solver", null);
       positiveInt("rank");
     }
     number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
@@ -363,6 +385,11 @@ public final class ServiceConfig {
   /** Mode completion: k, the nuclear-norm bound; NaN: the algorithm's default. */
   public double completionNuclearNorm() {
     return (Double) values.get("completion-nuclear-norm");
+  }
+
+  /** Mode completion: the eigen solver (default full up to 2000 items, else oja). */
+  public CompletionSolver completionSolver() {
+    return (CompletionSolver) values.get("completion-solver");
   }
 
   /** Where {@code name}'s value came from. */

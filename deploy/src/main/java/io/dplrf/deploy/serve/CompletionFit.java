@@ -53,7 +53,8 @@ final class CompletionFit implements CompletionRuns.Fitter {
   /**
    * The fit of {@code config}: ξ = max-ratings, L = completion-row-norm (default |rating bound|·√ξ,
    * the largest norm a stored row can have, so no row is clipped), T and k as set or the
-   * algorithm's defaults, (ε_run, δ) from {@link CompletionBudget}.
+   * algorithm's defaults, the solver as set (OJA with the algorithm's default Γ), (ε_run, δ) from
+   * {@link CompletionBudget}.
    */
   static CompletionFit create(ServiceConfig config, SecretKey key) {
     CompletionBudget budget = new CompletionBudget(config.epsilon(), config.delta(),
@@ -67,6 +68,9 @@ final class CompletionFit implements CompletionRuns.Fitter {
     }
     if (!Double.isNaN(config.completionNuclearNorm())) {
       p = p.withNuclearNorm(config.completionNuclearNorm());
+    }
+    if (config.completionSolver() == ServiceConfig.CompletionSolver.OJA) {
+      p = p.withSolver(EigenSolver.OJA, CompletionParams.DEFAULT_OJA_STEPS);
     }
     return new CompletionFit(config.rows(), config.cols(), p, budget, key);
   }
