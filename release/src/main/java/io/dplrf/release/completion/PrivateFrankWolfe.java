@@ -50,13 +50,24 @@ public final class PrivateFrankWolfe {
 
   /** The non-private baseline: the same FW iterations with the exact top eigenpair. */
   public static CompletionModel fitNonPrivate(Ratings ratings, CompletionParams params) {
-    checkMatches(ratings, params);
+    checkMatches(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()));
     int t = params.iterationsFor(ratings.users(), ratings.items());
     return run(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()), t,
         GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty());
   }
 
+  /**
+   * The FULL solver materialises d(d+1)/2 exact 128-bit sums and noise draws and a dense d×d
+   * eigen-decomposition per iteration; beyond this d that is minutes per iteration.
+   */
+  public static final int FULL_MAX_ITEMS = 2000;
+
   private static void checkMatches(Ratings ratings, CompletionParams params) {
+    if (ratings.items() > FULL_MAX_ITEMS && params.solver() == EigenSolver.FULL) {
+      throw new IllegalArgumentException("the full eigen solver needs a dense d x d matrix; d = "
+          + ratings.items() + " items is more than " + FULL_MAX_ITEMS
+          + ": use the oja solver or keep the most-rated items");
+    }
     if (ratings.maxPerUser() != params.maxRatingsPerUser() || ratings.clip() != params.clip()) {
       throw new IllegalArgumentException("ratings were bounded with xi = "
           + ratings.maxPerUser() + ", L = " + ratings.clip() + " but the parameters say xi = "
