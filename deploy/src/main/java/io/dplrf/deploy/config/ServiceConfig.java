@@ -67,12 +67,12 @@ public final class ServiceConfig {
       "alpha", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
       "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed",
       "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
-      "completion-row-norm", "completion-nuclear-norm", "completion-solver");
+      "completion-row-norm", "completion-nuclear-norm", "completion-solver", "completion-offset");
 
   /** The settings of mode completion only (docs/completion-service.md). */
   private static final List<String> COMPLETION_ONLY = List.of("max-ratings", "completion-runs",
       "completion-every-epochs", "completion-iterations", "completion-row-norm",
-      "completion-nuclear-norm", "completion-solver");
+      "completion-nuclear-norm", "completion-solver", "completion-offset");
 
   /**
    * The eigen solver of private Frank–Wolfe: {@code full}, paper 004 Algorithm 1 (dense n×n
@@ -153,6 +153,7 @@ public final class ServiceConfig {
           Double.NaN);
       number("completion-nuclear-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
           Double.NaN);
+      number("completion-offset", "finite", Double::isFinite, 0.0);
     } else {
       values.put("completion-solver", null);
       positiveInt("rank");
@@ -390,6 +391,15 @@ public final class ServiceConfig {
   /** Mode completion: the eigen solver (default full up to 2000 items, else oja). */
   public CompletionSolver completionSolver() {
     return (CompletionSolver) values.get("completion-solver");
+  }
+
+  /**
+   * Mode completion: a public constant subtracted from every rating before a fit and added back
+   * to predictions (e.g. 3 for 1–5 stars): Frank–Wolfe starts at 0 and predicts about 0 for what
+   * it has not learnt.
+   */
+  public double completionOffset() {
+    return (Double) values.get("completion-offset");
   }
 
   /** Where {@code name}'s value came from. */

@@ -40,9 +40,11 @@ final class CompletionFit implements CompletionRuns.Fitter {
   private final CompletionParams params;
   private final CompletionBudget budget;
   private final SecretKey key;
+  private final double offset;
 
   private CompletionFit(int users, int items, CompletionParams params, CompletionBudget budget,
-      SecretKey key) {
+      SecretKey key, double offset) {
+    this.offset = offset;
     this.users = users;
     this.items = items;
     this.params = params;
@@ -72,7 +74,8 @@ final class CompletionFit implements CompletionRuns.Fitter {
     if (config.completionSolver() == ServiceConfig.CompletionSolver.OJA) {
       p = p.withSolver(EigenSolver.OJA, CompletionParams.DEFAULT_OJA_STEPS);
     }
-    return new CompletionFit(config.rows(), config.cols(), p, budget, key);
+    return new CompletionFit(config.rows(), config.cols(), p, budget, key,
+        config.completionOffset());
   }
 
   /** T of every fit (public: from public parameters only). */
@@ -88,7 +91,7 @@ final class CompletionFit implements CompletionRuns.Fitter {
     Triples in = new Triples();
     store.forEachUser(r -> {
       for (int k = 0; k < r.size(); k++) {
-        in.add(r.user(), r.items()[k], r.values()[k]);
+        in.add(r.user(), r.items()[k], r.values()[k] - offset); // the public offset: centring
       }
     });
     Ratings ratings = Ratings.of(users, items, params.maxRatingsPerUser(), params.clip(),
@@ -103,7 +106,7 @@ final class CompletionFit implements CompletionRuns.Fitter {
           + budget.muPerRun() + "; not published");
     }
     progress.iteration(t, t);
-    return new Model(m);
+    return new Model(m, offset);
   }
 
   @Override
@@ -114,6 +117,7 @@ final class CompletionFit implements CompletionRuns.Fitter {
     if (!Arrays.equals(magic, MAGIC)) {
       throw new IOException("stored completion model: bad magic number");
     }
+    double storedOffset = d.readDouble();
     int d0 = d.readInt();
     int xi = d.readInt();
     double clip = d.readDouble();
@@ -147,7 +151,8 @@ final class CompletionFit implements CompletionRuns.Fitter {
           muEach, rho, epsZ, noise, d.readDouble()));
     }
     return new Model(CompletionModel.of(d0, xi, clip, k, factors, lambdaPrime,
-        new CompletionDiagnostics(mechanism, solver, iterations, oja, nuc, lambdaHat, account)));
+        new CompletionDiagnostics(mechanism, solver, iterations, oja, nuc, lambdaHat, account)),
+        storedOffset);
   }
 
   private static double[] doubles(DataInputStream d, int n) throws IOException {
@@ -177,17 +182,31 @@ final class CompletionFit implements CompletionRuns.Fitter {
     }
   }
 
-  /** A fitted model: public JSON, the local component, and its storage encoding. */
+  /**
+   * A fitted model: public JSON, the local component, and its storage encoding. The offset it
+   * was fitted with travels with it (a restart with another setting still predicts consistently).
+   */
   static final class Model implements CompletionRuns.Model {
     private final CompletionModel m;
+    private final double offset;
 
-    Model(CompletionModel m) {
+    Model(CompletionModel m, double offset) {
       this.m = m;
+      this.offset = offset;
     }
 
+    /** A_local on the user's own ratings, centred by the offset, then shifted back. */
     @Override
     public double[] scores(RatingsStore.UserRatings own) {
-      return m.completeRow(own.items(), own.values());
+      double[] centred = own.values().clone();
+      for (int k = 0; k < centred.length; k++) {
+        centred[k] -= offset;
+      }
+      double[] row = m.completeRow(own.items(), centred);
+      for (int j = 0; j < row.length; j++) {
+        row[j] += offset;
+      }
+      return row;
     }
 
     @Override
@@ -201,6 +220,7 @@ final class CompletionFit implements CompletionRuns.Fitter {
       out.put("nuclearNorm", m.nuclearNorm());
       out.put("rowNorm", m.clip());
       out.put("maxRatings", m.maxRatingsPerUser());
+      out.put("offset", offset);
       List<double[]> factors = new ArrayList<>();
       for (int t = 1; t <= m.iterations(); t++) {
         factors.add(m.factor(t));
@@ -241,6 +261,7 @@ final class CompletionFit implements CompletionRuns.Fitter {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         DataOutputStream d = new DataOutputStream(b);
         d.write(MAGIC);
+        d.writeDouble(offset);
         d.writeInt(m.items());
         d.writeInt(m.maxRatingsPerUser());
         d.writeDouble(m.clip());

@@ -86,6 +86,43 @@ class CompletionFitTest {
   }
 
   @Test
+  void offset_centresTheFit_andIsAddedBackToScores() throws Exception {
+    try (RatingsStore s = store(dir.resolve("offset"))) {
+      CompletionRuns.Model plain = CompletionFit.create(config(), SecretKey.forTesting(5))
+          .fit(s, "same-label", (d, t) -> { });
+      // Ratings shifted by +2 and offset 2: the same centred data, the same noise (same label).
+      CompletionFit shifted = CompletionFit.create(config("clip", "3", "completion-row-norm",
+          "" + Math.sqrt(6), "completion-offset", "2"), SecretKey.forTesting(5));
+      try (RatingsStore t = RatingsStore.open(dir.resolve("shifted"), 6)) {
+        s.forEachUser(r -> {
+          for (int k = 0; k < r.size(); k++) {
+            t.target().rate(r.user(), r.items()[k], r.values()[k] + 2);
+          }
+        });
+        t.target().closeEpoch();
+        t.write(new StateStore.Header("t", Map.of(), new IngestStats(), 1, 0, 0),
+            new ContributionBounds(new ContributionBounds.Config(USERS, ITEMS, 3,
+                ContributionBounds.Unit.USER_RATING, ContributionBounds.BudgetPolicy.CLIP)),
+            t.target());
+        CompletionRuns.Model m = shifted.fit(t, "same-label", (d, x) -> { });
+        assertEquals(2.0, m.publicJson().get("offset"));
+        double[] a = plain.scores(s.ratings(17));
+        double[] b = m.scores(t.ratings(17));
+        for (int j = 0; j < ITEMS; j++) {
+          assertEquals(a[j] + 2, b[j], 1e-9, "item " + j);
+        }
+        assertEquals(2.0, shifted.decode(m.encode()).publicJson().get("offset"));
+      }
+    }
+  }
+
+  @Test
+  void fullSolverLimit_isTheAlgorithms() {
+    assertEquals(io.dplrf.release.completion.PrivateFrankWolfe.FULL_MAX_ITEMS,
+        ServiceConfig.FULL_SOLVER_MAX_ITEMS);
+  }
+
+  @Test
   void solver_defaultsToFullUpTo2000Items_andFullIsRefusedBeyond() {
     assertEquals(ServiceConfig.CompletionSolver.FULL, config().completionSolver());
     assertEquals(ServiceConfig.CompletionSolver.OJA, config("cols", "2001").completionSolver());
