@@ -192,8 +192,11 @@ final class CompletionRuns implements AutoCloseable {
       metrics.completionRunFinished(took, f.at().getEpochSecond());
       log.println("dplrf: completion fit " + run + " finished in " + took.toMillis() + " ms");
     } catch (IOException | RuntimeException e) {
-      lastError = "fit " + run + " failed: " + e;
-      log.println("dplrf: completion " + lastError + " (it counts against the budget)");
+      // Public (/v1/status): no exception text, which might name data; the details go to the log.
+      lastError = "fit " + run + " failed (details in the service log); it counts against the"
+          + " budget";
+      log.println("dplrf: completion fit " + run + " failed: " + e
+          + " (it counts against the budget)");
     } finally {
       synchronized (this) {
         running = false;
