@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve;
 
+import io.dplrf.deploy.config.CompletionSettings;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.ingest.RatingsStore;
 import io.dplrf.release.completion.CompletionAccount;
@@ -60,22 +61,22 @@ final class CompletionFit implements CompletionRuns.Fitter {
    */
   static CompletionFit create(ServiceConfig config, SecretKey key) {
     CompletionBudget budget = new CompletionBudget(config.epsilon(), config.delta(),
-        config.completionRuns());
-    double rowNorm = Double.isNaN(config.completionRowNorm())
-        ? config.clip() * Math.sqrt(config.maxRatings()) : config.completionRowNorm();
+        config.completion().runs());
+    double rowNorm = Double.isNaN(config.completion().rowNorm())
+        ? config.clip() * Math.sqrt(config.completion().maxRatings()) : config.completion().rowNorm();
     CompletionParams p = CompletionParams.of(new PrivacyParams(budget.epsilonPerRun(),
-        config.delta()), config.maxRatings(), rowNorm);
-    if (config.completionIterations().isPresent()) {
-      p = p.withIterations(config.completionIterations().getAsInt());
+        config.delta()), config.completion().maxRatings(), rowNorm);
+    if (config.completion().iterations().isPresent()) {
+      p = p.withIterations(config.completion().iterations().getAsInt());
     }
-    if (!Double.isNaN(config.completionNuclearNorm())) {
-      p = p.withNuclearNorm(config.completionNuclearNorm());
+    if (!Double.isNaN(config.completion().nuclearNorm())) {
+      p = p.withNuclearNorm(config.completion().nuclearNorm());
     }
-    if (config.completionSolver() == ServiceConfig.CompletionSolver.OJA) {
+    if (config.completion().solver() == CompletionSettings.Solver.OJA) {
       p = p.withSolver(EigenSolver.OJA, CompletionParams.DEFAULT_OJA_STEPS);
     }
     return new CompletionFit(config.rows(), config.cols(), p, budget, key,
-        config.completionOffset());
+        config.completion().offset());
   }
 
   /** T of every fit (public: from public parameters only). */

@@ -46,11 +46,11 @@ final class CompletionMode implements CompletionEndpoints, AutoCloseable {
   static CompletionMode open(ServiceConfig config, Path state, CompletionRuns.Fitter fitter,
       io.dplrf.sketch.randomness.SecretKey key, Metrics metrics, PrintStream log)
       throws IOException {
-    RatingsStore store = RatingsStore.open(state, config.maxRatings());
+    RatingsStore store = RatingsStore.open(state, config.completion().maxRatings());
     try {
       CompletionRuns runs = new CompletionRuns(store, fitter,
-          new CompletionBudget(config.epsilon(), config.delta(), config.completionRuns()),
-          config.completionEveryEpochs(), metrics, log);
+          new CompletionBudget(config.epsilon(), config.delta(), config.completion().runs()),
+          config.completion().everyEpochs(), metrics, log);
       return new CompletionMode(config, store, new UserTokens(key), runs);
     } catch (IOException | RuntimeException e) {
       store.close();
@@ -74,7 +74,7 @@ final class CompletionMode implements CompletionEndpoints, AutoCloseable {
 
   /** True once the R fits have started. */
   boolean exhausted() {
-    return runs.started() >= config.completionRuns();
+    return runs.started() >= config.completion().runs();
   }
 
   java.time.Instant lastRun() {
@@ -102,7 +102,7 @@ final class CompletionMode implements CompletionEndpoints, AutoCloseable {
   @Override
   public Map<String, Object> status() {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("maxRatings", config.maxRatings());
+    m.put("maxRatings", config.completion().maxRatings());
     m.put("ratingBound", config.clip());
     m.putAll(runs.status());
     return m;
@@ -195,16 +195,16 @@ final class CompletionMode implements CompletionEndpoints, AutoCloseable {
 
   static String neighbouring(ServiceConfig config) {
     return "streams differing in all rating records of one user (i = the user), each |rating| <= "
-        + config.clip() + ", at most " + config.maxRatings() + " items per user (latest rating"
+        + config.clip() + ", at most " + config.completion().maxRatings() + " items per user (latest rating"
         + " wins), rows clipped to ||P_Omega(Y_i)||_2 <= L at fit time; joint DP: item factors and"
         + " diagnostics are public, each user's predictions are served to that user only";
   }
 
   static String message(CompletionMode c) {
-    return c.exhausted() ? "all " + c.config.completionRuns() + " fits have run: the privacy"
+    return c.exhausted() ? "all " + c.config.completion().runs() + " fits have run: the privacy"
         + " budget is spent; the last model stays available"
         : c.runs.latest().isEmpty() ? "no fit yet: POST /admin/completion/run on the operator port"
-        + (c.config.completionEveryEpochs() > 0 ? " or wait for the schedule" : "")
+        + (c.config.completion().everyEpochs() > 0 ? " or wait for the schedule" : "")
         : "serving the model of fit " + c.runs.latest().get().run();
   }
 
@@ -220,7 +220,7 @@ final class CompletionMode implements CompletionEndpoints, AutoCloseable {
           operator:       http://%s:%d/metrics, /admin/ingest, POST /admin/completion/run, \
         POST /admin/users/{id}/token%s
           state:          %s""", config.rows(), config.cols(), config.clip(),
-        config.maxRatings(), config.epsilon(), config.delta(), config.completionRuns(), bootstrap,
+        config.completion().maxRatings(), config.epsilon(), config.delta(), config.completion().runs(), bootstrap,
         config.topic(), config.topic(), bootstrap, config.bind(), httpPort, config.bind(),
         operatorPort, config.adminToken().isPresent() ? " (token required)" : "",
         config.stateDir());

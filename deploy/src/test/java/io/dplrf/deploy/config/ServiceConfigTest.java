@@ -317,21 +317,21 @@ class ServiceConfigTest {
     ServiceConfig c = ServiceConfig.load(completion(), 0, Map.of());
     assertEquals(ServiceConfig.Mode.COMPLETION, c.mode());
     assertEquals("dplrf-ratings", c.topic());
-    assertEquals(80, c.maxRatings(), "the paper's xi");
-    assertEquals(10, c.completionRuns());
-    assertEquals(0, c.completionEveryEpochs(), "on demand only by default");
-    assertTrue(c.completionIterations().isEmpty());
-    assertTrue(Double.isNaN(c.completionRowNorm()));
-    assertTrue(Double.isNaN(c.completionNuclearNorm()));
+    assertEquals(80, c.completion().maxRatings(), "the paper's xi");
+    assertEquals(10, c.completion().runs());
+    assertEquals(0, c.completion().everyEpochs(), "on demand only by default");
+    assertTrue(c.completion().iterations().isEmpty());
+    assertTrue(Double.isNaN(c.completion().rowNorm()));
+    assertTrue(Double.isNaN(c.completion().nuclearNorm()));
     ServiceConfig d = ServiceConfig.load(completion("--max-ratings", "20", "--completion-runs",
         "3", "--completion-every-epochs", "4", "--completion-iterations", "12",
         "--completion-row-norm", "7.5", "--completion-nuclear-norm", "300"), 0, Map.of());
-    assertEquals(20, d.maxRatings());
-    assertEquals(3, d.completionRuns());
-    assertEquals(4, d.completionEveryEpochs());
-    assertEquals(12, d.completionIterations().getAsInt());
-    assertEquals(7.5, d.completionRowNorm());
-    assertEquals(300, d.completionNuclearNorm());
+    assertEquals(20, d.completion().maxRatings());
+    assertEquals(3, d.completion().runs());
+    assertEquals(4, d.completion().everyEpochs());
+    assertEquals(12, d.completion().iterations().getAsInt());
+    assertEquals(7.5, d.completion().rowNorm());
+    assertEquals(300, d.completion().nuclearNorm());
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.deploy.config.CompletionSettings;
 import io.dplrf.deploy.config.ConfigException;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.io.Json;
@@ -119,13 +120,13 @@ class CompletionFitTest {
   @Test
   void fullSolverLimit_isTheAlgorithms() {
     assertEquals(io.dplrf.release.completion.PrivateFrankWolfe.FULL_MAX_ITEMS,
-        ServiceConfig.FULL_SOLVER_MAX_ITEMS);
+        CompletionSettings.FULL_SOLVER_MAX_ITEMS);
   }
 
   @Test
   void solver_defaultsToFullUpTo2000Items_andFullIsRefusedBeyond() {
-    assertEquals(ServiceConfig.CompletionSolver.FULL, config().completionSolver());
-    assertEquals(ServiceConfig.CompletionSolver.OJA, config("cols", "2001").completionSolver());
+    assertEquals(CompletionSettings.Solver.FULL, config().completion().solver());
+    assertEquals(CompletionSettings.Solver.OJA, config("cols", "2001").completion().solver());
     ConfigException e = assertThrows(ConfigException.class,
         () -> config("cols", "2001", "completion-solver", "full"));
     assertTrue(e.getMessage().contains("oja"), e.getMessage());
