@@ -51,7 +51,16 @@ public final class ContributionBounds {
      * {@link LocalReportDecoder}; no clipping or budgets (each report is already private). The
      * turnstile methods of this class refuse it.
      */
-    LOCAL_REPORT
+    LOCAL_REPORT,
+    /**
+     * Completion mode: one user, i.e. all rating records with row index i = the user
+     * ({@link RatingDecoder}): the records are validated like updates ({@link #validate}), Δ is
+     * the rating (|Δ| ≤ C, else dead-lettered, never clamped), and the latest rating of (user,
+     * item) replaces the earlier one. No ℓ1 budgets: the bounds of one user's contribution are
+     * at most ξ stored ratings ({@link RatingsStore}) and ‖P_Ω(Y_i)‖₂ ≤ L at fit time.
+     * {@link #accept} refuses it.
+     */
+    USER_RATING
   }
 
   /** What happens to an update beyond its unit's remaining budget. */
@@ -105,6 +114,9 @@ public final class ContributionBounds {
   public void accept(byte[] key, byte[] value, IngestStats stats, UpdateVisitor sink)
       throws MalformedRecordException {
     requireTurnstile();
+    if (config.unit() == Unit.USER_RATING) {
+      throw new IllegalStateException("ratings are not added up: use RatingDecoder");
+    }
     int n = validate(key, value);
     KeyUnit unit = config.unit() == Unit.KEY ? unitOf(key) : null;
     for (int k = 0; k < n; k++) {

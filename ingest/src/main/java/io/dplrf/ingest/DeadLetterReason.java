@@ -34,5 +34,7 @@ public enum DeadLetterReason {
    * Local mode: a value NaN, infinite, off the protocol's noise grid γℤ, or beyond 2⁶²·γ in
    * magnitude (no randomizer output comes near it; the bound keeps the exact sum exact).
    */
-  BAD_VALUE
+  BAD_VALUE,
+  /** Completion mode: a rating whose magnitude exceeds the configured bound C ({@code clip}). */
+  RATING_OUT_OF_RANGE
 }

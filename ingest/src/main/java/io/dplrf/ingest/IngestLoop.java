@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Exactly once.</b> Offsets are never committed to Kafka: the next offset of every
  * partition is written in the same atomic snapshot as the target's state, the budgets and the
- * counters ({@link StateStore}), at each epoch close and on clean shutdown, always at a record
+ * counters ({@link Checkpoint}: a {@link StateStore} file, or in completion mode the {@link
+ * RatingsStore} database), at each epoch close and on clean shutdown, always at a record
  * boundary (the offsets are exactly those after the last record applied). At start the loop
  * restores the snapshot and seeks to its offsets (the beginning for partitions it does not name).
  * After a crash at any point (kill -9) the state is that of the last snapshot, and consuming from
@@ -98,7 +99,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final IngestConfig config;
   private final Consumer<byte[], byte[]> consumer;
   private final Producer<byte[], byte[]> deadLetters;
-  private final StateStore store;
+  private final Checkpoint store;
   private final IngestTarget target;
   private final EpochListener listener;
   private final LongSupplier clock;
@@ -130,7 +131,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    * @param clockMillis wall-clock milliseconds, for time-based epochs
    */
   public IngestLoop(IngestConfig config, Consumer<byte[], byte[]> consumer,
-      Producer<byte[], byte[]> deadLetters, StateStore store, IngestTarget target,
+      Producer<byte[], byte[]> deadLetters, Checkpoint store, IngestTarget target,
       EpochListener listener, LongSupplier clockMillis) {
     this.config = Objects.requireNonNull(config, "config");
     this.consumer = Objects.requireNonNull(consumer, "consumer");
@@ -143,6 +144,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     this.epochMillis = config.epochMillis();
     this.decoder = switch (config.bounds().unit()) {
       case ROW_RECORD -> new RowDecoder(config.bounds());
+      case USER_RATING -> new RatingDecoder(bounds);
       case LOCAL_REPORT -> {
         if (config.localProtocol() == null) {
           throw new IllegalArgumentException("unit LOCAL_REPORT needs the protocol: "
@@ -162,7 +164,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    *     #producerConfig}).
    */
   public static IngestLoop create(IngestConfig config, Map<String, Object> clientProperties,
-      StateStore store, IngestTarget target, EpochListener listener) {
+      Checkpoint store, IngestTarget target, EpochListener listener) {
     KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(clientProperties));
     try {
       KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(clientProperties));
@@ -455,7 +457,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     store.write(new StateStore.Header(config.topic(), nextOffsets, stats,
         target.epochsClosed(), updatesInEpoch, epochStartMillis), bounds, target);
     listener.snapshotWritten(java.time.Duration.ofNanos(System.nanoTime() - t0),
-        java.nio.file.Files.size(store.file()));
+        store.sizeInBytes());
   }
 
   private void exhausted() {

@@ -43,6 +43,17 @@ public interface IngestTarget {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no local reports");
   }
 
+  /**
+   * Completion mode: user {@code user}'s latest rating of {@code item} (already validated: indices
+   * in range, finite, |rating| ≤ C) replaces any earlier one. Targets of the other modes refuse.
+   *
+   * @return true if stored (new or replacing), false if dropped because the user already holds
+   *     the maximum number of distinct items
+   */
+  default boolean rate(int user, int item, double rating) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no ratings");
+  }
+
   /** Folds the current epoch into the tree; the loop then snapshots and notifies the listener. */
   void closeEpoch();
 

@@ -75,7 +75,7 @@ import java.util.zip.CheckedOutputStream;
  *
  * <p>Thread-safety: one writer at a time (the ingest loop).
  */
-public final class StateStore {
+public final class StateStore implements Checkpoint {
   public static final String FILE_NAME = "ingest.snapshot";
   /** Dead-letter reasons of the first version-1 build (BAD_LENGTH .. MISSING_KEY). */
   private static final int FIRST_BUILD_REASONS = 4;
@@ -113,15 +113,23 @@ public final class StateStore {
     this.temp = dir.resolve(TEMP_NAME);
   }
 
+  @Override
   public Path file() {
     return file;
   }
 
+  @Override
   public boolean exists() {
     return Files.exists(file);
   }
 
+  @Override
+  public long sizeInBytes() throws IOException {
+    return Files.size(file);
+  }
+
   /** Atomically replaces the snapshot with {@code header}, {@code bounds}' budgets and the target's state. */
+  @Override
   public void write(Header header, ContributionBounds bounds, IngestTarget target)
       throws IOException {
     // Owner-only from creation: the snapshot holds noiseless sketches, record keys and counters.
@@ -157,7 +165,11 @@ public final class StateStore {
     StateFiles.fsyncDirectory(dir);
   }
 
-  private static void writeHeader(DataOutputStream d, Header h, ContributionBounds bounds)
+  /**
+   * Writes the header fields of the format above, magic to {@code epochStartMillis}: shared with
+   * {@link RatingsStore}, which keeps the same header in its database.
+   */
+  static void writeHeader(DataOutputStream d, Header h, ContributionBounds bounds)
       throws IOException {
     d.write(MAGIC);
     d.writeInt(VERSION);
@@ -246,6 +258,7 @@ public final class StateStore {
    *     written under the same contribution bounds, or the target refuses its state; the message
    *     always names the file
    */
+  @Override
   public Optional<Header> read(ContributionBounds bounds, IngestTarget target) throws IOException {
     if (!Files.exists(file)) {
       return Optional.empty();
@@ -259,7 +272,7 @@ public final class StateStore {
     try (InputStream raw = Files.newInputStream(file)) {
       CountingInputStream counted = new CountingInputStream(new BufferedInputStream(raw, 1 << 16));
       DataInputStream d = new DataInputStream(counted);
-      Header h = readHeader(d, bounds);
+      Header h = readHeader(d, bounds, file);
       long stateLength = body - counted.count;
       if (stateLength < 0) {
         throw corrupt("truncated header", null);
@@ -309,18 +322,20 @@ public final class StateStore {
     }
   }
 
-  private Header readHeader(DataInputStream d, ContributionBounds bounds) throws IOException {
+  /** Reads what {@link #writeHeader} wrote; {@code file} names the source in messages. */
+  static Header readHeader(DataInputStream d, ContributionBounds bounds, Path file)
+      throws IOException {
     byte[] magic = new byte[MAGIC.length];
     d.readFully(magic);
     if (!Arrays.equals(magic, MAGIC)) {
-      throw corrupt("not a dplrf ingest snapshot (bad magic number)", null);
+      throw corrupt(file, "not a dplrf ingest snapshot (bad magic number)", null);
     }
     int version = d.readInt();
     if (version != VERSION) {
-      throw corrupt("unsupported version " + version + " (this build reads " + VERSION + ")", null);
+      throw corrupt(file, "unsupported version " + version + " (this build reads " + VERSION + ")", null);
     }
     String topic = d.readUTF();
-    int p = nonNegative(d.readInt(), "partition count");
+    int p = nonNegative(file, d.readInt(), "partition count");
     Map<Integer, Long> offsets = new TreeMap<>();
     for (int k = 0; k < p; k++) {
       offsets.put(d.readInt(), d.readLong());
@@ -331,9 +346,9 @@ public final class StateStore {
     s.updatesApplied = d.readLong();
     s.updatesClipped = d.readLong();
     s.updatesDropped = d.readLong();
-    int reasons = nonNegative(d.readInt(), "reason count");
+    int reasons = nonNegative(file, d.readInt(), "reason count");
     if (reasons > s.deadLettered.length) {
-      throw corrupt(reasons + " dead-letter reasons, this build knows " + s.deadLettered.length,
+      throw corrupt(file, reasons + " dead-letter reasons, this build knows " + s.deadLettered.length,
           null);
     }
     for (int k = 0; k < reasons; k++) {
@@ -353,21 +368,21 @@ public final class StateStore {
           + " policy=" + name(ContributionBounds.BudgetPolicy.values(), policy) + ", configured "
           + c + ": changing them mid-stream would break the privacy accounting");
     }
-    int keys = nonNegative(d.readInt(), "key budget count");
+    int keys = nonNegative(file, d.readInt(), "key budget count");
     for (int k = 0; k < keys; k++) {
-      byte[] key = new byte[nonNegative(d.readInt(), "key length")];
+      byte[] key = new byte[nonNegative(file, d.readInt(), "key length")];
       d.readFully(key);
       bounds.restoreKey(key, d.readDouble());
     }
-    int rowEntries = nonNegative(d.readInt(), "row budget count");
+    int rowEntries = nonNegative(file, d.readInt(), "row budget count");
     for (int k = 0; k < rowEntries; k++) {
       int row = d.readInt();
       if (row < 0 || row >= c.rows()) {
-        throw corrupt("row budget for row " + row, null);
+        throw corrupt(file, "row budget for row " + row, null);
       }
       bounds.restoreRow(row, d.readDouble());
     }
-    int epochs = nonNegative(d.readInt(), "epochs closed");
+    int epochs = nonNegative(file, d.readInt(), "epochs closed");
     long inEpoch = d.readLong();
     long start = d.readLong();
     return new Header(topic, offsets, s, epochs, inEpoch, start);
@@ -377,14 +392,18 @@ public final class StateStore {
     return ordinal >= 0 && ordinal < values.length ? values[ordinal].name() : "#" + ordinal;
   }
 
-  private int nonNegative(int v, String what) throws IOException {
+  private static int nonNegative(Path file, int v, String what) throws IOException {
     if (v < 0) {
-      throw corrupt(what + " " + v, null);
+      throw corrupt(file, what + " " + v, null);
     }
     return v;
   }
 
   private IOException corrupt(String what, Throwable cause) {
+    return corrupt(file, what, cause);
+  }
+
+  static IOException corrupt(Path file, String what, Throwable cause) {
     return new IOException("ingest snapshot " + file + " is unreadable: " + what
         + "; refusing to start from scratch, which would be a new run on the same data (restore"
         + " a good snapshot, or start a new run deliberately in a new, empty state directory)",

@@ -35,6 +35,21 @@ final class Http {
     return new Answer(r.statusCode(), r.body());
   }
 
+  /**
+   * A request with an optional bearer token (null: no Authorization header); POST sends an empty
+   * body.
+   */
+  static Answer send(String method, String url, String bearer)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+        .method(method, HttpRequest.BodyPublishers.noBody());
+    if (bearer != null) {
+      b.header("Authorization", "Bearer " + bearer);
+    }
+    HttpResponse<String> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return new Answer(r.statusCode(), r.body());
+  }
+
   /** GET that must answer 200 with a JSON object. */
   @SuppressWarnings("unchecked")
   static Map<String, Object> object(String url) throws IOException, InterruptedException {

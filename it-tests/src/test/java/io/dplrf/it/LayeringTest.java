@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Enforces the layering of DESIGN.md and STYLE.md 6 on the main sources (the Maven module graph
  * enforces the rest): Kafka types only in ingest and deploy, ojAlgo only in release, HTTP only in
- * deploy, the client library (what producers embed) on sketch-store alone, and no
+ * deploy, RocksDB only in ingest (completion mode's ratings store), the client library (what producers embed) on sketch-store alone, and no
  * java.util.Random / nextGaussian / Math.random anywhere in main code (private noise must come
  * from the keystream — in the client, the stream of a SecureRandom-seeded ephemeral key, which
  * this rule allows: SecureRandom is not java.util.Random's weak generator).
@@ -24,10 +24,12 @@ class LayeringTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
   private static final Map<String, List<String>> FORBIDDEN = Map.of(
-      "sketch-store", List.of("org.apache.kafka", "org.ojalgo", "com.sun.net.httpserver", "io.micrometer", "io.dplrf.release", "io.dplrf.ingest", "io.dplrf.deploy"),
-      "release", List.of("org.apache.kafka", "com.sun.net.httpserver", "io.micrometer", "io.dplrf.ingest", "io.dplrf.deploy"),
+      "sketch-store", List.of("org.apache.kafka", "org.rocksdb", "org.ojalgo", "com.sun.net.httpserver", "io.micrometer", "io.dplrf.release", "io.dplrf.ingest", "io.dplrf.deploy"),
+      "release", List.of("org.apache.kafka", "org.rocksdb", "com.sun.net.httpserver", "io.micrometer", "io.dplrf.ingest", "io.dplrf.deploy"),
       "ingest", List.of("org.ojalgo", "com.sun.net.httpserver", "io.dplrf.release", "io.dplrf.deploy"),
-      "client", List.of("org.apache.kafka", "org.ojalgo", "com.sun.net.httpserver", "java.net.http",
+      // RocksDB only behind ingest's RatingsStore (completion mode's ratings store).
+      "deploy", List.of("org.rocksdb"),
+      "client", List.of("org.apache.kafka", "org.rocksdb", "org.ojalgo", "com.sun.net.httpserver", "java.net.http",
           "io.micrometer", "io.dplrf.release", "io.dplrf.ingest", "io.dplrf.deploy"));
 
   private static final Pattern WEAK_RANDOM =

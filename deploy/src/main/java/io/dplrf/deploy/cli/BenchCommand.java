@@ -1,6 +1,7 @@
 package io.dplrf.deploy.cli;
 
 import io.dplrf.deploy.bench.AccuracyBench;
+import io.dplrf.deploy.bench.CompletionBench;
 import io.dplrf.deploy.bench.Datasets;
 import io.dplrf.deploy.bench.IngestBench;
 import io.dplrf.deploy.bench.PcaBench;
@@ -36,13 +37,18 @@ final class BenchCommand {
                                    [--large-rows 100000]       (a larger gapped set; 0: none)
                                    [--mechanisms analyze-gauss,ata-sketch,smooth-sensitivity,
                                                  smooth-sensitivity-pure,local]
+             dplrf bench completion [--datasets synthetic,jester,movielens] [--synthetic-users 100000]
+                                   [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--runs 3] [--seed 1]
+                                   [--iterations 0 (Corollary 3.1)] [--oja-steps 20] [--no-oja]
+                                   [--jester FILE] [--movielens FILE] [--svg FILE]
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
       "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
-      "epochs", "mechanism", "batch", "seeds", "large-rows");
+      "epochs", "mechanism", "batch", "seeds", "large-rows", "datasets", "synthetic-users", "runs",
+      "iterations", "oja-steps", "jester", "movielens", "svg");
 
   private BenchCommand() {}
 
@@ -51,7 +57,10 @@ final class BenchCommand {
       throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca or ingest");
     }
     String which = argv[1];
-    Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of());
+    Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("no-oja"));
+    if (which.equals("completion")) {
+      return completion(a, out);
+    }
     int k = a.integer("rank", 10);
     if (which.equals("pca")) {
       return pca(a, k, out);
@@ -99,6 +108,47 @@ final class BenchCommand {
     new AccuracyBench(name, matrix, k, delta, clip, a.integerOrNull("sketch-cols"),
         a.integerOrNull("sketch-rows"), a.number("alpha", SketchSizes.DEFAULT_ALPHA), key)
         .run(eps, best, mechanisms, out);
+    return 0;
+  }
+
+  private static int completion(Args a, PrintStream out) throws Exception {
+    double[] eps = Arrays.stream(a.string("epsilons", "0.1,0.5,1,2,5").split(","))
+        .mapToDouble(s -> Double.parseDouble(s.trim())).toArray();
+    List<CompletionBench.Dataset> sets = new java.util.ArrayList<>();
+    for (String name : a.string("datasets", "synthetic,jester,movielens").split(",")) {
+      switch (name.trim()) {
+        case "synthetic" -> sets.add(CompletionBench.synthetic(
+            a.integer("synthetic-users", 100_000), 400, a.integer("seed", 1)));
+        case "jester" -> { // ratings in [-10, 10] rescaled to [0, 5] as in paper 004 §4
+          Path f = Path.of(a.string("jester",
+              "../shared/data/jester-2-subset/jester_ratings_users1-1000.csv"));
+          sets.add(CompletionBench.fromTriples("Jester subset", Datasets.ratingTriples(f, 0),
+              0, 5, 0.25, 2.5, 10));
+        }
+        case "movielens" -> {
+          Path f = Path.of(a.string("movielens",
+              "../shared/data/movielens-latest-small/ratings.csv"));
+          sets.add(CompletionBench.fromTriples("MovieLens small, top 400",
+              Datasets.ratingTriples(f, 400), 0.5, 5, 1, 0, 10));
+        }
+        default -> throw new IllegalArgumentException(
+            "datasets are synthetic, jester, movielens. Provided value: " + name);
+      }
+    }
+    int runs = a.integer("runs", 3);
+    CompletionBench bench = new CompletionBench(a.number("delta", 1e-6), runs,
+        a.integer("seed", 1), a.integer("iterations", 0), a.integer("oja-steps", 20));
+    List<List<CompletionBench.Cell>> all = new java.util.ArrayList<>();
+    for (CompletionBench.Dataset ds : sets) {
+      List<CompletionBench.Cell> cells = bench.run(ds, eps, !a.flag("no-oja"), out);
+      CompletionBench.printTable(ds, runs, cells, eps, out);
+      all.add(cells);
+    }
+    String svg = a.string("svg", null);
+    if (svg != null) {
+      CompletionBench.writeSvg(Path.of(svg), sets, all, eps);
+      out.println("wrote " + svg);
+    }
     return 0;
   }
 

@@ -20,6 +20,7 @@ public final class Cli {
         produce     push a matrix file to the service's Kafka topic
         factorize   one-shot private factorization of a matrix file
         pca         one-shot row-level private PCA (one row per user) of a matrix file
+        complete    private matrix completion (joint DP, Frank-Wolfe) of a ratings file, with test RMSE
         bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench pca', 'dplrf bench ingest'
         health      exit 0 when a running service answers on /health (for container health checks)
         help        this text
@@ -51,6 +52,13 @@ public final class Cli {
             return 0;
           }
           return PcaCommand.run(args, out);
+        }
+        case "complete" -> {
+          if (help) {
+            out.print(CompleteCommand.USAGE);
+            return 0;
+          }
+          return CompleteCommand.run(args, out);
         }
         case "serve" -> {
           if (help) {

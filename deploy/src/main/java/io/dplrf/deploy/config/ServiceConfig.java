@@ -32,6 +32,10 @@ import java.util.regex.Pattern;
  *
  * <p>{@link #describe()} lists every setting, its value and its source for the startup log; the
  * admin token is never printed.
+ *
+ * <p>Size: past STYLE's 500 lines since mode completion (its settings are validated here with the
+ * same helpers and message shape as every other; their type is {@link CompletionSettings}, the
+ * sources are read by {@link ConfigSources}). The next mode should move the per-mode rules out.
  */
 public final class ServiceConfig {
   /** Mechanisms the service runs. */
@@ -48,9 +52,11 @@ public final class ServiceConfig {
    * What the service consumes and releases (docs/rows.md): {@code updates}, turnstile updates of
    * an m×n matrix A (the default); {@code rows}, row records whose unit is one row, clipped to
    * ‖x‖₂ ≤ C, released as a rank-k factorization of the d×d matrix AᵀA (d = cols); {@code local},
-   * local-DP reports (docs/local-service.md), summed and released as the rank-k basis.
+   * local-DP reports (docs/local-service.md), summed and released as the rank-k basis;
+   * {@code completion}, ratings (i = user, j = item, Δ = rating) kept per user in a RocksDB store
+   * and completed by private Frank–Wolfe under joint DP (docs/completion-service.md).
    */
-  public enum Mode { UPDATES, ROWS, LOCAL }
+  public enum Mode { UPDATES, ROWS, LOCAL, COMPLETION }
 
   /** The privacy unit of the stream neighbouring relation (DESIGN.md "Privacy model"). */
   public enum PrivacyUnit { UPDATE, KEY, ROW }
@@ -63,7 +69,9 @@ public final class ServiceConfig {
       "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
       "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
       "alpha", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
-      "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed");
+      "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed",
+      "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
+      "completion-row-norm", "completion-nuclear-norm", "completion-solver", "completion-offset");
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
@@ -76,6 +84,14 @@ public final class ServiceConfig {
   private ServiceConfig(Map<String, Raw> raw) {
     this.raw = raw;
     choice("mode", Mode.class, Mode.UPDATES);
+    boolean completion = mode() == Mode.COMPLETION;
+    for (String name : completion ? CompletionSettings.UNUSED : CompletionSettings.NAMES) {
+      if (raw.containsKey(name)) {
+        throw invalid(name, completion ? "unset in mode completion (the unit is one user: at most"
+            + " max-ratings ratings, each |rating| <= clip; private Frank-Wolfe has no rank, sketch"
+            + " or epoch budget)" : "unset outside mode completion");
+      }
+    }
     boolean localMode = mode() == Mode.LOCAL;
     boolean rowsMode = mode() == Mode.ROWS || localMode;
     if (localMode) {
@@ -100,10 +116,34 @@ public final class ServiceConfig {
       positiveInt("rows");
     }
     positiveInt("cols");
+    if (completion) {
+      int max = CompletionSettings.FULL_SOLVER_MAX_ITEMS;
+      choice("completion-solver", CompletionSettings.Solver.class,
+          cols() <= max ? CompletionSettings.Solver.FULL : CompletionSettings.Solver.OJA);
+      if (values.get("completion-solver") == CompletionSettings.Solver.FULL && cols() > max) {
+        throw invalid("completion-solver", "oja with cols = " + cols() + " > " + max
+            + " (full needs a dense cols x cols matrix per iteration)");
+      }
+    }
     if (rowsMode) {
       values.put("rows", values.get("cols"));
     }
-    positiveInt("rank");
+    if (completion) {
+      values.put("rank", 0);
+      values.put("epochs", 0);
+      intIn("max-ratings", 80, 1, 1_000_000);
+      intIn("completion-runs", 10, 1, 1_000_000);
+      intIn("completion-every-epochs", 0, 0, Integer.MAX_VALUE);
+      optionalPositiveInt("completion-iterations");
+      number("completion-row-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
+          Double.NaN);
+      number("completion-nuclear-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
+          Double.NaN);
+      number("completion-offset", "finite", Double::isFinite, 0.0);
+    } else {
+      values.put("completion-solver", null);
+      positiveInt("rank");
+    }
     number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
     number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
     choice("mechanism", Mechanism.class, Mechanism.PRIV2);
@@ -112,7 +152,9 @@ public final class ServiceConfig {
           + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"
           + " update of A)");
     }
-    positiveInt("epochs");
+    if (!completion) {
+      positiveInt("epochs");
+    }
     optionalPositiveLong("epoch-updates");
     // The ingest clock counts milliseconds: a shorter epoch cannot be honoured.
     number("epoch-seconds", ">= 0.001 and < infinity", x -> x >= 0.001 && Double.isFinite(x),
@@ -127,7 +169,8 @@ public final class ServiceConfig {
     path("key", values.get("state-dir") + "/secret.key");
     string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
     string("seed", null, "64 hexadecimal digits", s -> s.matches("[0-9A-Fa-f]{64}"));
-    string("topic", localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
+    string("topic", localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows"
+        : completion ? "dplrf-ratings" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
         s -> TOPIC.matcher(s).matches());
     string("dead-letter-topic", values.get("topic") + ".dead-letter",
         "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)", s -> TOPIC.matcher(s).matches());
@@ -300,6 +343,20 @@ public final class ServiceConfig {
     return Optional.ofNullable((String) values.get("admin-token"));
   }
 
+  /** Mode completion's settings; null in the other modes. */
+  public CompletionSettings completion() {
+    if (mode() != Mode.COMPLETION) {
+      return null;
+    }
+    Integer t = (Integer) values.get("completion-iterations");
+    return new CompletionSettings((Integer) values.get("max-ratings"),
+        (Integer) values.get("completion-runs"), (Integer) values.get("completion-every-epochs"),
+        t == null ? OptionalInt.empty() : OptionalInt.of(t),
+        (Double) values.get("completion-row-norm"), (Double) values.get("completion-nuclear-norm"),
+        (CompletionSettings.Solver) values.get("completion-solver"),
+        (Double) values.get("completion-offset"));
+  }
+
   /** Where {@code name}'s value came from. */
   public Source source(String name) {
     if (!NAMES.contains(name)) {
@@ -316,7 +373,9 @@ public final class ServiceConfig {
     for (String name : NAMES) {
       Object v = values.get(name);
       String shown;
-      if (name.equals("admin-token")) {
+      if (mode() == Mode.COMPLETION && CompletionSettings.UNUSED.contains(name)) {
+        shown = "(not used in mode completion)";
+      } else if (name.equals("admin-token")) {
         shown = v == null ? "(none: operator endpoints are open)" : "(set, " + ((String) v).length() + " characters)";
       } else if (v == null || v instanceof Double d && d.isNaN()) {
         shown = name.equals("bootstrap-servers") ? "(none: embedded broker)" : "(unset)";

@@ -12,7 +12,9 @@ import java.util.Set;
 
 /**
  * The operator HTTP API, on its own port: {@code GET /metrics} (Prometheus text format 0.0.4)
- * and {@code GET /admin/ingest} (exact ingestion counts and checksum, JSON). Both expose exact,
+ * and {@code GET /admin/ingest} (exact ingestion counts and checksum, JSON), and in mode
+ * completion {@code POST /admin/completion/run} and {@code POST /admin/users/{id}/token}
+ * ({@link CompletionRoutes}). The GET endpoints expose exact,
  * <b>non-private</b> numbers. With an admin token configured every request must carry
  * {@code Authorization: Bearer <token>}, else 401 (before any routing, so an unauthenticated
  * client learns nothing about routes); the comparison is constant-time over SHA-256 digests, so
@@ -26,13 +28,16 @@ public final class OperatorApi implements AutoCloseable {
   private final Server server;
 
   private OperatorApi(InetSocketAddress address, Metrics metrics, IngestStatsSource ingest,
-      Optional<String> adminToken) throws IOException {
+      Optional<String> adminToken, CompletionEndpoints completion) throws IOException {
     Objects.requireNonNull(ingest, "ingest");
     Router.Guard guard = adminToken.map(OperatorApi::bearer).orElse(null);
     Router router = new Router(metrics, guard)
         .route("/metrics", Set.of(), r -> Response.bytes(200, PROMETHEUS_TEXT,
             metrics.scrape().getBytes(StandardCharsets.UTF_8)))
         .route("/admin/ingest", Set.of(), r -> Response.json(200, ingest.ingestStats()));
+    if (completion != null) {
+      CompletionRoutes.addOperator(router, completion);
+    }
     server = new Server("dplrf-operator", address, THREADS, router);
   }
 
@@ -43,7 +48,15 @@ public final class OperatorApi implements AutoCloseable {
    */
   public static OperatorApi start(InetSocketAddress address, Metrics metrics,
       IngestStatsSource ingest, Optional<String> adminToken) throws IOException {
-    return new OperatorApi(address, Objects.requireNonNull(metrics, "metrics"), ingest, adminToken);
+    return start(address, metrics, ingest, adminToken, null);
+  }
+
+  /** As above, plus in mode completion its operator actions ({@link CompletionRoutes}). */
+  public static OperatorApi start(InetSocketAddress address, Metrics metrics,
+      IngestStatsSource ingest, Optional<String> adminToken, CompletionEndpoints completion)
+      throws IOException {
+    return new OperatorApi(address, Objects.requireNonNull(metrics, "metrics"), ingest, adminToken,
+        completion);
   }
 
   public InetSocketAddress address() {

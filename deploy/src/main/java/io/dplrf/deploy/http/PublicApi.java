@@ -26,6 +26,8 @@ import java.util.regex.Pattern;
  * GET /v1/status                    epochs, privacy parameters and relation, exhaustion
  * GET /v1/local/protocol            mode local only: the public protocol clients randomize with
  *                                   (seed, d, t, epsilon, delta, clip, protocolId, topic)
+ * GET /v1/completion, GET /v1/users/{id}/predictions?n=N
+ *                                   mode completion only ({@link CompletionRoutes})
  * GET /health                       {"status": "ok"}
  * GET /                             the status page (HTML): epoch, privacy parameters, release age,
  *                                   singular values against the noise floor
@@ -44,9 +46,12 @@ public final class PublicApi implements AutoCloseable {
   private final Server server;
   private final ReleaseCache cache;
   private final StatusSource status;
+  private final CompletionEndpoints completion;
 
   private PublicApi(InetSocketAddress address, ReleaseCache cache, StatusSource status,
-      Metrics metrics, Map<String, Object> localProtocol) throws IOException {
+      Metrics metrics, Map<String, Object> localProtocol, CompletionEndpoints completion)
+      throws IOException {
+    this.completion = completion;
     this.cache = Objects.requireNonNull(cache, "cache");
     this.status = Objects.requireNonNull(status, "status");
     Router router = new Router(metrics, null)
@@ -64,6 +69,9 @@ public final class PublicApi implements AutoCloseable {
         })
         .route("/health", Set.of(), r -> Response.json(200, Json.object().put("status", "ok")))
         .route("/", Set.of(), r -> statusPage());
+    if (completion != null) {
+      CompletionRoutes.addPublic(router, completion);
+    }
     server = new Server("dplrf-http", address, THREADS, router);
   }
 
@@ -79,9 +87,20 @@ public final class PublicApi implements AutoCloseable {
    */
   public static PublicApi start(InetSocketAddress address, ReleaseCache cache, StatusSource status,
       Metrics metrics, Map<String, Object> localProtocol) throws IOException {
+    return start(address, cache, status, metrics, localProtocol, null);
+  }
+
+  /**
+   * As above, plus in mode completion the routes of {@link CompletionRoutes} and the {@code
+   * "completion"} fields of {@code /v1/status}; {@code completion} is null elsewhere.
+   */
+  public static PublicApi start(InetSocketAddress address, ReleaseCache cache, StatusSource status,
+      Metrics metrics, Map<String, Object> localProtocol, CompletionEndpoints completion)
+      throws IOException {
     return new PublicApi(address, cache, status, Objects.requireNonNull(metrics, "metrics"),
         localProtocol == null ? null
-            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(localProtocol)));
+            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(localProtocol)),
+        completion);
   }
 
   /** The bound address, with the actual port. */
@@ -206,6 +225,9 @@ public final class PublicApi implements AutoCloseable {
     out.put("rows", s.rows());
     out.put("cols", s.cols());
     out.put("rank", s.rank());
+    if (completion != null) {
+      out.put("completion", completion.status());
+    }
     return out;
   }
 
@@ -220,7 +242,7 @@ public final class PublicApi implements AutoCloseable {
   }
 
   /** A 0-based index in [0, bound). */
-  private static int index(String name, String raw, int bound) {
+  static int index(String name, String raw, int bound) {
     if (!INTEGER.matcher(raw).matches()) {
       throw ApiException.badRequest(name + " must be an integer in [0, " + bound
           + "). Provided value: " + Router.truncate(raw));

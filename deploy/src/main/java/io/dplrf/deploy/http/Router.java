@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes requests by path template ({@code /v1/rows/{i}}: a {@code {name}} matches one non-empty
- * segment), allows GET and HEAD only, optionally checks a bearer token first, parses the query
+ * segment), allows GET and HEAD (or, on routes added with {@link #post}, POST only), optionally checks a bearer token first, parses the query
  * against the route's allowed parameters, turns {@link ApiException}s into JSON errors and
  * anything else into a 500 whose body names no exception, and times every request by route
  * template (never the concrete path).
@@ -44,7 +44,8 @@ final class Router implements HttpHandler {
     }
   }
 
-  private record Route(String template, String[] segments, Set<String> params, Handler handler) {}
+  private record Route(String template, String[] segments, Set<String> params, Handler handler,
+      boolean post) {}
 
   private final List<Route> routes = new ArrayList<>();
   private final Metrics metrics;
@@ -56,7 +57,13 @@ final class Router implements HttpHandler {
   }
 
   Router route(String template, Set<String> params, Handler handler) {
-    routes.add(new Route(template, template.substring(1).split("/", -1), params, handler));
+    routes.add(new Route(template, template.substring(1).split("/", -1), params, handler, false));
+    return this;
+  }
+
+  /** A route that takes POST only (an action, e.g. an operator's); the body is ignored. */
+  Router post(String template, Set<String> params, Handler handler) {
+    routes.add(new Route(template, template.substring(1).split("/", -1), params, handler, true));
     return this;
   }
 
@@ -80,7 +87,10 @@ final class Router implements HttpHandler {
           // unauthenticated: say nothing about routes or methods
         } else if (route == null) {
           response = Response.error(404, "no such route: " + truncate(path));
-        } else if (!head && !"GET".equals(method)) {
+        } else if (route.post() && !"POST".equals(method)) {
+          response = Response.error(405, "method " + truncate(method) + " not allowed: use POST")
+              .header("Allow", "POST");
+        } else if (!route.post() && !head && !"GET".equals(method)) {
           response = Response.error(405, "method " + truncate(method) + " not allowed: use GET or HEAD")
               .header("Allow", "GET, HEAD");
         } else {

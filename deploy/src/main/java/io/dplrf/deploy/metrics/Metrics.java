@@ -32,7 +32,12 @@ import java.util.regex.Pattern;
  * {@code dplrf_epochs_left}, {@code dplrf_consumer_lag{partition}}, {@code dplrf_sketch_memory_bytes},
  * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running}, {@code dplrf_release_duration_seconds},
  * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
- * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters.
+ * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters; mode
+ * completion: {@code dplrf_ratings_applied_total}, {@code dplrf_ratings_dropped_total},
+ * {@code dplrf_ratings_stored}, {@code dplrf_ratings_users}, {@code dplrf_completion_runs_total},
+ * {@code dplrf_completion_runs_left}, {@code dplrf_completion_run_duration_seconds},
+ * {@code dplrf_completion_iteration}, {@code dplrf_completion_iterations},
+ * {@code dplrf_completion_last_run_timestamp_seconds}.
  *
  * <p>Kafka client metrics are bound by the ingest wiring, e.g.
  * {@code new KafkaClientMetrics(consumer).bindTo(metrics.registry())}.
@@ -59,6 +64,16 @@ public final class Metrics implements AutoCloseable {
   private final AtomicLong exhausted = new AtomicLong();
   private final AtomicLong ingestRunning = new AtomicLong();
   private final Map<Integer, AtomicLong> lag = new ConcurrentHashMap<>();
+  private final Counter ratingsApplied;
+  private final Counter ratingsDropped;
+  private final Counter completionRuns;
+  private final AtomicLong ratingsStored = new AtomicLong();
+  private final AtomicLong ratingsUsers = new AtomicLong();
+  private final AtomicLong runsLeft = new AtomicLong();
+  private final AtomicLong iteration = new AtomicLong();
+  private final AtomicLong iterations = new AtomicLong();
+  private final AtomicLong lastRun = new AtomicLong();
+  private final Timer runDuration;
   private final Timer releaseDuration;
   private final Timer snapshotDuration;
   private final DistributionSummary snapshotSize;
@@ -86,6 +101,31 @@ public final class Metrics implements AutoCloseable {
         "rows mode: applied rows scaled down to l2 norm <= clip");
     reportsApplied = counter("dplrf.reports.applied",
         "local mode: valid local-DP reports added to the sum");
+    ratingsApplied = counter("dplrf.ratings.applied",
+        "completion mode: ratings stored (new, or replacing the user's earlier rating of the item)");
+    ratingsDropped = counter("dplrf.ratings.dropped",
+        "completion mode: ratings of a new item dropped because the user holds max-ratings items");
+    completionRuns = counter("dplrf.completion.runs",
+        "completion mode: private Frank-Wolfe fits started (each spends its share of the budget)");
+    Gauge.builder("dplrf.ratings.stored", ratingsStored, AtomicLong::get)
+        .description("completion mode: ratings in the store (committed)").register(registry);
+    Gauge.builder("dplrf.ratings.users", ratingsUsers, AtomicLong::get)
+        .description("completion mode: users with at least one stored rating").register(registry);
+    Gauge.builder("dplrf.completion.runs.left", runsLeft, AtomicLong::get)
+        .description("completion mode: fits left before the budget's R runs are spent")
+        .register(registry);
+    Gauge.builder("dplrf.completion.iteration", iteration, AtomicLong::get)
+        .description("completion mode: Frank-Wolfe iterations done in the current (or last) fit")
+        .register(registry);
+    Gauge.builder("dplrf.completion.iterations", iterations, AtomicLong::get)
+        .description("completion mode: T, the iterations of the current (or last) fit")
+        .register(registry);
+    Gauge.builder("dplrf.completion.last.run.timestamp", lastRun, AtomicLong::get)
+        .baseUnit("seconds")
+        .description("completion mode: when the last fit finished (seconds since 1970), 0 if none")
+        .register(registry);
+    runDuration = Timer.builder("dplrf.completion.run.duration")
+        .description("completion mode: time of one private Frank-Wolfe fit").register(registry);
     // Both follow the published release (Service.publishMetrics), so current + left = T always.
     Gauge.builder("dplrf.epoch.current", epochCurrent, AtomicLong::get)
         .description("the latest released epoch, 0..T (0 before the first release)")
@@ -125,6 +165,41 @@ public final class Metrics implements AutoCloseable {
   /** The Prometheus exposition in the given format ({@code Accept} header value), see {@link PrometheusMeterRegistry#scrape(String)}. */
   public String scrape(String contentType) {
     return registry.scrape(contentType);
+  }
+
+  /** Mode completion: ratings stored and dropped since the last call (by difference). */
+  public void ratings(long applied, long dropped) {
+    ratingsApplied.increment(applied);
+    ratingsDropped.increment(dropped);
+  }
+
+  /** Mode completion: the store's committed sizes. */
+  public void ratingsStored(long ratings, long users) {
+    ratingsStored.set(ratings);
+    ratingsUsers.set(users);
+  }
+
+  /** Mode completion: a fit started; {@code left} runs remain after it. */
+  public void completionRunStarted(int left) {
+    completionRuns.increment();
+    runsLeft.set(left);
+    iteration.set(0);
+  }
+
+  public void completionRunsLeft(int left) {
+    runsLeft.set(left);
+  }
+
+  /** Mode completion: iteration {@code t} of {@code total} is done. */
+  public void completionProgress(int t, int total) {
+    iteration.set(t);
+    iterations.set(total);
+  }
+
+  /** Mode completion: a fit finished after {@code took}, at {@code epochSecond}. */
+  public void completionRunFinished(Duration took, long epochSecond) {
+    runDuration.record(took);
+    lastRun.set(epochSecond);
   }
 
   public void recordsConsumed(long n) {

@@ -88,7 +88,7 @@ public final class OneShot {
     source.forEach(sketch::update);
   }
 
-  static String newRunId() {
+  public static String newRunId() {
     byte[] b = new byte[16];
     new SecureRandom().nextBytes(b);
     return HexFormat.of().formatHex(b);

@@ -8,6 +8,7 @@ import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.Status;
 import io.dplrf.deploy.kafka.EmbeddedKafka;
 import io.dplrf.deploy.metrics.Metrics;
+import io.dplrf.ingest.Checkpoint;
 import io.dplrf.ingest.ContributionBounds;
 import io.dplrf.ingest.DeadLetterReason;
 import io.dplrf.ingest.EpochListener;
@@ -56,6 +57,10 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * be used fails {@link #start}; a later failure of the ingest loop is reported by {@link
  * #awaitIngestFailure}, and {@code dplrf serve} then closes the service and exits non-zero instead
  * of answering /health with ingest dead.
+ *
+ * <p>Size: past STYLE's 500 lines since mode completion added its branches to the wiring (the mode
+ * itself lives in {@link CompletionMode}); the next mode should move the per-mode status, counts
+ * and metrics behind one interface.
  */
 public final class Service implements AutoCloseable {
   private static final String LOOPBACK = "127.0.0.1";
@@ -67,6 +72,8 @@ public final class Service implements AutoCloseable {
   private final TreeTarget target;
   /** Mode local: the sum of the reports, and its protocol; null otherwise. */
   private final LocalTarget local;
+  /** Mode completion: the ratings store, the fits and their endpoints; null otherwise. */
+  private final CompletionMode completion;
   private final EmbeddedKafka embedded;
   private final String bootstrap;
   private final IngestLoop loop;
@@ -92,7 +99,7 @@ public final class Service implements AutoCloseable {
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
     this.log = log;
-    if (!ServiceDescription.localMode(config)) { // before anything is created: a refused configuration leaves no trace
+    if (!ServiceDescription.localMode(config) && !ServiceDescription.completionMode(config)) { // before anything is created: a refused configuration leaves no trace
       StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
       if (mechanism != StreamMechanism.PRIV2
           && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
@@ -106,17 +113,28 @@ public final class Service implements AutoCloseable {
     // rwx------ when created here: the directory holds the raw state (snapshot, node files, the
     // embedded broker's records, by default the key).
     StateFiles.createDirectories(state);
-    StateStore store = new StateStore(state);
-    if (ServiceDescription.localMode(config)) {
+    StateStore files = new StateStore(state);
+    if (ServiceDescription.completionMode(config)) {
+      // The ratings live in RocksDB, which is also the checkpoint (offsets in the same batch).
+      SecretKey key = SecretKey.loadOrCreate(config.key());
+      completion = CompletionMode.open(config, state, CompletionFit.create(config, key), key,
+          metrics, log);
+      local = null;
+      target = null;
+      cache = new ReleaseCache();
+    } else if (ServiceDescription.localMode(config)) {
       // No secret key, no tree, no server noise: each report is private by itself (LocalMode).
+      completion = null;
       local = new LocalTarget(LocalMode.protocol(config), config.epochs());
       target = null;
       cache = new ReleaseCache();
     } else {
+      completion = null;
       local = null;
-      target = openTree(config, state, store);
+      target = openTree(config, state, files);
       cache = new ReleaseCache(target::rangeRelease);
     }
+    Checkpoint store = completion != null ? completion.store() : files;
 
     if (config.bootstrapServers().isPresent()) {
       embedded = null;
@@ -139,10 +157,15 @@ public final class Service implements AutoCloseable {
       Map<String, Object> clientProps = new HashMap<>();
       clientProps.put("bootstrap.servers", bootstrap);
       createdLoop = IngestLoop.create(ingest, clientProps, store,
-          local != null ? local : target, new EpochListener() {
+          completion != null ? completion.store().target() : local != null ? local : target,
+          new EpochListener() {
         @Override
         public void epochClosed(int epoch) {
-          releaseLater(epoch);
+          if (completion != null) {
+            completion.epochClosed(epoch); // a scheduled fit, if due; no release per epoch
+          } else {
+            releaseLater(epoch);
+          }
         }
 
         @Override
@@ -152,7 +175,7 @@ public final class Service implements AutoCloseable {
 
         @Override
         public void restored(int epochsClosed) {
-          if (epochsClosed > 0) {
+          if (epochsClosed > 0 && completion == null) {
             release(epochsClosed); // a release lost between the snapshot and a crash
           }
         }
@@ -178,10 +201,10 @@ public final class Service implements AutoCloseable {
           : LocalMode.protocolJson(local.protocol(), config.topic());
       createdPublicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
           new InetSocketAddress(config.bind(), config.httpPort()), cache, this::status, metrics,
-          protocolJson));
+          protocolJson, completion));
       createdOperatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
           new InetSocketAddress(config.bind(), config.operatorPort()), metrics, this::ingestStats,
-          config.adminToken()));
+          config.adminToken(), completion));
       publicApi = createdPublicApi;
       operatorApi = createdOperatorApi;
       ingestThread = new Thread(this::ingest, "dplrf-ingest");
@@ -202,6 +225,7 @@ public final class Service implements AutoCloseable {
       if (embedded != null) {
         embedded.close();
       }
+      closeQuietly(completion);
       throw e;
     }
     ticker.scheduleAtFixedRate(this::publishMetrics, 1, 1, TimeUnit.SECONDS);
@@ -228,7 +252,8 @@ public final class Service implements AutoCloseable {
   /** The ingest loop's settings; the epoch length goes through exactly (fractions of a second). */
   static IngestConfig ingestConfig(ServiceConfig config) {
     ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
-        config.clip(), ServiceDescription.localMode(config) ? ContributionBounds.Unit.LOCAL_REPORT
+        config.clip(), ServiceDescription.completionMode(config) ? ContributionBounds.Unit.USER_RATING
+            : ServiceDescription.localMode(config) ? ContributionBounds.Unit.LOCAL_REPORT
             : ServiceDescription.rowsMode(config) ? ContributionBounds.Unit.ROW_RECORD
             : ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
         ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
@@ -272,8 +297,9 @@ public final class Service implements AutoCloseable {
   /** Starts everything; logs where to push updates and pull releases. */
   public static Service start(ServiceConfig config, PrintStream log) throws Exception {
     Service s = new Service(config, log);
-    log.println(ServiceDescription.banner(config, s.local, s.bootstrap, s.publicApi.port(),
-        s.operatorApi.port()));
+    log.println(s.completion != null ? CompletionMode.banner(config, s.bootstrap,
+        s.publicApi.port(), s.operatorApi.port()) : ServiceDescription.banner(config, s.local,
+        s.bootstrap, s.publicApi.port(), s.operatorApi.port()));
     if (config.adminToken().isEmpty() && !isLoopback(config.bind())) {
       log.println("dplrf: WARNING the operator port (exact counts, not private) listens on "
           + config.bind() + " without an admin-token; set admin-token or bind to 127.0.0.1");
@@ -364,11 +390,22 @@ public final class Service implements AutoCloseable {
   }
 
   private long sizeInBytes() {
-    return local != null ? local.sizeInBytes() : target.sizeInBytes();
+    return completion != null ? completion.sizeInBytes()
+        : local != null ? local.sizeInBytes() : target.sizeInBytes();
   }
 
   /** Status as served: derived from what has been released, never ahead of the cache. */
   private Status status() {
+    if (completion != null) {
+      // Epochs only cut checkpoints and the schedule here; what the budget counts is fits, so
+      // epoch/epochs (and the status page) show fits started of R.
+      return new Status(completion.started(), config.completion().runs(), config.epsilon(),
+          config.delta(),
+          ServiceDescription.mechanismName(config), ServiceDescription.neighbouring(config),
+          config.clip(), ServiceDescription.privacyUnit(config), completion.exhausted(),
+          CompletionMode.message(completion), completion.lastRun(), config.rows(), config.cols(),
+          0);
+    }
     int released = cache.latest().map(Release::epoch).orElse(0);
     boolean exhausted = released >= config.epochs();
     String message = local != null ? LocalMode.message(released, config.epochs())
@@ -388,7 +425,9 @@ public final class Service implements AutoCloseable {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("state", loop.state().name().toLowerCase(Locale.ROOT));
     m.put("recordsConsumed", s.recordsConsumed());
-    if (ServiceDescription.localMode(config)) {
+    if (completion != null) {
+      completion.ingestStats(m, s);
+    } else if (ServiceDescription.localMode(config)) {
       // Local mode counts each valid report as one update (IngestStats): name them reports here.
       m.put("mode", "local");
       m.put("reportsApplied", s.updatesApplied());
@@ -410,7 +449,8 @@ public final class Service implements AutoCloseable {
     }
     m.put("recordsDeadLettered", dl);
     m.put("checksum", Long.toUnsignedString(s.checksum(), 16));
-    m.put("epochsClosed", local != null ? local.epochsClosed() : target.epochsClosed());
+    m.put("epochsClosed", completion != null ? completion.store().target().epochsClosed()
+        : local != null ? local.epochsClosed() : target.epochsClosed());
     return m;
   }
 
@@ -419,7 +459,11 @@ public final class Service implements AutoCloseable {
     try {
       IngestStats s = loop.stats();
       metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
-      if (ServiceDescription.localMode(config)) {
+      if (completion != null) {
+        metrics.ratings(s.updatesApplied() - lastStats.updatesApplied(),
+            s.updatesDropped() - lastStats.updatesDropped());
+        metrics.ratingsStored(completion.store().ratingsStored(), completion.store().users());
+      } else if (ServiceDescription.localMode(config)) {
         metrics.reportsApplied(s.updatesApplied() - lastStats.updatesApplied());
       } else if (ServiceDescription.rowsMode(config)) {
         metrics.rowsApplied(s.updatesApplied() - lastStats.updatesApplied());
@@ -440,7 +484,8 @@ public final class Service implements AutoCloseable {
       int released = cache.latest().map(Release::epoch).orElse(0);
       metrics.epochCurrent(released);
       metrics.epochsLeft(config.epochs() - released);
-      metrics.releaseExhausted(released >= config.epochs());
+      metrics.releaseExhausted(completion != null ? completion.exhausted()
+          : released >= config.epochs());
       metrics.sketchMemory(sizeInBytes());
       IngestLoop.State st = loop.state();
       metrics.ingestRunning(st == IngestLoop.State.NEW || st == IngestLoop.State.RUNNING);
@@ -524,6 +569,9 @@ public final class Service implements AutoCloseable {
     metrics.close();
     if (embedded != null) {
       embedded.close();
+    }
+    if (completion != null) {
+      completion.close();
     }
   }
 }

@@ -19,15 +19,19 @@ final class ServiceDescription {
     return config.mode() == ServiceConfig.Mode.LOCAL;
   }
 
+  static boolean completionMode(ServiceConfig config) {
+    return config.mode() == ServiceConfig.Mode.COMPLETION;
+  }
+
   /** The privacy unit as /v1/status names it. */
   static String privacyUnit(ServiceConfig config) {
-    return localMode(config) ? "report" : rowsMode(config) ? "row"
+    return completionMode(config) ? "user" : localMode(config) ? "report" : rowsMode(config) ? "row"
         : config.privacyUnit().name().toLowerCase(Locale.ROOT);
   }
 
   /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */
   static String mechanismName(ServiceConfig config) {
-    return localMode(config) ? "local"
+    return completionMode(config) ? "private-frank-wolfe" : localMode(config) ? "local"
         : rowsMode(config) ? "ata-sketch" : config.mechanism().cliName();
   }
 
@@ -39,6 +43,9 @@ final class ServiceDescription {
     String c = String.valueOf(config.clip());
     if (localMode(config)) {
       return LocalMode.neighbouring(config.clip());
+    }
+    if (completionMode(config)) {
+      return CompletionMode.neighbouring(config);
     }
     if (rowsMode(config)) {
       return "streams differing in one row record x, clipped to ||x||_2 <= " + c + " (one row"

@@ -302,4 +302,54 @@ class ServiceConfigTest {
         () -> ServiceConfig.load(with("--seed", "ab".repeat(32)), 0, Map.of()));
     assertTrue(e.getMessage().contains("mode local"), e.getMessage());
   }
+
+  private static String[] completion(String... extra) {
+    String[] base = {"--mode", "completion", "--rows", "1000", "--cols", "400", "--epsilon", "1",
+        "--delta", "1e-6", "--epoch-seconds", "60", "--clip", "5"};
+    String[] out = new String[base.length + extra.length];
+    System.arraycopy(base, 0, out, 0, base.length);
+    System.arraycopy(extra, 0, out, base.length, extra.length);
+    return out;
+  }
+
+  @Test
+  void completionMode_defaultsAndSettings() {
+    ServiceConfig c = ServiceConfig.load(completion(), 0, Map.of());
+    assertEquals(ServiceConfig.Mode.COMPLETION, c.mode());
+    assertEquals("dplrf-ratings", c.topic());
+    assertEquals(80, c.completion().maxRatings(), "the paper's xi");
+    assertEquals(10, c.completion().runs());
+    assertEquals(0, c.completion().everyEpochs(), "on demand only by default");
+    assertTrue(c.completion().iterations().isEmpty());
+    assertTrue(Double.isNaN(c.completion().rowNorm()));
+    assertTrue(Double.isNaN(c.completion().nuclearNorm()));
+    ServiceConfig d = ServiceConfig.load(completion("--max-ratings", "20", "--completion-runs",
+        "3", "--completion-every-epochs", "4", "--completion-iterations", "12",
+        "--completion-row-norm", "7.5", "--completion-nuclear-norm", "300"), 0, Map.of());
+    assertEquals(20, d.completion().maxRatings());
+    assertEquals(3, d.completion().runs());
+    assertEquals(4, d.completion().everyEpochs());
+    assertEquals(12, d.completion().iterations().getAsInt());
+    assertEquals(7.5, d.completion().rowNorm());
+    assertEquals(300, d.completion().nuclearNorm());
+  }
+
+  @Test
+  void completionMode_refusesTheTreeSettings_andOtherModesRefuseCompletionSettings() {
+    for (String[] extra : new String[][] {{"--rank", "5"}, {"--epochs", "4"},
+        {"--privacy-unit", "key"}, {"--mechanism", "priv1"}, {"--sketch-cols", "10"}}) {
+      ConfigException e = assertThrows(ConfigException.class,
+          () -> ServiceConfig.load(completion(extra), 0, Map.of()), extra[0]);
+      assertTrue(e.getMessage().contains("unset in mode completion"), e.getMessage());
+    }
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(with("--max-ratings", "20"), 0, Map.of()));
+    assertTrue(e.getMessage().contains("unset outside mode completion"), e.getMessage());
+    assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(completion("--max-ratings", "0"), 0, Map.of()));
+    assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(completion("--completion-runs", "0"), 0, Map.of()));
+    assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(completion("--completion-row-norm", "-1"), 0, Map.of()));
+  }
 }

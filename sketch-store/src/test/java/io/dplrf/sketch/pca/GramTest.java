@@ -172,4 +172,37 @@ class GramTest {
       }
     }
   }
+
+  @Test
+  void addSparseRow_equalsAddRowOfTheDenseRow_exactly() {
+    int d = 9;
+    Gram dense = new Gram(d, 1.5);
+    Gram sparse = new Gram(d, 1.5);
+    int[][] cols = {{0, 3, 8}, {2}, {1, 2, 4, 5, 7}, {}};
+    double[][] vals = {{0.3, -1.2, 0.9}, {2.5}, {0.1, -0.2, 0.3, -0.4, 0.5}, {}};
+    for (int r = 0; r < cols.length; r++) {
+      double[] row = new double[d];
+      for (int c = 0; c < cols[r].length; c++) {
+        row[cols[r][c]] = vals[r][c];
+      }
+      assertEquals(dense.addRow(row), sparse.addSparseRow(cols[r], vals[r]), "clipped, row " + r);
+    }
+    for (int p = 0; p < Gram.packedLength(d); p++) {
+      assertEquals(dense.exactUnits(p), sparse.exactUnits(p), "entry " + p);
+    }
+    assertEquals(dense.clippedCount(), sparse.clippedCount());
+  }
+
+  @Test
+  void addSparseRow_rejectsUnsortedOrOutOfRangeColumns() {
+    Gram g = new Gram(4, 1);
+    assertThrows(IllegalArgumentException.class,
+        () -> g.addSparseRow(new int[] {2, 1}, new double[] {1, 1}));
+    assertThrows(IllegalArgumentException.class,
+        () -> g.addSparseRow(new int[] {4}, new double[] {1}));
+    assertThrows(IllegalArgumentException.class,
+        () -> g.addSparseRow(new int[] {1, 1}, new double[] {1, 1}));
+    assertThrows(IllegalArgumentException.class,
+        () -> g.addSparseRow(new int[] {1}, new double[] {1, 2}));
+  }
 }

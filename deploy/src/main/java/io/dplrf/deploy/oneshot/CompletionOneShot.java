@@ -1,0 +1,103 @@
+package io.dplrf.deploy.oneshot;
+
+import io.dplrf.release.completion.CompletionModel;
+import io.dplrf.release.completion.Ratings;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Offline use of private matrix completion (paper 004): predictions for a list of (user, item)
+ * pairs, each user's row computed once by the local component from her own ratings and the
+ * public model, and the RMSE of predictions against held-out values. Stateless.
+ */
+public final class CompletionOneShot {
+  private CompletionOneShot() {}
+
+  /** (user, item, value) triples in file order. */
+  public record Triples(int[] user, int[] item, double[] value) {
+    public int size() {
+      return user.length;
+    }
+  }
+
+  /** A growable triple list for readers. */
+  public static final class TripleBuffer {
+    private int[] user = new int[1024];
+    private int[] item = new int[1024];
+    private double[] value = new double[1024];
+    private int size;
+
+    public void add(int u, int i, double v) {
+      if (size == user.length) {
+        int cap = Math.multiplyExact(size, 2);
+        user = java.util.Arrays.copyOf(user, cap);
+        item = java.util.Arrays.copyOf(item, cap);
+        value = java.util.Arrays.copyOf(value, cap);
+      }
+      user[size] = u;
+      item[size] = i;
+      value[size++] = v;
+    }
+
+    public Triples toTriples() {
+      return new Triples(java.util.Arrays.copyOf(user, size), java.util.Arrays.copyOf(item, size),
+          java.util.Arrays.copyOf(value, size));
+    }
+  }
+
+  /**
+   * Predictions at {@code pairs} (same order): user u's predictions come from
+   * {@link CompletionModel#predictUser} on u's bounded training row only. A user without training
+   * ratings gets the model's prediction for an empty row (0).
+   */
+  public static double[] predict(CompletionModel model, Ratings train, Triples pairs) {
+    int users = train.users();
+    List<List<Integer>> byUser = new ArrayList<>(users);
+    for (int u = 0; u < users; u++) {
+      byUser.add(null);
+    }
+    for (int x = 0; x < pairs.size(); x++) {
+      int u = pairs.user()[x];
+      if (byUser.get(u) == null) {
+        byUser.set(u, new ArrayList<>());
+      }
+      byUser.get(u).add(x);
+    }
+    double[] out = new double[pairs.size()];
+    for (int u = 0; u < users; u++) {
+      List<Integer> idx = byUser.get(u);
+      if (idx == null) {
+        continue;
+      }
+      int[] query = new int[idx.size()];
+      for (int q = 0; q < query.length; q++) {
+        query[q] = pairs.item()[idx.get(q)];
+      }
+      Ratings.Row row = train.row(u);
+      double[] p = model.predictUser(row.items(), row.values(), query);
+      for (int q = 0; q < query.length; q++) {
+        out[idx.get(q)] = p[q];
+      }
+    }
+    return out;
+  }
+
+  /** The triples with {@code delta} added to every value (centering by a public constant). */
+  public static Triples shift(Triples t, double delta) {
+    double[] v = t.value().clone();
+    for (int x = 0; x < v.length; x++) {
+      v[x] += delta;
+    }
+    return new Triples(t.user(), t.item(), v);
+  }
+
+  /** √(mean (prediction − value)²); NaN for no pairs. */
+  public static double rmse(double[] predictions, double[] values) {
+    double se = 0;
+    for (int x = 0; x < values.length; x++) {
+      double e = predictions[x] - values[x];
+      se += e * e;
+    }
+    return Math.sqrt(se / values.length);
+  }
+}

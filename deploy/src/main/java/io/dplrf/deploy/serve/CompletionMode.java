@@ -1,0 +1,236 @@
+package io.dplrf.deploy.serve;
+
+import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.deploy.http.CompletionEndpoints;
+import io.dplrf.deploy.metrics.Metrics;
+import io.dplrf.ingest.IngestStats;
+import io.dplrf.ingest.RatingsStore;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Mode completion (docs/completion-service.md), as the {@link Service} wires it: the RocksDB
+ * ratings store (the ingest loop's checkpoint and target), the fits ({@link CompletionRuns}) and
+ * the joint-DP endpoints ({@link CompletionEndpoints}: public model, per-user predictions behind
+ * per-user tokens, operator actions). Thread-safe.
+ *
+ * <p><b>Joint DP.</b> A fit's output (the noisy global component: item factors, noisy eigen
+ * statistics) is DP for one user's ratings and is public. User u's prediction is computed from
+ * u's own stored ratings and that public output (the local component, paper 004 Algorithm 1
+ * A_local), so the predictions of all other users together are DP for u's ratings: joint DP
+ * (Kearns et al. 2014; paper 004 Definition 2.2). That holds only if nobody but u sees u's
+ * prediction, hence the per-user token. Exact counts (users, ratings) are operator-only.
+ */
+final class CompletionMode implements CompletionEndpoints, AutoCloseable {
+  private final ServiceConfig config;
+  private final RatingsStore store;
+  private final UserTokens tokens;
+  private final CompletionRuns runs;
+
+  private CompletionMode(ServiceConfig config, RatingsStore store, UserTokens tokens,
+      CompletionRuns runs) {
+    this.config = config;
+    this.store = store;
+    this.tokens = tokens;
+    this.runs = runs;
+  }
+
+  /** Opens the store under {@code state} and restores the runs' bookkeeping and latest model. */
+  static CompletionMode open(ServiceConfig config, Path state, CompletionRuns.Fitter fitter,
+      io.dplrf.sketch.randomness.SecretKey key, Metrics metrics, PrintStream log)
+      throws IOException {
+    RatingsStore store = RatingsStore.open(state, config.completion().maxRatings());
+    try {
+      CompletionRuns runs = new CompletionRuns(store, fitter,
+          new CompletionBudget(config.epsilon(), config.delta(), config.completion().runs()),
+          config.completion().everyEpochs(), metrics, log);
+      return new CompletionMode(config, store, new UserTokens(key), runs);
+    } catch (IOException | RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  RatingsStore store() {
+    return store;
+  }
+
+  /** The ingest loop closed and committed {@code epoch}: the schedule may start a fit. */
+  void epochClosed(int epoch) {
+    runs.epochClosed(epoch);
+  }
+
+  /** Fits started so far (each has spent its share of the budget). */
+  int started() {
+    return runs.started();
+  }
+
+  /** True once the R fits have started. */
+  boolean exhausted() {
+    return runs.started() >= config.completion().runs();
+  }
+
+  java.time.Instant lastRun() {
+    return runs.latest().map(CompletionRuns.Finished::at).orElse(null);
+  }
+
+  // ---- CompletionEndpoints --------------------------------------------------------------------
+
+  @Override
+  public Optional<Map<String, Object>> model() {
+    return runs.latest().map(f -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("run", f.run());
+      m.put("finished", f.at().toString());
+      m.put("users", config.rows());
+      m.put("items", config.cols());
+      m.put("privacy", "private Frank-Wolfe (paper 004 Algorithm 1): this output is"
+          + " (epsilonPerRun, delta)-DP for one user's ratings (see /v1/status completion.budget);"
+          + " predictions are joint-DP and served to their own user only");
+      m.putAll(f.model().publicJson());
+      return m;
+    });
+  }
+
+  @Override
+  public Map<String, Object> status() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("maxRatings", config.completion().maxRatings());
+    m.put("ratingBound", config.clip());
+    m.putAll(runs.status());
+    return m;
+  }
+
+  @Override
+  public int users() {
+    return config.rows();
+  }
+
+  @Override
+  public int items() {
+    return config.cols();
+  }
+
+  @Override
+  public boolean tokenValid(int user, String token) {
+    return tokens.valid(user, token);
+  }
+
+  @Override
+  public String issueToken(int user) {
+    return tokens.issue(user);
+  }
+
+  @Override
+  public Map<String, Object> run() {
+    return runs.start("operator request");
+  }
+
+  /**
+   * The local component: scores from the user's own committed ratings and the latest public
+   * model; the top n items she has not rated, best first (ties: lower item id first).
+   */
+  @Override
+  public Map<String, Object> predictions(int user, int n) throws IOException {
+    CompletionRuns.Finished f = runs.latest().orElseThrow(
+        () -> new Refused(404, "no completion model yet: no run has finished"));
+    RatingsStore.UserRatings own = store.ratings(user);
+    double[] scores = f.model().scores(own);
+    boolean[] rated = new boolean[scores.length];
+    for (int item : own.items()) {
+      rated[item] = true;
+    }
+    List<Integer> candidates = new ArrayList<>();
+    for (int j = 0; j < scores.length; j++) {
+      if (!rated[j]) {
+        candidates.add(j);
+      }
+    }
+    candidates.sort((a, b) -> {
+      int c = Double.compare(scores[b], scores[a]);
+      return c != 0 ? c : Integer.compare(a, b);
+    });
+    List<Map<String, Object>> top = new ArrayList<>();
+    for (int k = 0; k < Math.min(n, candidates.size()); k++) {
+      Map<String, Object> e = new LinkedHashMap<>();
+      e.put("item", candidates.get(k));
+      e.put("score", scores[candidates.get(k)]);
+      top.add(e);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("user", user);
+    out.put("run", f.run());
+    out.put("rated", own.size());
+    out.put("predictions", top);
+    return out;
+  }
+
+  // ---- operator view and words ----------------------------------------------------------------
+
+  /** Fields of /admin/ingest (exact, not private). */
+  void ingestStats(Map<String, Object> m, IngestStats s) {
+    m.put("mode", "completion");
+    m.put("ratingsConsumed", s.updatesConsumed());
+    m.put("ratingsApplied", s.updatesApplied());
+    m.put("ratingsDropped", s.updatesDropped());
+    m.put("ratingsStored", store.ratingsStored());
+    m.put("users", store.users());
+    m.put("completionRunsStarted", runs.started());
+  }
+
+  long sizeInBytes() {
+    try {
+      return store.sizeInBytes();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  static String neighbouring(ServiceConfig config) {
+    return "streams differing in all rating records of one user (i = the user), each |rating| <= "
+        + config.clip() + ", at most " + config.completion().maxRatings() + " items per user (latest rating"
+        + " wins), rows clipped to ||P_Omega(Y_i)||_2 <= L at fit time; joint DP: item factors and"
+        + " diagnostics are public, each user's predictions are served to that user only";
+  }
+
+  static String message(CompletionMode c) {
+    return c.exhausted() ? "all " + c.config.completion().runs() + " fits have run: the privacy"
+        + " budget is spent; the last model stays available"
+        : c.runs.latest().isEmpty() ? "no fit yet: POST /admin/completion/run on the operator port"
+        + (c.config.completion().everyEpochs() > 0 ? " or wait for the schedule" : "")
+        : "serving the model of fit " + c.runs.latest().get().run();
+  }
+
+  static String banner(ServiceConfig config, String bootstrap, int httpPort, int operatorPort) {
+    return String.format(Locale.ROOT, """
+        dplrf serving private matrix completion (private Frank-Wolfe, joint DP) of %d users x %d \
+        items, |rating| <= %s, at most %d ratings per user; (%s, %s)-DP over at most %d fits
+          push ratings:   Kafka %s, topic %s (16-byte big-endian records: int32 user, int32 item, \
+        float64 rating)
+                          e.g. ./dplrf produce --input ratings.csv --topic %s --bootstrap-servers %s
+          pull releases:  http://%s:%d/v1/completion   (status: /v1/status; a user's own \
+        predictions: /v1/users/{id}/predictions with her token)
+          operator:       http://%s:%d/metrics, /admin/ingest, POST /admin/completion/run, \
+        POST /admin/users/{id}/token%s
+          state:          %s""", config.rows(), config.cols(), config.clip(),
+        config.completion().maxRatings(), config.epsilon(), config.delta(), config.completion().runs(), bootstrap,
+        config.topic(), config.topic(), bootstrap, config.bind(), httpPort, config.bind(),
+        operatorPort, config.adminToken().isPresent() ? " (token required)" : "",
+        config.stateDir());
+  }
+
+  /** Stops the fits, then closes the database (not while a fit could still read it). */
+  @Override
+  public void close() {
+    if (runs.awaitClosed()) {
+      store.close();
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package io.dplrf.deploy.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.deploy.io.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CompleteCommandTest {
+  @TempDir Path dir;
+  private Path key;
+  private Path train;
+  private Path test;
+
+  record Run(int code, String out, String err) {}
+
+  /** A rank-one 300 × 12 ratings matrix u_i·v_j, 6 ratings per user; test pairs elsewhere. */
+  @BeforeEach
+  void setUp() throws IOException {
+    key = dir.resolve("secret.key");
+    train = dir.resolve("train.csv");
+    test = dir.resolve("test.csv");
+    StringBuilder tr = new StringBuilder();
+    StringBuilder te = new StringBuilder();
+    for (int i = 0; i < 300; i++) {
+      for (int x = 0; x < 7; x++) {
+        int j = (i + 5 * x) % 12;
+        double r = (1 + i % 4) * (1 + j % 3) / 4.0;
+        (x < 6 ? tr : te).append(i).append(',').append(j).append(',').append(r).append('\n');
+      }
+    }
+    Files.writeString(train, tr);
+    Files.writeString(test, te);
+  }
+
+  private Run run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(code, out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8));
+  }
+
+  private String[] args(Path out, String... extra) {
+    List<String> a = new ArrayList<>(List.of("complete", "--train", train.toString(), "--test",
+        test.toString(), "--epsilon", "1", "--delta", "1e-6", "--out", out.toString(), "--key",
+        key.toString(), "--iterations", "4"));
+    a.addAll(Arrays.asList(extra));
+    return a.toArray(String[]::new);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> json(Path out) throws IOException {
+    return (Map<String, Object>) Json.parse(Files.readString(out.resolve("release.json")));
+  }
+
+  @Test
+  void complete_writesOnePredictionPerTestPairInOrder_andAReleaseDocument() throws IOException {
+    Path out = dir.resolve("out");
+    Run r = run(args(out));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("test RMSE"), r.out());
+    assertTrue(r.out().contains("(1.0, 1.0E-6)-joint-DP"), r.out());
+    List<String> pred = Files.readAllLines(out.resolve("predictions.csv"));
+    List<String> pairs = Files.readAllLines(test);
+    assertEquals(pairs.size(), pred.size());
+    for (int x = 0; x < pairs.size(); x++) {
+      String[] p = pairs.get(x).split(",");
+      String[] q = pred.get(x).split(",");
+      assertEquals(p[0] + "," + p[1], q[0] + "," + q[1], "line " + x);
+      assertTrue(Double.isFinite(Double.parseDouble(q[2])));
+    }
+    Map<String, Object> doc = json(out);
+    assertEquals("private-frank-wolfe", doc.get("mechanism"));
+    assertEquals(true, doc.get("private"));
+    assertEquals("one user (joint DP)", doc.get("relation"));
+    assertEquals(1.0, ((Number) doc.get("epsilon")).doubleValue());
+    assertEquals(4, ((Number) doc.get("iterations")).intValue());
+    assertTrue(((Number) doc.get("rho")).doubleValue() > 0);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> acc = (Map<String, Object>) doc.get("accounting");
+    List<?> noise = (List<?>) acc.get("noise");
+    assertEquals(1, noise.size());
+    assertTrue(((Number) ((Map<?, ?>) noise.get(0)).get("sigma")).doubleValue() > 0);
+  }
+
+  @Test
+  void complete_withNoNoiseOrSeed_isLabelledNotPrivate() throws IOException {
+    Path a = dir.resolve("a");
+    assertEquals(0, run(args(a, "--no-noise")).code());
+    assertEquals(false, json(a).get("private"));
+    assertFalse(json(a).containsKey("epsilon"));
+    Path b = dir.resolve("b");
+    assertEquals(0, run(args(b, "--seed", "4", "--solver", "oja", "--oja-steps", "5")).code());
+    assertEquals(false, json(b).get("private"));
+    assertTrue(String.valueOf(json(b).get("warning")).contains("NOT differentially private"));
+    assertEquals(5, ((Number) json(b).get("ojaSteps")).intValue());
+  }
+
+  @Test
+  void complete_badInput_failsWithOneLineAndNoOutputDirectory() throws IOException {
+    Path bad = dir.resolve("bad.csv");
+    Files.writeString(bad, "0,1,2\n1,x,3\n");
+    Path out = dir.resolve("out-bad");
+    List<String> a = new ArrayList<>(Arrays.asList(args(out)));
+    a.set(a.indexOf(train.toString()), bad.toString());
+    Run r = run(a.toArray(String[]::new));
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("bad.csv:2"), r.err());
+    assertEquals(1, r.err().strip().lines().count(), r.err());
+    assertFalse(Files.exists(out));
+
+    Run e = run(args(out, "--epsilon", "0"));
+    assertEquals(2, e.code());
+    assertFalse(Files.exists(out));
+    Run s = run(args(out, "--solver", "lanczos"));
+    assertEquals(2, s.code());
+    assertTrue(s.err().contains("solver must be full or oja"), s.err());
+    Run m = run(args(out, "--max-ratings", "0"));
+    assertEquals(2, m.code());
+    assertFalse(Files.exists(out));
+  }
+
+  @Test
+  void complete_refusesANonEmptyOutputDirectoryWithoutOverwrite() throws IOException {
+    Path out = dir.resolve("taken");
+    Files.createDirectories(out);
+    Files.writeString(out.resolve("x"), "keep");
+    Run r = run(args(out));
+    assertEquals(2, r.code());
+    assertEquals("keep", Files.readString(out.resolve("x")));
+  }
+}

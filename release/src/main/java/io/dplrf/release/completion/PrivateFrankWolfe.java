@@ -1,0 +1,112 @@
+package io.dplrf.release.completion;
+
+import io.dplrf.sketch.randomness.SecretKey;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Private Frank–Wolfe matrix completion (Jain, Thakkar, Thakurta, "Differentially Private Matrix
+ * Completion Revisited", ICML 2018 — paper 004, Algorithm 1, optionally with Algorithm 2 as
+ * the eigen solver) and its non-private twin, the baseline.
+ *
+ * <p>Each of the T iterations: the global component ({@link GlobalComponent}) releases the noisy
+ * top eigenpair (v̂_t, λ̂_t²) of W = Σ A_iᵀA_i, sets λ̂′_t = λ̂_t + √(σ log(d/β)) d^{1/4}
+ * (Algorithm 1: a high-probability bound on the noise's effect on λ̂), and every user runs the
+ * local update {@link LocalUpdate#step}. The output {@link CompletionModel} holds only
+ * (v̂_t, λ̂′_t) and public parameters — (ε, δ)-DP by Theorem 3.1's argument with the exact
+ * calibration of {@link CompletionPlan}; each user's completed row is a function of that model
+ * and her own row only, so the whole is (ε, δ)-joint DP (billboard lemma, Hsu et al. 2014).
+ *
+ * <p>Iteration indexing: the paper's loop releases T eigenpairs but its first local step uses
+ * v̂ = 0 and its last eigenpair is never used; here eigenpair t is computed from
+ * A^{(t−1)} and used by local step t, so all T releases are used (same privacy cost: T releases).
+ * Stateless.
+ */
+public final class PrivateFrankWolfe {
+  private PrivateFrankWolfe() {}
+
+  /**
+   * The private fit.
+   *
+   * @param ratings built with the same ξ and L as {@code params}
+   * @param key the secret key all noise derives from
+   * @param runLabel a label never used before with this key (e.g. "completion/" + a random run
+   *     id): the noise is a function of (key, label), so a reused label reuses noise
+   */
+  public static CompletionModel fit(Ratings ratings, CompletionParams params, SecretKey key,
+      String runLabel) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(runLabel, "runLabel");
+    checkMatches(ratings, params);
+    int d = ratings.items();
+    int t = params.iterationsFor(ratings.users(), d);
+    CompletionPlan plan = CompletionPlan.calibrate(params, t, d);
+    String label = runLabel + "/completion";
+    GlobalComponent global = params.solver() == EigenSolver.FULL
+        ? GlobalComponent.full(ratings, params.privacy(), plan.eigen(), key, label)
+        : GlobalComponent.oja(ratings, plan, key, label);
+    return run(ratings, params, t, global, "private-frank-wolfe", Optional.of(plan.account()));
+  }
+
+  /** The non-private baseline: the same FW iterations with the exact top eigenpair. */
+  public static CompletionModel fitNonPrivate(Ratings ratings, CompletionParams params) {
+    checkMatches(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()));
+    int t = params.iterationsFor(ratings.users(), ratings.items());
+    return run(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()), t,
+        GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty());
+  }
+
+  /**
+   * The FULL solver materialises d(d+1)/2 exact 128-bit sums and noise draws and a dense d×d
+   * eigen-decomposition per iteration; beyond this d that is minutes per iteration.
+   */
+  public static final int FULL_MAX_ITEMS = 2000;
+
+  private static void checkMatches(Ratings ratings, CompletionParams params) {
+    if (ratings.items() > FULL_MAX_ITEMS && params.solver() == EigenSolver.FULL) {
+      throw new IllegalArgumentException("the full eigen solver needs a dense d x d matrix; d = "
+          + ratings.items() + " items is more than " + FULL_MAX_ITEMS
+          + ": use the oja solver or keep the most-rated items");
+    }
+    if (ratings.maxPerUser() != params.maxRatingsPerUser() || ratings.clip() != params.clip()) {
+      throw new IllegalArgumentException("ratings were bounded with xi = "
+          + ratings.maxPerUser() + ", L = " + ratings.clip() + " but the parameters say xi = "
+          + params.maxRatingsPerUser() + ", L = " + params.clip());
+    }
+  }
+
+  private static CompletionModel run(Ratings ratings, CompletionParams params, int iterations,
+      GlobalComponent global, String mechanism, Optional<CompletionAccount> account) {
+    int d = ratings.items();
+    double k = params.nuclearNormFor(ratings.users(), d);
+    double clip = params.clip();
+    int[] cols = ratings.cols();
+    double[] target = ratings.vals();
+    double[] y = new double[target.length]; // Y_i^{(0)} = 0 on Ω
+    double[] residual = new double[target.length];
+    double[][] factors = new double[iterations][];
+    double[] lambdaHat = new double[iterations];
+    double[] lambdaPrime = new double[iterations];
+    double correction = Math.sqrt(global.sigma() * Math.log(d / params.beta()))
+        * Math.pow(d, 0.25);
+    for (int t = 1; t <= iterations; t++) {
+      for (int x = 0; x < y.length; x++) {
+        residual[x] = y[x] - target[x]; // A^{(t−1)} = P_Ω(Y^{(t−1)} − Y*)
+      }
+      GlobalComponent.Eigenpair top = global.top(t, residual);
+      factors[t - 1] = top.v();
+      lambdaHat[t - 1] = Math.sqrt(Math.max(0, top.lambdaSquared()));
+      lambdaPrime[t - 1] = lambdaHat[t - 1] + correction;
+      for (int i = 0; i < ratings.users(); i++) {
+        int s = ratings.start(i);
+        LocalUpdate.step(cols, target, s, ratings.end(i) - s, y, top.v(), lambdaPrime[t - 1],
+            iterations, k, clip, null, t);
+      }
+    }
+    CompletionDiagnostics diagnostics = new CompletionDiagnostics(mechanism, params.solver(),
+        iterations, params.solver() == EigenSolver.OJA ? params.ojaSteps() : 0, k, lambdaHat,
+        account);
+    return CompletionModel.of(d, params.maxRatingsPerUser(), clip, k, factors, lambdaPrime,
+        diagnostics);
+  }
+}
