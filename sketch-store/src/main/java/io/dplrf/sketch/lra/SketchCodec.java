@@ -1,6 +1,7 @@
 package io.dplrf.sketch.lra;
 
 import io.dplrf.sketch.noise.GridGaussian;
+import io.dplrf.sketch.noise.GridLaplace;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -31,7 +32,8 @@ import java.util.zip.CheckedOutputStream;
  *  magic                 8 bytes     ASCII "DPLRFSK1"
  *  version               int32       1
  *  mechanism             int8        1 = priv1, 2 = priv2, 3 = dense input perturbation,
- *                                    4 = priv2 with sparse sign embeddings
+ *                                    4 = priv2 with sparse sign embeddings,
+ *                                    5 = robust-lra, 6 = robust-pca (paper 000)
  *  noiseless             int8        1 for a --no-noise sketch (not private), else 0
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         label of the shared sketching matrices ("" for dense)
@@ -48,6 +50,10 @@ import java.util.zip.CheckedOutputStream;
  *  plan, priv2: jlDeltaShare, phiFactor, sFactor, then Y and Z noise
  *  plan, priv2 sparse (mechanism 4): as priv2 (share 0, factors 1), then the sparsity s
  *  plan, dense: the A+N noise
+ *  plan, robust (5, 6): p, compositions, roundedNodes, phiFactor, psiFactor, stFactor, then the
+ *               Yr, Yc (robust-lra only) and Z Laplace noise: l1Sensitivity, entries,
+ *               roundedNodes, epsilon, effectiveScale (b = s·γ, exact); the sketching matrices
+ *               are regenerated and must reproduce the stored factors exactly
  *  noise:       baseSensitivity, changedCoordinates, mu, effectiveSigma (σ = s·γ, exact)
  * </pre>
  */
@@ -88,6 +94,15 @@ public final class SketchCodec {
       plan = concat(new double[] {p.jlDeltaShare(), p.phiFactor(), p.sFactor()},
           noise(p.yNoise()), noise(p.zNoise()),
           p.sparse() ? new double[] {p.sparsity()} : new double[0]);
+    } else if (sketch instanceof RobustSketch rs) {
+      RobustPlan p = rs.plan();
+      mechanism = p.pca() ? 6 : 5;
+      sz = p.sizes();
+      privacy = p.privacy();
+      clip = p.clip();
+      plan = concat(new double[] {p.p(), p.compositions(), p.roundedNodes(), p.phiFactor(),
+          p.psiFactor(), p.stFactor()}, laplace(p.yr()),
+          p.pca() ? new double[0] : laplace(p.yc()), laplace(p.z()));
     } else {
       DensePlan p = ((DenseInputPerturbation) sketch).plan();
       mechanism = 3;
@@ -236,6 +251,22 @@ public final class SketchCodec {
         return Priv2Sketch.restore(plan,
             Priv2Matrices.generate(key, instance, sz, cache, sparsity), key, node, noiseless);
       }
+      case 5, 6 -> {
+        boolean pca = mechanism == 6;
+        expect(p, pca ? 16 : 21);
+        SketchSizes sz = new SketchSizes(m, n, k, t, v);
+        RobustPlan plan;
+        RobustMatrices mats;
+        try {
+          plan = new RobustPlan(privacy, clip, sz, p[0], pca, (int) p[1], (long) p[2], p[3], p[4],
+              p[5], laplace("Yr", p, 6), pca ? null : laplace("Yc", p, 11),
+              laplace("Z", p, pca ? 11 : 16));
+          mats = RobustMatrices.generate(key, instance, sz, p[0], pca);
+          return RobustSketch.restore(plan, mats, key, node, noiseless);
+        } catch (IllegalArgumentException e) {
+          throw new IOException("corrupt sketch snapshot: " + e.getMessage(), e);
+        }
+      }
       case 3 -> {
         expect(p, 4);
         return DenseInputPerturbation.create(
@@ -256,6 +287,19 @@ public final class SketchCodec {
       throw new IOException("corrupt sketch snapshot: noise scale of " + name + " is not on its grid");
     }
     return new GaussianSketchNoise(name, p[at], (long) p[at + 1], p[at + 2], grid);
+  }
+
+  private static double[] laplace(LaplaceSketchNoise g) {
+    return new double[] {g.l1Sensitivity(), g.entries(), g.roundedNodes(), g.epsilon(), g.scale()};
+  }
+
+  /** Rebuilds a Laplace part on exactly the stored grid; refuses if the grid does not round-trip. */
+  private static LaplaceSketchNoise laplace(String name, double[] p, int at) throws IOException {
+    GridLaplace grid = GridLaplace.atLeast(p[at + 4]);
+    if (grid.effectiveScale() != p[at + 4]) {
+      throw new IOException("corrupt sketch snapshot: noise scale of " + name + " is not on its grid");
+    }
+    return new LaplaceSketchNoise(name, p[at], (long) p[at + 1], (long) p[at + 2], p[at + 3], grid);
   }
 
   private static void expect(double[] plan, int length) throws IOException {
