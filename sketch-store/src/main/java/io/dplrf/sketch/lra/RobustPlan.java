@@ -44,6 +44,19 @@ public record RobustPlan(
   /** The neighbouring relation's name in release documents. */
   public static final String RELATION = "entrywise l1";
 
+  /**
+   * Default sizes of the robust sketches: t = min(4k, m, n) (Table 2: every width
+   * O(k log k log(1/δ)); the noise grows with the width, the p-stable embedding needs only
+   * O(k log k) rows) and v = 2t (S, T: Z_c = S·Yc is v×t and should be well conditioned).
+   * {@code t}, {@code v} override (null keeps the default; v defaults to max(2t, ...)).
+   */
+  public static SketchSizes defaultSizes(int m, int n, int k, Integer t, Integer v) {
+    Preconditions.checkPositive("rank (k)", k);
+    int tt = t != null ? t : Math.max(Math.min(k, Math.min(m, n)), Math.min(4 * k, Math.min(m, n)));
+    int vv = v != null ? v : 2 * tt;
+    return new SketchSizes(m, n, k, tt, vv);
+  }
+
   /** One-shot plan: L = N = 1. */
   public static RobustPlan calibrate(
       PrivacyParams privacy, double clip, RobustMatrices mats) {
