@@ -147,6 +147,21 @@ public final class SketchCodec {
    */
   public static NoisyLinearSketch read(InputStream in, SecretKey key, boolean cacheUpdateColumns)
       throws IOException {
+    return read(in, key, cacheUpdateColumns, null);
+  }
+
+  /**
+   * As {@link #read(InputStream, SecretKey, boolean)}, reusing {@code shared} for a robust sketch
+   * of the same instance, sizes, p and kind (a tree's nodes share one held copy) instead of
+   * regenerating them; the plan must still match them exactly.
+   */
+  public static NoisyLinearSketch read(InputStream in, SecretKey key, RobustMatrices shared)
+      throws IOException {
+    return read(in, key, false, shared);
+  }
+
+  private static NoisyLinearSketch read(InputStream in, SecretKey key, boolean cacheUpdateColumns,
+      RobustMatrices shared) throws IOException {
     CRC32C crc = new CRC32C();
     DataInputStream d =
         new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
@@ -193,7 +208,7 @@ public final class SketchCodec {
       }
       NoisyLinearSketch sketch =
           build(mechanism, noiseless, key, instance, node, m, n, k, t, v, privacy, clip, plan,
-              cacheUpdateColumns);
+              cacheUpdateColumns, shared);
       double[][] live = sketch.state();
       if (live.length != state.length) {
         throw new IOException("corrupt sketch snapshot: " + state.length + " arrays, expected " + live.length);
@@ -216,7 +231,7 @@ public final class SketchCodec {
 
   private static NoisyLinearSketch build(int mechanism, boolean noiseless, SecretKey key,
       String instance, String node, int m, int n, int k, int t, int v, PrivacyParams privacy,
-      double clip, double[] p, boolean cache) throws IOException {
+      double clip, double[] p, boolean cache, RobustMatrices shared) throws IOException {
     switch (mechanism) {
       case 1 -> {
         expect(p, 16);
@@ -261,7 +276,9 @@ public final class SketchCodec {
           plan = new RobustPlan(privacy, clip, sz, p[0], pca, (int) p[1], (long) p[2], p[3], p[4],
               p[5], laplace("Yr", p, 6), pca ? null : laplace("Yc", p, 11),
               laplace("Z", p, pca ? 11 : 16));
-          mats = RobustMatrices.generate(key, instance, sz, p[0], pca);
+          mats = shared != null && shared.instance().equals(instance) && shared.sizes().equals(sz)
+              && shared.p() == p[0] && shared.pca() == pca
+              ? shared : RobustMatrices.generate(key, instance, sz, p[0], pca);
           return RobustSketch.restore(plan, mats, key, node, noiseless);
         } catch (IllegalArgumentException e) {
           throw new IOException("corrupt sketch snapshot: " + e.getMessage(), e);

@@ -1,6 +1,7 @@
 package io.dplrf.sketch.tree;
 
 import io.dplrf.sketch.lra.NoisyLinearSketch;
+import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
@@ -41,7 +42,8 @@ import java.util.zip.CheckedOutputStream;
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFCT1"
  *  version               int32       1
- *  mechanism             int8        1 = priv1, 2 = priv2
+ *  mechanism             int8        1 = priv1, 2 = priv2, 3 = priv2-sparse, 4 = robust-lra,
+ *                                    5 = robust-pca (p is read from the accumulator's plan)
  *  cacheUpdateColumns    int8        0 / 1
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         the stream's instance label
@@ -78,6 +80,8 @@ final class TreeCodec {
       case PRIV1 -> 1;
       case PRIV2 -> 2;
       case PRIV2_SPARSE -> 3;
+      case ROBUST_LRA -> 4;
+      case ROBUST_PCA -> 5;
     });
     d.writeByte(c.cacheUpdateColumns() ? 1 : 0);
     d.writeUTF(tree.key.fingerprint());
@@ -171,6 +175,8 @@ final class TreeCodec {
         case 1 -> StreamMechanism.PRIV1;
         case 2 -> StreamMechanism.PRIV2;
         case 3 -> StreamMechanism.PRIV2_SPARSE;
+        case 4 -> StreamMechanism.ROBUST_LRA;
+        case 5 -> StreamMechanism.ROBUST_PCA;
         default -> throw new IOException("corrupt tree snapshot: mechanism code " + mech);
       };
       TreeConfig config = new TreeConfig(mechanism, sizes, privacy, clip, epochs, cache);
@@ -203,6 +209,14 @@ final class TreeCodec {
       throw new IOException("corrupt tree snapshot: the accumulator is not this stream's");
     }
     Object plan = NodeFactory.planOf(saved);
+    if (config.mechanism().robust() != (plan instanceof RobustPlan)) {
+      throw new IOException("corrupt tree snapshot: mechanism " + config.mechanism().cliName()
+          + " with an accumulator of another mechanism");
+    }
+    if (plan instanceof RobustPlan rp) { // the header has no p: it is the plan's
+      config = new TreeConfig(config.mechanism(), config.sizes(), config.privacy(), config.clip(),
+          config.epochs(), config.cacheUpdateColumns(), rp.p());
+    }
     NodeFactory factory = new NodeFactory(config, key, instance, plan);
     NoisyLinearSketch acc = factory.accumulator();
     acc.absorb(saved); // checks mechanism, plan, instance and key

@@ -17,6 +17,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import io.dplrf.sketch.lra.RobustSketches;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,6 +68,15 @@ class TreeCodecTest {
       assertArrayEquals(p.yr().data(), q.yr().data(), what);
       assertArrayEquals(p.z().data(), q.z().data(), what);
       assertEquals(p.sigmaMin(), q.sigmaMin(), what);
+    } else if (a instanceof RobustSketches p) {
+      RobustSketches q = (RobustSketches) b;
+      assertArrayEquals(p.yr().data(), q.yr().data(), what);
+      assertEquals(p.pca(), q.pca(), what);
+      if (!p.pca()) {
+        assertArrayEquals(p.yc().data(), q.yc().data(), what);
+      }
+      assertArrayEquals(p.z().data(), q.z().data(), what);
+      assertEquals(p.p(), q.p(), what);
     } else {
       Priv2Sketches p = (Priv2Sketches) a;
       Priv2Sketches q = (Priv2Sketches) b;
@@ -95,6 +105,24 @@ class TreeCodecTest {
     assertEquals(2, restored.epochsClosed());
     assertEquals(PER_EPOCH / 2, restored.accumulator.updateCount());
     assertSameFuture(original, restored);
+  }
+
+  /** A robust stream with p ≠ 1: p is not in the tree header, it comes back from the plan. */
+  @Test
+  void robustRoundTrip_restoresP_fromThePlan() throws IOException {
+    for (StreamMechanism mech : new StreamMechanism[] {StreamMechanism.ROBUST_LRA,
+        StreamMechanism.ROBUST_PCA}) {
+      ContinualSketch original = ContinualSketch.create(
+          new TreeConfig(mech, SIZES, TreeFixtures.PRIVACY, 2.0, T, false, 1.5), KEY,
+          "robust-p/" + mech.cliName());
+      feedUntilMidEpoch3(original);
+      ContinualSketch restored =
+          ContinualSketch.readFrom(new ByteArrayInputStream(bytes(original)), KEY);
+      assertEquals(1.5, restored.config().p());
+      assertEquals(original.config(), restored.config());
+      assertEquals(original.plan(), restored.plan());
+      assertSameFuture(original, restored);
+    }
   }
 
   @Test
