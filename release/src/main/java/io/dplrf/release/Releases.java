@@ -18,7 +18,7 @@ public final class Releases {
       return Priv2Release.factorize(p, k);
     }
     if (sketches instanceof RobustSketches p) {
-      return RobustRelease.factorize(p, k);
+      return RobustRelease.release(p, k);
     }
     return DenseRelease.factorize((DenseNoisyMatrix) sketches, k);
   }

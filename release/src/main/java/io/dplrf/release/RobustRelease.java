@@ -118,6 +118,19 @@ public final class RobustRelease {
         + "objective; see docs/benchmarks-robust.md for measured errors)", notes);
   }
 
+  /**
+   * Either mechanism as a {@link Release}: ROBUST-LRA's factorization, or ROBUST-PCA's basis V
+   * served as V S Vᵀ (n×n, U = V: the projection's factorization, as local-DP PCA is served),
+   * S the basis' sketch-unit singular values.
+   */
+  public static Release release(RobustSketches sk, int k) {
+    if (!sk.pca()) {
+      return factorize(sk, k);
+    }
+    Pca.Subspace b = basis(sk, k);
+    return new Release(new Factorization(b.v(), b.s(), b.v()), pcaReport(sk, b));
+  }
+
   /** The report of a ROBUST-PCA basis (for release documents). */
   public static UtilityReport pcaReport(RobustSketches sk, Pca.Subspace basis) {
     return report("robust-pca", sk.noise(), basis.s(), basis.v().cols(), Double.NaN, Double.NaN);
