@@ -24,12 +24,24 @@ public final class RobustRelease {
   private RobustRelease() {}
 
   /**
+   * How line 7's regression is solved: {@code L2} as the paper (the ℓ2 relaxation, closed form);
+   * {@code L1} starts there and improves the sketched ℓ1 objective by IRLS ({@link SketchedL1}).
+   * Both are post-processing of the same released sketches.
+   */
+  public enum Regression { L2, L1 }
+
+  /**
    * ROBUST-LRA: M = Yc X̂ Yr as U Σ Vᵀ (Remark 1), never the dense m×n M: with Yc = Q_c R_c and
    * Yrᵀ = Q_r R_r (QR), M = Q_c (R_c X̂ R_rᵀ) Q_rᵀ and the SVD of the t×t core gives the factors.
    *
    * @param k target rank, 1 ≤ k ≤ min(t, m, n)
    */
   public static Release factorize(RobustSketches sk, int k) {
+    return factorize(sk, k, Regression.L2);
+  }
+
+  /** As {@link #factorize(RobustSketches, int)} with the given regression. */
+  public static Release factorize(RobustSketches sk, int k, Regression regression) {
     check(!sk.pca(), "sketches", "ROBUST-LRA sketches (with Yc)", "ROBUST-PCA sketches");
     int m = sk.m();
     int n = sk.n();
@@ -42,8 +54,13 @@ public final class RobustRelease {
     MatrixStore<Double> yrT = Linalg.transposeView(sk.yr()); // n×t
     // Line 5: Z_c = S Yc (v×t), Z_r = Yr T = (Tᵀ Yrᵀ)ᵀ (t×v).
     Svd sc = Linalg.svd(Linalg.sketchTimes(sk.s(), yc));
-    Svd srT = Linalg.svd(Linalg.sketchTimes(sk.tT(), yrT)); // Z_rᵀ = A Σ Bᵀ ⇒ U_r = B, V_r = A
-    MatrixStore<Double> x = solve(sc, srT.v(), srT.s(), srT.u(), Linalg.copyOf(sk.z()), k, v, t);
+    MatrixStore<Double> zrT = Linalg.sketchTimes(sk.tT(), yrT);
+    Svd srT = Linalg.svd(zrT); // Z_rᵀ = A Σ Bᵀ ⇒ U_r = B, V_r = A
+    MatrixStore<Double> z = Linalg.copyOf(sk.z());
+    MatrixStore<Double> x = solve(sc, srT.v(), srT.s(), srT.u(), z, k, v, t);
+    if (regression == Regression.L1) {
+      x = SketchedL1.solve(Linalg.sketchTimes(sk.s(), yc), x, zrT.transpose(), z, k);
+    }
 
     // Remark 1: factor M = Yc X̂ Yr through the QRs of Yc and Yrᵀ.
     MatrixStore<Double>[] qc = Linalg.qr(yc);
@@ -66,6 +83,11 @@ public final class RobustRelease {
    *     units: they order the directions, they do not estimate A's spectrum)
    */
   public static Pca.Subspace basis(RobustSketches sk, int k) {
+    return basis(sk, k, Regression.L2);
+  }
+
+  /** As {@link #basis(RobustSketches, int)} with the given regression. */
+  public static Pca.Subspace basis(RobustSketches sk, int k, Regression regression) {
     check(sk.pca(), "sketches", "ROBUST-PCA sketches (without Yc)", "ROBUST-LRA sketches");
     int n = sk.n();
     int t = sk.yr().rows();
@@ -73,10 +95,14 @@ public final class RobustRelease {
     int limit = Math.min(t, n);
     check(k >= 1 && k <= limit, "k", "in [1, min(t, n)] = [1, " + limit + "]", k);
     MatrixStore<Double> yrT = Linalg.transposeView(sk.yr()); // n×t = Y_c of Alg. 2
-    Svd sc = Linalg.svd(Linalg.sketchTimes(sk.tT(), yrT)); // Z_c (v×t)
-    MatrixStore<Double> target = Linalg.transposeView(sk.z()); // Zᵀ (v×v) = Y_r of Alg. 2
+    MatrixStore<Double> zc = Linalg.sketchTimes(sk.tT(), yrT);
+    Svd sc = Linalg.svd(zc); // Z_c (v×t)
+    MatrixStore<Double> target = Linalg.copyOf(sk.z()).transpose(); // Zᵀ (v×v) = Y_r of Alg. 2
     Svd sr = Linalg.svd(target);
     MatrixStore<Double> x = solve(sc, sr.u(), sr.s(), sr.v(), target, k, v, v);
+    if (regression == Regression.L1) {
+      x = SketchedL1.solve(zc, x, target, target, k);
+    }
     Svd b = Linalg.svd(yrT.multiply(x)).top(k);
     Dense basis = Linalg.toDense(b.u());
     return new Pca.Subspace(basis, b.s(), b.s(), 0);
@@ -124,10 +150,15 @@ public final class RobustRelease {
    * S the basis' sketch-unit singular values.
    */
   public static Release release(RobustSketches sk, int k) {
+    return release(sk, k, Regression.L2);
+  }
+
+  /** As {@link #release(RobustSketches, int)} with the given regression. */
+  public static Release release(RobustSketches sk, int k, Regression regression) {
     if (!sk.pca()) {
-      return factorize(sk, k);
+      return factorize(sk, k, regression);
     }
-    Pca.Subspace b = basis(sk, k);
+    Pca.Subspace b = basis(sk, k, regression);
     return new Release(new Factorization(b.v(), b.s(), b.v()), pcaReport(sk, b));
   }
 

@@ -5,6 +5,7 @@ import io.dplrf.deploy.oneshot.OneShot;
 import io.dplrf.release.DenseRelease;
 import io.dplrf.release.Errors;
 import io.dplrf.release.Factorization;
+import io.dplrf.release.RobustRelease.Regression;
 import io.dplrf.sketch.lra.DenseNoisyMatrix;
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.matrix.Dense;
@@ -84,23 +85,29 @@ public final class RobustBench {
           new DenseNoisyMatrix(d.corrupted(), List.of()), k).factorization();
       print(out, "truncated SVD (exact)", "-", d, svd, null, 0);
       for (MechanismName mech : List.of(MechanismName.ROBUST_LRA, MechanismName.ROBUST_PCA)) {
-        one(out, d, mech, robust, 1, true);
+        for (Regression reg : Regression.values()) {
+          one(out, d, mech, robust, 1, true, reg);
+        }
       }
       for (double eps : epsilons) {
-        one(out, d, MechanismName.PRIV2, l2, eps, false);
-        one(out, d, MechanismName.ROBUST_LRA, robust, eps, false);
-        one(out, d, MechanismName.ROBUST_PCA, robust, eps, false);
+        one(out, d, MechanismName.PRIV2, l2, eps, false, Regression.L2);
+        for (MechanismName mech : List.of(MechanismName.ROBUST_LRA, MechanismName.ROBUST_PCA)) {
+          for (Regression reg : Regression.values()) {
+            one(out, d, mech, robust, eps, false, reg);
+          }
+        }
       }
     }
   }
 
   private void one(PrintStream out, Data d, MechanismName mech, SketchSizes sizes, double eps,
-      boolean noNoise) throws Exception {
+      boolean noNoise, Regression reg) throws Exception {
     long t0 = System.nanoTime();
     OneShot.Result r = OneShot.run(new OneShot.Request(mech, sizes, new PrivacyParams(eps, delta),
-        clip, noNoise, p), key, AccuracyBench.denseSource(d.corrupted()));
+        clip, noNoise, p, reg), key, AccuracyBench.denseSource(d.corrupted()));
     double secs = (System.nanoTime() - t0) / 1e9;
-    String label = mech.cliName() + (noNoise ? " (no noise)" : "");
+    String label = mech.cliName() + (mech.robust() ? " " + reg.name().toLowerCase() : "")
+        + (noNoise ? " (no noise)" : "");
     if (r.release() != null) {
       print(out, label, noNoise ? "-" : "" + eps, d, r.release().factorization(), null, secs);
     } else {

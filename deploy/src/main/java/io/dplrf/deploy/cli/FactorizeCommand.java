@@ -9,6 +9,7 @@ import io.dplrf.deploy.oneshot.MechanismName;
 import io.dplrf.deploy.oneshot.OneShot;
 import io.dplrf.deploy.oneshot.ReleaseDocument;
 import io.dplrf.release.Factorization;
+import io.dplrf.release.RobustRelease;
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.PrivacyParams;
@@ -32,6 +33,7 @@ final class FactorizeCommand {
       usage: dplrf factorize --input FILE --rank K --epsilon E --delta D --mechanism NAME --out DIR
                              [--sketch-cols t] [--sketch-rows v] [--alpha A] [--clip C] [--key FILE]
                              [--rows M --cols N] [--overwrite] [--no-noise] [--p P]
+                             [--regression l2|l1]
         FILE       Matrix Market (.mtx, 1-based) or CSV lines i,j,delta (0-based)
         NAME       priv1 | priv2 | priv2-sparse | input-perturbation | robust-lra | robust-pca
         --clip C   the protected change: Priv1 A-A' = C u v^T, Priv2 ||A-A'||_F <= C,
@@ -39,6 +41,8 @@ final class FactorizeCommand {
         --p P      robust-lra / robust-pca: the entrywise l_p objective, P in [1, 2)
                    (default 1); pure epsilon-DP, --delta is not used. robust-pca writes
                    V.npy (orthonormal n x k basis) and release.json only
+        --regression  robust-*: line 7 solved as the paper (l2, default) or by IRLS on the
+                   sketched l1 objective (l1); post-processing, same privacy
         --key FILE secret key, created with owner-only permissions if absent
                    (default: $DPLRF_KEY or ~/.config/dplrf/secret.key)
         --rows/--cols  public dimensions; without them a CSV's dimensions are read from the data
@@ -47,7 +51,7 @@ final class FactorizeCommand {
 
   private static final Set<String> OPTIONS = Set.of(
       "input", "rank", "epsilon", "delta", "mechanism", "out", "sketch-cols", "sketch-rows",
-      "alpha", "clip", "key", "rows", "cols", "p");
+      "alpha", "clip", "key", "rows", "cols", "p", "regression");
   private static final Set<String> FLAGS = Set.of("overwrite", "no-noise");
 
   private FactorizeCommand() {}
@@ -68,10 +72,12 @@ final class FactorizeCommand {
     }
     double alpha = a.number("alpha", SketchSizes.DEFAULT_ALPHA);
     double p = a.number("p", 1.0);
+    RobustRelease.Regression regression = regression(a.string("regression", "l2"));
     if (mechanism.robust()) {
       StableMatrices.checkP(p);
-    } else if (a.string("p", null) != null) {
-      throw new Args.UsageException("factorize: --p applies to robust-lra and robust-pca only");
+    } else if (a.string("p", null) != null || a.string("regression", null) != null) {
+      throw new Args.UsageException(
+          "factorize: --p and --regression apply to robust-lra and robust-pca only");
     }
     boolean noNoise = a.flag("no-noise");
     boolean overwrite = a.flag("overwrite");
@@ -108,7 +114,7 @@ final class FactorizeCommand {
     SecretKey key = SecretKey.loadOrCreate(keyPath(a));
 
     OneShot.Result r = OneShot.run(
-        new OneShot.Request(mechanism, sizes, privacy, clip, noNoise, p), key,
+        new OneShot.Request(mechanism, sizes, privacy, clip, noNoise, p, regression), key,
         sink -> in.forEach(m, n, sink::accept));
     Map<String, Object> doc = document(mechanism, privacy, clip, sizes, noNoise, dimsFromData, key, r);
     if (mechanism.robust()) {
@@ -130,6 +136,15 @@ final class FactorizeCommand {
         outDir, k, mechanism.cliName(), m, n, r.updates(),
         noNoise ? "NOT PRIVATE (--no-noise)" : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
     return 0;
+  }
+
+  private static RobustRelease.Regression regression(String s) {
+    return switch (s) {
+      case "l2" -> RobustRelease.Regression.L2;
+      case "l1" -> RobustRelease.Regression.L1;
+      default -> throw new IllegalArgumentException(
+          "regression must be one of l2, l1. Provided value: " + s);
+    };
   }
 
   private static SketchSizes denseSizes(int m, int n, int k) {

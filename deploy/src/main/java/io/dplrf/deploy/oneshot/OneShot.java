@@ -38,7 +38,8 @@ public final class OneShot {
 
   /**
    * What to compute. {@code noNoise} produces a NON-private release (sketch-quality studies).
-   * {@code p} is the robust mechanisms' ℓp exponent in [1, 2) (ignored by the others).
+   * {@code p} is the robust mechanisms' ℓp exponent in [1, 2) and {@code regression} how their
+   * line-7 regression is solved (both ignored by the others).
    */
   public record Request(
       MechanismName mechanism,
@@ -46,10 +47,11 @@ public final class OneShot {
       PrivacyParams privacy,
       double clip,
       boolean noNoise,
-      double p) {
+      double p,
+      RobustRelease.Regression regression) {
     public Request(MechanismName mechanism, SketchSizes sizes, PrivacyParams privacy, double clip,
         boolean noNoise) {
-      this(mechanism, sizes, privacy, clip, noNoise, 1);
+      this(mechanism, sizes, privacy, clip, noNoise, 1, RobustRelease.Regression.L2);
     }
   }
 
@@ -119,10 +121,10 @@ public final class OneShot {
         feed(sk, source);
         RobustSketches released = sk.release();
         if (!pca) {
-          return new Result(RobustRelease.factorize(released, sz.k()), plan, runId,
+          return new Result(RobustRelease.factorize(released, sz.k(), req.regression()), plan, runId,
               sk.sizeInBytes(), sk.updateCount());
         }
-        Pca.Subspace basis = RobustRelease.basis(released, sz.k());
+        Pca.Subspace basis = RobustRelease.basis(released, sz.k(), req.regression());
         return new Result(null, plan, runId, sk.sizeInBytes(), sk.updateCount(), basis,
             RobustRelease.pcaReport(released, basis));
       }
