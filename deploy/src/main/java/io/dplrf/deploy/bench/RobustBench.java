@@ -33,12 +33,14 @@ public final class RobustBench {
   private final double delta;
   private final double clip;
   private final double p;
+  private final double[] stableClips;
   private final Integer t;
   private final Integer v;
   private final SecretKey key;
 
-  public RobustBench(int k, double delta, double clip, double p, Integer t, Integer v,
-      SecretKey key) {
+  public RobustBench(int k, double delta, double clip, double p, double[] stableClips, Integer t,
+      Integer v, SecretKey key) {
+    this.stableClips = stableClips;
     this.k = k;
     this.delta = delta;
     this.clip = clip;
@@ -79,21 +81,25 @@ public final class RobustBench {
           l2.v(), delta);
       out.printf("||L||_1 = %.6g, ||A - L||_1 = %.6g (the outliers: an upper bound on OPT_k)%n",
           normL, l1diff(d.corrupted(), d.clean()));
-      out.printf("%-26s %6s %14s %16s %8s%n", "mechanism", "eps", "||A-M||_1/||L||_1",
+      out.printf("%-34s %6s %14s %16s %8s%n", "mechanism", "eps", "||A-M||_1/||L||_1",
           "||L-M||_1/||L||_1", "time s");
       Factorization svd = DenseRelease.factorize(
           new DenseNoisyMatrix(d.corrupted(), List.of()), k).factorization();
       print(out, "truncated SVD (exact)", "-", d, svd, null, 0);
-      for (MechanismName mech : List.of(MechanismName.ROBUST_LRA, MechanismName.ROBUST_PCA)) {
-        for (Regression reg : Regression.values()) {
-          one(out, d, mech, robust, 1, true, reg);
+      for (double sc : stableClips) {
+        for (MechanismName mech : List.of(MechanismName.ROBUST_LRA, MechanismName.ROBUST_PCA)) {
+          for (Regression reg : Regression.values()) {
+            one(out, d, mech, robust, 1, true, reg, sc);
+          }
         }
       }
       for (double eps : epsilons) {
-        one(out, d, MechanismName.PRIV2, l2, eps, false, Regression.L2);
-        for (MechanismName mech : List.of(MechanismName.ROBUST_LRA, MechanismName.ROBUST_PCA)) {
-          for (Regression reg : Regression.values()) {
-            one(out, d, mech, robust, eps, false, reg);
+        one(out, d, MechanismName.PRIV2, l2, eps, false, Regression.L2, 1);
+        for (double sc : stableClips) {
+          for (MechanismName mech : List.of(MechanismName.ROBUST_LRA, MechanismName.ROBUST_PCA)) {
+            for (Regression reg : Regression.values()) {
+              one(out, d, mech, robust, eps, false, reg, sc);
+            }
           }
         }
       }
@@ -101,13 +107,15 @@ public final class RobustBench {
   }
 
   private void one(PrintStream out, Data d, MechanismName mech, SketchSizes sizes, double eps,
-      boolean noNoise, Regression reg) throws Exception {
+      boolean noNoise, Regression reg, double stableClip) throws Exception {
     long t0 = System.nanoTime();
     OneShot.Result r = OneShot.run(new OneShot.Request(mech, sizes, new PrivacyParams(eps, delta),
-        clip, noNoise, p, reg), key, AccuracyBench.denseSource(d.corrupted()));
+        clip, noNoise, new OneShot.RobustOptions(p, reg, stableClip)), key,
+        AccuracyBench.denseSource(d.corrupted()));
     double secs = (System.nanoTime() - t0) / 1e9;
-    String label = mech.cliName() + (mech.robust() ? " " + reg.name().toLowerCase() : "")
-        + (noNoise ? " (no noise)" : "");
+    String label = mech.cliName() + (mech.robust() ? " " + reg.name().toLowerCase()
+        + " tau=" + (Double.isInfinite(stableClip) ? "inf" : String.format("%.0f", stableClip)) + "x"
+        : "") + (noNoise ? " (no noise)" : "");
     if (r.release() != null) {
       print(out, label, noNoise ? "-" : "" + eps, d, r.release().factorization(), null, secs);
     } else {
@@ -121,7 +129,7 @@ public final class RobustBench {
     Factorization m = f != null ? f : projection(d.corrupted(), basis);
     double err = Errors.entrywiseError(d.corrupted(), m, 1);
     double rec = Errors.entrywiseError(d.clean(), m, 1);
-    out.printf("%-26s %6s %14.4f %16.4f %8.1f%n", label, eps, err / normL, rec / normL, secs);
+    out.printf("%-34s %6s %14.4f %16.4f %8.1f%n", label, eps, err / normL, rec / normL, secs);
     out.flush();
   }
 

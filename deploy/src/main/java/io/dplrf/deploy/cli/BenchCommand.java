@@ -40,14 +40,14 @@ final class BenchCommand {
              dplrf bench robust    [--rows 500] [--cols 400] [--rank 5] [--epsilons 1,4,16]
                                    [--p 1] [--clip 1] [--outlier-rate 0.01] [--outlier-factor 100]
                                    [--data ../shared/data/uci-optdigits] [--sketch-cols t]
-                                   [--sketch-rows v] [--seed 1]
+                                   [--sketch-rows v] [--stable-clips 1,inf] [--seed 1]
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
       "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
-      "epochs", "mechanism", "batch", "seeds", "large-rows", "p", "outlier-rate", "outlier-factor");
+      "epochs", "mechanism", "batch", "seeds", "large-rows", "p", "outlier-rate", "outlier-factor", "stable-clips");
 
   private BenchCommand() {}
 
@@ -131,7 +131,10 @@ final class BenchCommand {
     } else {
       out.println("(optdigits not readable at " + data + ": synthetic set only; --data DIR)");
     }
-    new RobustBench(k, a.number("delta", 1e-6), a.number("clip", 1), a.number("p", 1),
+    double[] stableClips = Arrays.stream(a.string("stable-clips", "1,inf").split(","))
+        .mapToDouble(s -> s.trim().equals("inf") ? Double.POSITIVE_INFINITY
+            : Double.parseDouble(s.trim())).toArray();
+    new RobustBench(k, a.number("delta", 1e-6), a.number("clip", 1), a.number("p", 1), stableClips,
         a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),
         SecretKey.forTesting(seed)).run(sets, eps, out);
     return 0;

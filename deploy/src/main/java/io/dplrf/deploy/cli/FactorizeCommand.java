@@ -10,6 +10,7 @@ import io.dplrf.deploy.oneshot.OneShot;
 import io.dplrf.deploy.oneshot.ReleaseDocument;
 import io.dplrf.release.Factorization;
 import io.dplrf.release.RobustRelease;
+import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.PrivacyParams;
@@ -33,7 +34,7 @@ final class FactorizeCommand {
       usage: dplrf factorize --input FILE --rank K --epsilon E --delta D --mechanism NAME --out DIR
                              [--sketch-cols t] [--sketch-rows v] [--alpha A] [--clip C] [--key FILE]
                              [--rows M --cols N] [--overwrite] [--no-noise] [--p P]
-                             [--regression l2|l1]
+                             [--regression l2|l1] [--stable-clip X|inf]
         FILE       Matrix Market (.mtx, 1-based) or CSV lines i,j,delta (0-based)
         NAME       priv1 | priv2 | priv2-sparse | input-perturbation | robust-lra | robust-pca
         --clip C   the protected change: Priv1 A-A' = C u v^T, Priv2 ||A-A'||_F <= C,
@@ -43,6 +44,8 @@ final class FactorizeCommand {
                    V.npy (orthonormal n x k basis) and release.json only
         --regression  robust-*: line 7 solved as the paper (l2, default) or by IRLS on the
                    sketched l1 objective (l1); post-processing, same privacy
+        --stable-clip robust-*: clip the p-stable entries at X times the sketch dimension
+                   (default 1; inf = none: exact p-stable, larger sensitivity)
         --key FILE secret key, created with owner-only permissions if absent
                    (default: $DPLRF_KEY or ~/.config/dplrf/secret.key)
         --rows/--cols  public dimensions; without them a CSV's dimensions are read from the data
@@ -51,7 +54,7 @@ final class FactorizeCommand {
 
   private static final Set<String> OPTIONS = Set.of(
       "input", "rank", "epsilon", "delta", "mechanism", "out", "sketch-cols", "sketch-rows",
-      "alpha", "clip", "key", "rows", "cols", "p", "regression");
+      "alpha", "clip", "key", "rows", "cols", "p", "regression", "stable-clip");
   private static final Set<String> FLAGS = Set.of("overwrite", "no-noise");
 
   private FactorizeCommand() {}
@@ -73,11 +76,17 @@ final class FactorizeCommand {
     double alpha = a.number("alpha", SketchSizes.DEFAULT_ALPHA);
     double p = a.number("p", 1.0);
     RobustRelease.Regression regression = regression(a.string("regression", "l2"));
+    double stableClip = "inf".equals(a.string("stable-clip", null)) ? Double.POSITIVE_INFINITY
+        : a.number("stable-clip", RobustMatrices.DEFAULT_STABLE_CLIP);
     if (mechanism.robust()) {
       StableMatrices.checkP(p);
-    } else if (a.string("p", null) != null || a.string("regression", null) != null) {
+      if (!(stableClip > 0)) {
+        throw new IllegalArgumentException("stable-clip must be > 0 or inf. Provided value: " + stableClip);
+      }
+    } else if (a.string("p", null) != null || a.string("regression", null) != null
+        || a.string("stable-clip", null) != null) {
       throw new Args.UsageException(
-          "factorize: --p and --regression apply to robust-lra and robust-pca only");
+          "factorize: --p, --regression and --stable-clip apply to robust-lra and robust-pca only");
     }
     boolean noNoise = a.flag("no-noise");
     boolean overwrite = a.flag("overwrite");
@@ -114,7 +123,8 @@ final class FactorizeCommand {
     SecretKey key = SecretKey.loadOrCreate(keyPath(a));
 
     OneShot.Result r = OneShot.run(
-        new OneShot.Request(mechanism, sizes, privacy, clip, noNoise, p, regression), key,
+        new OneShot.Request(mechanism, sizes, privacy, clip, noNoise,
+            new OneShot.RobustOptions(p, regression, stableClip)), key,
         sink -> in.forEach(m, n, sink::accept));
     Map<String, Object> doc = document(mechanism, privacy, clip, sizes, noNoise, dimsFromData, key, r);
     if (mechanism.robust()) {

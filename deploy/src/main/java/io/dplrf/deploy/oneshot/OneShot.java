@@ -38,8 +38,7 @@ public final class OneShot {
 
   /**
    * What to compute. {@code noNoise} produces a NON-private release (sketch-quality studies).
-   * {@code p} is the robust mechanisms' ℓp exponent in [1, 2) and {@code regression} how their
-   * line-7 regression is solved (both ignored by the others).
+   * {@code robust} holds the robust mechanisms' options (ignored by the others).
    */
   public record Request(
       MechanismName mechanism,
@@ -47,12 +46,20 @@ public final class OneShot {
       PrivacyParams privacy,
       double clip,
       boolean noNoise,
-      double p,
-      RobustRelease.Regression regression) {
+      RobustOptions robust) {
     public Request(MechanismName mechanism, SketchSizes sizes, PrivacyParams privacy, double clip,
         boolean noNoise) {
-      this(mechanism, sizes, privacy, clip, noNoise, 1, RobustRelease.Regression.L2);
+      this(mechanism, sizes, privacy, clip, noNoise, RobustOptions.DEFAULT);
     }
+  }
+
+  /**
+   * Options of robust-lra / robust-pca: the ℓp exponent p ∈ [1, 2), how line 7's regression is
+   * solved, and the p-stable clip level factor (τ = factor·sketch dimension, ∞ = none).
+   */
+  public record RobustOptions(double p, RobustRelease.Regression regression, double stableClip) {
+    public static final RobustOptions DEFAULT = new RobustOptions(1, RobustRelease.Regression.L2,
+        RobustMatrices.DEFAULT_STABLE_CLIP);
   }
 
   /**
@@ -113,7 +120,9 @@ public final class OneShot {
       }
       case ROBUST_LRA, ROBUST_PCA -> {
         boolean pca = req.mechanism() == MechanismName.ROBUST_PCA;
-        RobustMatrices mats = RobustMatrices.generate(key, instance, sz, req.p(), pca);
+        RobustOptions o = req.robust();
+        RobustMatrices mats =
+            RobustMatrices.generate(key, instance, sz, o.p(), pca, o.stableClip());
         RobustPlan plan = RobustPlan.calibrate(req.privacy(), req.clip(), mats);
         RobustSketch sk = req.noNoise()
             ? RobustSketch.createWithoutNoise(plan, mats, key, node)
@@ -121,10 +130,10 @@ public final class OneShot {
         feed(sk, source);
         RobustSketches released = sk.release();
         if (!pca) {
-          return new Result(RobustRelease.factorize(released, sz.k(), req.regression()), plan, runId,
+          return new Result(RobustRelease.factorize(released, sz.k(), o.regression()), plan, runId,
               sk.sizeInBytes(), sk.updateCount());
         }
-        Pca.Subspace basis = RobustRelease.basis(released, sz.k(), req.regression());
+        Pca.Subspace basis = RobustRelease.basis(released, sz.k(), o.regression());
         return new Result(null, plan, runId, sk.sizeInBytes(), sk.updateCount(), basis,
             RobustRelease.pcaReport(released, basis));
       }

@@ -164,7 +164,22 @@ class FactorizeCommandTest {
   void p_forAnL2Mechanism_isAUsageError() {
     Run r = run(args(input, dir.resolve("o"), "--p", "1"));
     assertEquals(2, r.code());
-    assertTrue(r.err().contains("--p applies to robust-lra and robust-pca only"), r.err());
+    assertTrue(r.err().contains("apply to robust-lra and robust-pca only"), r.err());
+  }
+
+  @Test
+  void robust_l1RegressionAndUnclippedSketches_areSelectable() throws IOException {
+    Path out = dir.resolve("l1");
+    Run r = run(replace(args(input, out, "--regression", "l1", "--stable-clip", "inf"), "priv2",
+        "robust-lra"));
+    assertEquals(0, r.code(), r.err());
+    @SuppressWarnings("unchecked")
+    Map<String, Object> cal = (Map<String, Object>) releaseJson(out).get("calibration");
+    assertTrue(cal.containsKey("stableClip") && cal.get("stableClip") == null, "inf as null: " + cal);
+    Run bad = run(replace(args(input, dir.resolve("l3"), "--regression", "l3"), "priv2",
+        "robust-pca"));
+    assertEquals(2, bad.code());
+    assertTrue(bad.err().contains("regression must be one of l2, l1"), bad.err());
   }
 
   private static String[] replace(String[] a, String from, String to) {

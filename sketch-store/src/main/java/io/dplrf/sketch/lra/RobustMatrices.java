@@ -1,6 +1,7 @@
 package io.dplrf.sketch.lra;
 
 import io.dplrf.sketch.matrix.SketchMatrix;
+import io.dplrf.sketch.params.Preconditions;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.randomness.StableMatrices;
@@ -26,6 +27,7 @@ public final class RobustMatrices {
   final String instance;
   final double p;
   final boolean pca;
+  final double stableClip;
   final CachedColumns phi; // t × m
   final CachedColumns psiT; // t × n (null for PCA)
   final CachedColumns s; // v × m
@@ -35,17 +37,20 @@ public final class RobustMatrices {
   final double c;
   final double d;
 
-  private RobustMatrices(SecretKey key, String instance, SketchSizes sz, double p, boolean pca) {
+  private RobustMatrices(SecretKey key, String instance, SketchSizes sz, double p, boolean pca,
+      double stableClip) {
     StableMatrices.checkP(p);
+    Preconditions.check(stableClip > 0, "stable-clip", "> 0 (infinity: no clipping)", stableClip);
     this.sizes = sz;
     this.instance = instance;
     this.p = p;
     this.pca = pca;
+    this.stableClip = stableClip;
     String base = instance + "/robust-p" + p + "/";
-    phi = matrix(key, base + "phi", sz.t(), sz.m(), p);
-    psiT = pca ? null : matrix(key, base + "psi", sz.t(), sz.n(), p);
-    s = matrix(key, base + "S", sz.v(), sz.m(), p);
-    tT = matrix(key, base + "T", sz.v(), sz.n(), p);
+    phi = matrix(key, base + "phi", sz.t(), sz.m(), p, stableClip);
+    psiT = pca ? null : matrix(key, base + "psi", sz.t(), sz.n(), p, stableClip);
+    s = matrix(key, base + "S", sz.v(), sz.m(), p, stableClip);
+    tT = matrix(key, base + "T", sz.v(), sz.n(), p, stableClip);
     a = maxColumnL1(phi);
     b = pca ? 0 : maxColumnL1(psiT);
     c = maxColumnL1(s);
@@ -60,12 +65,26 @@ public final class RobustMatrices {
    */
   public static RobustMatrices generate(
       SecretKey key, String instance, SketchSizes sizes, double p, boolean pca) {
-    return new RobustMatrices(key, instance, sizes, p, pca);
+    return generate(key, instance, sizes, p, pca, DEFAULT_STABLE_CLIP);
   }
 
-  private static CachedColumns matrix(SecretKey key, String label, int rows, int cols, double p) {
-    // τ = rows, then ×1/rows: entries in [−1, 1] (docs/privacy/robust.md §2).
-    return new CachedColumns(StableMatrices.stable(key, label, rows, cols, p, rows, 1.0 / rows));
+  /**
+   * As above with clip level τ = {@code stableClip}·(sketch dimension) (∞: no clipping; the
+   * sensitivity is then the raw largest column norm, docs/privacy/robust.md §2).
+   */
+  public static RobustMatrices generate(SecretKey key, String instance, SketchSizes sizes,
+      double p, boolean pca, double stableClip) {
+    return new RobustMatrices(key, instance, sizes, p, pca, stableClip);
+  }
+
+  /** Default clip level factor: τ = 1·rows, every scaled entry in [−1, 1]. */
+  public static final double DEFAULT_STABLE_CLIP = 1;
+
+  private static CachedColumns matrix(SecretKey key, String label, int rows, int cols, double p,
+      double stableClip) {
+    // τ = stableClip·rows, then ×1/rows: entries in [−stableClip, stableClip] (robust.md §2).
+    return new CachedColumns(
+        StableMatrices.stable(key, label, rows, cols, p, stableClip * rows, 1.0 / rows));
   }
 
   private static double maxColumnL1(CachedColumns m) {
@@ -96,6 +115,11 @@ public final class RobustMatrices {
 
   public boolean pca() {
     return pca;
+  }
+
+  /** The clip level factor (τ = factor·sketch dimension; ∞ = none). */
+  public double stableClip() {
+    return stableClip;
   }
 
   /** max_i ‖Φ[:, i]‖₁ (rounded up): the ℓ1 sensitivity factor of Yr = ΦA. */

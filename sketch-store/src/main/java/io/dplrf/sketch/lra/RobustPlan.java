@@ -17,6 +17,7 @@ import io.dplrf.sketch.randomness.StableMatrices;
  * (L = {@code compositions}), so the node scale is L times the one-shot one, and the grid
  * rounding slack is charged for all {@code roundedNodes} nodes.
  *
+ * @param stableClip the p-stable entries' clip level factor (τ = factor·sketch dimension)
  * @param yc null for ROBUST-PCA
  */
 public record RobustPlan(
@@ -30,6 +31,7 @@ public record RobustPlan(
     double phiFactor,
     double psiFactor,
     double stFactor,
+    double stableClip,
     LaplaceSketchNoise yr,
     LaplaceSketchNoise yc,
     LaplaceSketchNoise z) {
@@ -81,13 +83,13 @@ public record RobustPlan(
     LaplaceSketchNoise z = LaplaceSketchNoise.calibrate(
         "Z", lc * mats.stFactor(), (long) sz.v() * sz.v(), roundedNodes, eps);
     return new RobustPlan(privacy, clip, sz, mats.p(), mats.pca(), compositions, roundedNodes,
-        mats.phiFactor(), mats.psiFactor(), mats.stFactor(), yr, yc, z);
+        mats.phiFactor(), mats.psiFactor(), mats.stFactor(), mats.stableClip(), yr, yc, z);
   }
 
   /** True iff {@code mats} are the matrices this plan's sensitivities were computed from. */
   boolean matches(RobustMatrices mats) {
     return mats.sizes().equals(sizes) && mats.p() == p && mats.pca() == pca
         && mats.phiFactor() == phiFactor && mats.psiFactor() == psiFactor
-        && mats.stFactor() == stFactor;
+        && mats.stFactor() == stFactor && mats.stableClip() == stableClip;
   }
 }

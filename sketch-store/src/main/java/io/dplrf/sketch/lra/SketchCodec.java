@@ -52,8 +52,9 @@ import java.util.zip.CheckedOutputStream;
  *  plan, dense: the A+N noise
  *  plan, robust (5, 6): p, compositions, roundedNodes, phiFactor, psiFactor, stFactor, then the
  *               Yr, Yc (robust-lra only) and Z Laplace noise: l1Sensitivity, entries,
- *               roundedNodes, epsilon, effectiveScale (b = s·γ, exact); the sketching matrices
- *               are regenerated and must reproduce the stored factors exactly
+ *               roundedNodes, epsilon, effectiveScale (b = s·γ, exact); then stableClip (the
+ *               clip level factor, may be ∞); the sketching matrices are regenerated and must
+ *               reproduce the stored factors exactly
  *  noise:       baseSensitivity, changedCoordinates, mu, effectiveSigma (σ = s·γ, exact)
  * </pre>
  */
@@ -102,7 +103,8 @@ public final class SketchCodec {
       clip = p.clip();
       plan = concat(new double[] {p.p(), p.compositions(), p.roundedNodes(), p.phiFactor(),
           p.psiFactor(), p.stFactor()}, laplace(p.yr()),
-          p.pca() ? new double[0] : laplace(p.yc()), laplace(p.z()));
+          p.pca() ? new double[0] : laplace(p.yc()), laplace(p.z()),
+          new double[] {p.stableClip()});
     } else {
       DensePlan p = ((DenseInputPerturbation) sketch).plan();
       mechanism = 3;
@@ -268,17 +270,18 @@ public final class SketchCodec {
       }
       case 5, 6 -> {
         boolean pca = mechanism == 6;
-        expect(p, pca ? 16 : 21);
+        expect(p, pca ? 17 : 22);
+        double stableClip = p[p.length - 1];
         SketchSizes sz = new SketchSizes(m, n, k, t, v);
         RobustPlan plan;
         RobustMatrices mats;
         try {
           plan = new RobustPlan(privacy, clip, sz, p[0], pca, (int) p[1], (long) p[2], p[3], p[4],
-              p[5], laplace("Yr", p, 6), pca ? null : laplace("Yc", p, 11),
+              p[5], stableClip, laplace("Yr", p, 6), pca ? null : laplace("Yc", p, 11),
               laplace("Z", p, pca ? 11 : 16));
           mats = shared != null && shared.instance().equals(instance) && shared.sizes().equals(sz)
-              && shared.p() == p[0] && shared.pca() == pca
-              ? shared : RobustMatrices.generate(key, instance, sz, p[0], pca);
+              && shared.p() == p[0] && shared.pca() == pca && shared.stableClip() == stableClip
+              ? shared : RobustMatrices.generate(key, instance, sz, p[0], pca, stableClip);
           return RobustSketch.restore(plan, mats, key, node, noiseless);
         } catch (IllegalArgumentException e) {
           throw new IOException("corrupt sketch snapshot: " + e.getMessage(), e);

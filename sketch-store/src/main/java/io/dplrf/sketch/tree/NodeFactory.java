@@ -33,7 +33,8 @@ final class NodeFactory {
   /** A factory for {@code plan} (restore: the robust matrices are regenerated from the key). */
   NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan) {
     this(c, key, instance, plan, plan instanceof RobustPlan rp
-        ? RobustMatrices.generate(key, instance, c.sizes(), rp.p(), rp.pca()) : null);
+        ? RobustMatrices.generate(key, instance, c.sizes(), rp.p(), rp.pca(), rp.stableClip())
+        : null);
   }
 
   private NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan,
