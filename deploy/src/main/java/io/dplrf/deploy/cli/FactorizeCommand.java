@@ -144,7 +144,9 @@ final class FactorizeCommand {
     });
     out.printf("wrote %s: rank-%d %s factorization of a %dx%d matrix (%d updates), %s%n",
         outDir, k, mechanism.cliName(), m, n, r.updates(),
-        noNoise ? "NOT PRIVATE (--no-noise)" : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
+        noNoise ? "NOT PRIVATE (--no-noise)" : mechanism.robust()
+            ? privacy.epsilon() + "-DP (pure, entrywise l1)"
+            : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
     return 0;
   }
 
