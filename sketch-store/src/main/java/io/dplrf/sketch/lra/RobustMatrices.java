@@ -16,12 +16,17 @@ import io.dplrf.sketch.randomness.StableMatrices;
  * <p>All four are generated once and held in memory ((t + v)(m + n) doubles): every update reads
  * a column of each, and the sensitivity needs every column's ℓ1 norm anyway. The column-norm
  * maxima a = max_i ‖Φ[:,i]‖₁, b = max_j ‖Ψ[j,:]‖₁, c = max_i ‖S[:,i]‖₁, d = max_j ‖T[j,:]‖₁ are
- * the exact sensitivity factors of §3 (rounded up by a relative 2⁻⁴⁰ against the summation's
+ * the exact sensitivity factors of §3 (rounded up by a relative 2⁻³⁰ against the summation's
  * rounding). Immutable and thread-safe once built.
  */
 public final class RobustMatrices {
-  /** Relative margin on the computed ℓ1 norms: each sum of ≤ 2¹⁶ terms errs by < 2⁻³⁷ relative. */
-  static final double NORM_MARGIN = 1 + 0x1.0p-40;
+  /**
+   * Relative margin on the computed ℓ1 norms: a sum of r ≤ {@value #MAX_SKETCH_DIM} non-negative
+   * doubles errs by at most (r − 1)·2⁻⁵³ < 2⁻³³ relative, below this 2⁻³⁰.
+   */
+  static final double NORM_MARGIN = 1 + 0x1.0p-30;
+  /** Largest sketch dimension t, v (keeps the summation error under the margin). */
+  static final int MAX_SKETCH_DIM = 1 << 20;
 
   final SketchSizes sizes;
   final String instance;
@@ -41,6 +46,7 @@ public final class RobustMatrices {
       double stableClip) {
     StableMatrices.checkP(p);
     Preconditions.check(stableClip > 0, "stable-clip", "> 0 (infinity: no clipping)", stableClip);
+    Preconditions.check(sz.v() <= MAX_SKETCH_DIM, "sketch-rows (v)", "<= 2^20", sz.v());
     this.sizes = sz;
     this.instance = instance;
     this.p = p;
