@@ -19,6 +19,34 @@ public final class Errors {
    * ‖A − UΣVᵀ‖_F, formed {@value #ROW_BLOCK} rows of UΣVᵀ at a time (O(256·n) extra memory).
    */
   public static double frobeniusError(Dense a, Factorization f) {
+    return Math.sqrt(sumOfPowers(a, f, 2));
+  }
+
+  /**
+   * The entrywise ℓp error ‖A − UΣVᵀ‖_p = (Σ_ij |A_ij − M_ij|^p)^{1/p} (paper 000, eq. (1)),
+   * blockwise as {@link #frobeniusError}; p ≥ 1.
+   */
+  public static double entrywiseError(Dense a, Factorization f, double p) {
+    check(p >= 1 && p < Double.POSITIVE_INFINITY, "p", ">= 1 and finite", p);
+    return Math.pow(sumOfPowers(a, f, p), 1 / p);
+  }
+
+  /**
+   * ‖A − A V Vᵀ‖_p for an n×k basis V with orthonormal columns (paper 000, eq. (2): the robust
+   * PCA objective with Π = V Vᵀ), blockwise.
+   */
+  public static double projectionError(Dense a, Dense basis, double p) {
+    if (a.cols() != basis.rows()) {
+      throw new IllegalArgumentException("A is " + a.rows() + "x" + a.cols() + " but the basis has "
+          + basis.rows() + " rows");
+    }
+    double[] ones = new double[basis.cols()];
+    java.util.Arrays.fill(ones, 1.0);
+    Dense av = Linalg.toDense(Linalg.copyOf(a).multiply(Linalg.copyOf(basis)));
+    return entrywiseError(a, new Factorization(av, ones, basis), p);
+  }
+
+  private static double sumOfPowers(Dense a, Factorization f, double pow) {
     int m = a.rows();
     int n = a.cols();
     if (f.rows() != m || f.cols() != n) {
@@ -27,7 +55,6 @@ public final class Errors {
     }
     int k = f.k();
     MatrixStore<Double> vT = Linalg.copyOf(f.v()).transpose();
-    double[] s = f.s();
     double[] ad = a.data();
     double sum = 0;
     for (int from = 0; from < m; from += ROW_BLOCK) {
@@ -44,11 +71,11 @@ public final class Errors {
         int base = (from + i) * n;
         for (int j = 0; j < n; j++) {
           double diff = ad[base + j] - p.doubleValue(i, j);
-          sum += diff * diff;
+          sum += pow == 2 ? diff * diff : Math.pow(Math.abs(diff), pow);
         }
       }
     }
-    return Math.sqrt(sum);
+    return sum;
   }
 
   /** ‖A − [A]_k‖_F = sqrt(Σ_{l>k} σ_l²) (Eckart–Young), from an ojAlgo SVD of A. */

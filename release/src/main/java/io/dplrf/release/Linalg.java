@@ -267,4 +267,47 @@ final class Linalg {
   static Factorization factorization(MatrixStore<Double> u, double[] s, MatrixStore<Double> v) {
     return new Factorization(toDense(u), s, toDense(v));
   }
+
+  /**
+   * Solves A x = b for a symmetric positive-definite A by Cholesky (A is overwritten). Small
+   * systems only (the normal equations of {@link SketchedL1}).
+   *
+   * @throws ArithmeticException if A is not numerically positive definite
+   */
+  static double[] solveSymmetric(double[][] a, double[] b) {
+    int n = b.length;
+    for (int j = 0; j < n; j++) {
+      double d = a[j][j];
+      for (int l = 0; l < j; l++) {
+        d -= a[j][l] * a[j][l];
+      }
+      if (!(d > 0)) {
+        throw new ArithmeticException("matrix is not positive definite (pivot " + j + ")");
+      }
+      a[j][j] = Math.sqrt(d);
+      for (int i = j + 1; i < n; i++) {
+        double s = a[i][j];
+        for (int l = 0; l < j; l++) {
+          s -= a[i][l] * a[j][l];
+        }
+        a[i][j] = s / a[j][j];
+      }
+    }
+    double[] y = new double[n];
+    for (int i = 0; i < n; i++) {
+      double s = b[i];
+      for (int l = 0; l < i; l++) {
+        s -= a[i][l] * y[l];
+      }
+      y[i] = s / a[i][i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+      double s = y[i];
+      for (int l = i + 1; l < n; l++) {
+        s -= a[l][i] * y[l];
+      }
+      y[i] = s / a[i][i];
+    }
+    return y;
+  }
 }

@@ -140,6 +140,11 @@ public final class PcaBench {
    * every row scaled to unit norm — a per-row transform that needs no data-dependent constant.
    */
   public static Data optdigits(Path dir) throws IOException {
+    return optdigits(dir, true);
+  }
+
+  /** optdigits rows, scaled to unit norm ({@code unitRows}) or raw pixel counts 0..16. */
+  public static Data optdigits(Path dir, boolean unitRows) throws IOException {
     List<double[]> rows = new ArrayList<>();
     for (String part : new String[] {"optdigits.tra", "optdigits.tes"}) {
       Path f = dir.resolve(part);
@@ -156,7 +161,7 @@ public final class PcaBench {
           for (int j = 0; j < 64; j++) {
             x[j] = Double.parseDouble(t[j].trim());
           }
-          rows.add(unit(x));
+          rows.add(unitRows ? unit(x) : x);
         }
       }
     }

@@ -5,6 +5,7 @@ import io.dplrf.deploy.bench.CompletionBench;
 import io.dplrf.deploy.bench.Datasets;
 import io.dplrf.deploy.bench.IngestBench;
 import io.dplrf.deploy.bench.PcaBench;
+import io.dplrf.deploy.bench.RobustBench;
 import io.dplrf.deploy.oneshot.MechanismName;
 import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.release.Errors;
@@ -41,6 +42,10 @@ final class BenchCommand {
                                    [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--runs 3] [--seed 1]
                                    [--iterations 0 (Corollary 3.1)] [--oja-steps 20] [--no-oja]
                                    [--jester FILE] [--movielens FILE] [--svg FILE]
+             dplrf bench robust    [--rows 500] [--cols 400] [--rank 5] [--epsilons 1,4,16]
+                                   [--p 1] [--clip 1] [--outlier-rate 0.01] [--outlier-factor 100]
+                                   [--data ../shared/data/uci-optdigits] [--sketch-cols t]
+                                   [--sketch-rows v] [--stable-clips 1,inf] [--seed 1]
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
       """;
@@ -48,13 +53,14 @@ final class BenchCommand {
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
       "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
       "epochs", "mechanism", "batch", "seeds", "large-rows", "datasets", "synthetic-users", "runs",
-      "iterations", "oja-steps", "jester", "movielens", "svg");
+      "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate", "outlier-factor",
+      "stable-clips");
 
   private BenchCommand() {}
 
   static int run(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
-      throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca or ingest");
+      throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust, completion or ingest");
     }
     String which = argv[1];
     Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("no-oja"));
@@ -64,6 +70,9 @@ final class BenchCommand {
     int k = a.integer("rank", 10);
     if (which.equals("pca")) {
       return pca(a, k, out);
+    }
+    if (which.equals("robust")) {
+      return robust(a, out);
     }
     double[] eps = Arrays.stream(a.string("epsilons", "0.5,1,2,4").split(","))
         .mapToDouble(s -> Double.parseDouble(s.trim())).toArray();
@@ -149,6 +158,36 @@ final class BenchCommand {
       CompletionBench.writeSvg(Path.of(svg), sets, all, eps);
       out.println("wrote " + svg);
     }
+    return 0;
+  }
+
+  /** Synthetic rank-k and optdigits, each with injected gross outliers (docs/benchmarks-robust.md). */
+  private static int robust(Args a, PrintStream out) throws Exception {
+    int k = a.integer("rank", 5);
+    double[] eps = Arrays.stream(a.string("epsilons", "1,4,16").split(","))
+        .mapToDouble(s -> Double.parseDouble(s.trim())).toArray();
+    long seed = a.integer("seed", 1);
+    double rate = a.number("outlier-rate", 0.01);
+    double factor = a.number("outlier-factor", 100);
+    int m = a.integer("rows", 500);
+    int n = a.integer("cols", 400);
+    List<RobustBench.Data> sets = new java.util.ArrayList<>();
+    sets.add(RobustBench.withOutliers("synthetic rank-" + k, Datasets.lowRank(m, n, k, 10, seed),
+        rate, factor, seed + 1));
+    Path data = Path.of(a.string("data", "../shared/data/uci-optdigits"));
+    if (Files.isReadable(data.resolve("optdigits.tra"))) {
+      double[][] rows = PcaBench.optdigits(data, false).rows(); // raw pixel counts 0..16
+      sets.add(RobustBench.withOutliers("optdigits (raw counts) " + data, new Dense(rows.length, rows[0].length,
+          Arrays.stream(rows).flatMapToDouble(Arrays::stream).toArray()), rate, factor, seed + 2));
+    } else {
+      out.println("(optdigits not readable at " + data + ": synthetic set only; --data DIR)");
+    }
+    double[] stableClips = Arrays.stream(a.string("stable-clips", "1,inf").split(","))
+        .mapToDouble(s -> s.trim().equals("inf") ? Double.POSITIVE_INFINITY
+            : Double.parseDouble(s.trim())).toArray();
+    new RobustBench(k, a.number("delta", 1e-6), a.number("clip", 1), a.number("p", 1), stableClips,
+        a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),
+        SecretKey.forTesting(seed)).run(sets, eps, out);
     return 0;
   }
 

@@ -9,9 +9,14 @@ import io.dplrf.deploy.oneshot.MechanismName;
 import io.dplrf.deploy.oneshot.OneShot;
 import io.dplrf.deploy.oneshot.ReleaseDocument;
 import io.dplrf.release.Factorization;
+import io.dplrf.release.RobustRelease;
+import io.dplrf.sketch.lra.RobustMatrices;
+import io.dplrf.sketch.lra.RobustPlan;
+import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.randomness.StableMatrices;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,11 +33,19 @@ final class FactorizeCommand {
   static final String USAGE = """
       usage: dplrf factorize --input FILE --rank K --epsilon E --delta D --mechanism NAME --out DIR
                              [--sketch-cols t] [--sketch-rows v] [--alpha A] [--clip C] [--key FILE]
-                             [--rows M --cols N] [--overwrite] [--no-noise]
+                             [--rows M --cols N] [--overwrite] [--no-noise] [--p P]
+                             [--regression l2|l1] [--stable-clip X|inf]
         FILE       Matrix Market (.mtx, 1-based) or CSV lines i,j,delta (0-based)
-        NAME       priv1 | priv2 | priv2-sparse | input-perturbation
+        NAME       priv1 | priv2 | priv2-sparse | input-perturbation | robust-lra | robust-pca
         --clip C   the protected change: Priv1 A-A' = C u v^T, Priv2 ||A-A'||_F <= C,
-                   priv2-sparse one entry by at most C (default 1)
+                   priv2-sparse one entry by at most C, robust-* ||A-A'||_1 <= C (default 1)
+        --p P      robust-lra / robust-pca: the entrywise l_p objective, P in [1, 2)
+                   (default 1); pure epsilon-DP, --delta is not used. robust-pca writes
+                   V.npy (orthonormal n x k basis) and release.json only
+        --regression  robust-*: line 7 solved as the paper (l2, default) or by IRLS on the
+                   sketched l1 objective (l1); post-processing, same privacy
+        --stable-clip robust-*: clip the p-stable entries at X times the sketch dimension
+                   (default 1; inf = none: exact p-stable, larger sensitivity)
         --key FILE secret key, created with owner-only permissions if absent
                    (default: $DPLRF_KEY or ~/.config/dplrf/secret.key)
         --rows/--cols  public dimensions; without them a CSV's dimensions are read from the data
@@ -41,7 +54,7 @@ final class FactorizeCommand {
 
   private static final Set<String> OPTIONS = Set.of(
       "input", "rank", "epsilon", "delta", "mechanism", "out", "sketch-cols", "sketch-rows",
-      "alpha", "clip", "key", "rows", "cols");
+      "alpha", "clip", "key", "rows", "cols", "p", "regression", "stable-clip");
   private static final Set<String> FLAGS = Set.of("overwrite", "no-noise");
 
   private FactorizeCommand() {}
@@ -61,6 +74,20 @@ final class FactorizeCommand {
       throw new IllegalArgumentException("clip must be > 0 and < infinity. Provided value: " + clip);
     }
     double alpha = a.number("alpha", SketchSizes.DEFAULT_ALPHA);
+    double p = a.number("p", 1.0);
+    RobustRelease.Regression regression = regression(a.string("regression", "l2"));
+    double stableClip = "inf".equals(a.string("stable-clip", null)) ? Double.POSITIVE_INFINITY
+        : a.number("stable-clip", RobustMatrices.DEFAULT_STABLE_CLIP);
+    if (mechanism.robust()) {
+      StableMatrices.checkP(p);
+      if (!(stableClip > 0)) {
+        throw new IllegalArgumentException("stable-clip must be > 0 or inf. Provided value: " + stableClip);
+      }
+    } else if (a.string("p", null) != null || a.string("regression", null) != null
+        || a.string("stable-clip", null) != null) {
+      throw new Args.UsageException(
+          "factorize: --p, --regression and --stable-clip apply to robust-lra and robust-pca only");
+    }
     boolean noNoise = a.flag("no-noise");
     boolean overwrite = a.flag("overwrite");
     if (!overwrite && Files.exists(outDir) && !isEmptyDir(outDir)) {
@@ -90,24 +117,46 @@ final class FactorizeCommand {
     }
     SketchSizes sizes = mechanism == MechanismName.INPUT_PERTURBATION
         ? denseSizes(m, n, k)
+        : mechanism.robust()
+        ? RobustPlan.defaultSizes(m, n, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"))
         : SketchSizes.of(m, n, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"), alpha);
     SecretKey key = SecretKey.loadOrCreate(keyPath(a));
 
     OneShot.Result r = OneShot.run(
-        new OneShot.Request(mechanism, sizes, privacy, clip, noNoise), key,
+        new OneShot.Request(mechanism, sizes, privacy, clip, noNoise,
+            new OneShot.RobustOptions(p, regression, stableClip)), key,
         sink -> in.forEach(m, n, sink::accept));
-    Factorization f = r.release().factorization();
     Map<String, Object> doc = document(mechanism, privacy, clip, sizes, noNoise, dimsFromData, key, r);
+    if (mechanism.robust()) {
+      doc.put("p", p);
+    }
     OutputDirectory.write(outDir, overwrite, tmp -> {
-      Npy.writeDoubles(tmp.resolve("U.npy"), f.u().data(), f.u().rows(), f.u().cols());
-      Npy.writeDoubles(tmp.resolve("S.npy"), f.s(), f.s().length);
-      Npy.writeDoubles(tmp.resolve("V.npy"), f.v().data(), f.v().rows(), f.v().cols());
+      if (r.release() != null) {
+        Factorization f = r.release().factorization();
+        Npy.writeDoubles(tmp.resolve("U.npy"), f.u().data(), f.u().rows(), f.u().cols());
+        Npy.writeDoubles(tmp.resolve("S.npy"), f.s(), f.s().length);
+        Npy.writeDoubles(tmp.resolve("V.npy"), f.v().data(), f.v().rows(), f.v().cols());
+      } else {
+        Dense v = r.basis().v(); // robust-pca: the orthonormal basis only
+        Npy.writeDoubles(tmp.resolve("V.npy"), v.data(), v.rows(), v.cols());
+      }
       Files.writeString(tmp.resolve("release.json"), Json.write(doc) + "\n");
     });
     out.printf("wrote %s: rank-%d %s factorization of a %dx%d matrix (%d updates), %s%n",
         outDir, k, mechanism.cliName(), m, n, r.updates(),
-        noNoise ? "NOT PRIVATE (--no-noise)" : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
+        noNoise ? "NOT PRIVATE (--no-noise)" : mechanism.robust()
+            ? privacy.epsilon() + "-DP (pure, entrywise l1)"
+            : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
     return 0;
+  }
+
+  private static RobustRelease.Regression regression(String s) {
+    return switch (s) {
+      case "l2" -> RobustRelease.Regression.L2;
+      case "l1" -> RobustRelease.Regression.L1;
+      default -> throw new IllegalArgumentException(
+          "regression must be one of l2, l1. Provided value: " + s);
+    };
   }
 
   private static SketchSizes denseSizes(int m, int n, int k) {
@@ -147,7 +196,8 @@ final class FactorizeCommand {
       doc.put("warning", "--no-noise: sketches without noise. This release is NOT differentially private.");
     } else {
       doc.put("epsilon", privacy.epsilon());
-      doc.put("delta", privacy.delta());
+      // The robust mechanisms are pure ε-DP (Laplace noise, exact sensitivity): δ = 0.
+      doc.put("delta", mechanism.robust() ? 0.0 : privacy.delta());
       doc.put("neighbouringRelation", mechanism.relation().description());
       doc.put("clip", clip);
     }
@@ -165,7 +215,7 @@ final class FactorizeCommand {
     if (!noNoise) {
       doc.put("calibration", ReleaseDocument.describe(r.plan()));
     }
-    doc.put("utility", ReleaseDocument.describe(r.release().report()));
+    doc.put("utility", ReleaseDocument.describe(r.report()));
     return doc;
   }
 

@@ -40,9 +40,9 @@ import java.util.regex.Pattern;
 public final class ServiceConfig {
   /** Mechanisms the service runs. */
   public enum Mechanism {
-    PRIV1, PRIV2, PRIV2_SPARSE;
+    PRIV1, PRIV2, PRIV2_SPARSE, ROBUST_LRA, ROBUST_PCA;
 
-    /** The CLI / config spelling: priv1, priv2, priv2-sparse. */
+    /** The CLI / config spelling: priv1, priv2, priv2-sparse, robust-lra, robust-pca. */
     public String cliName() {
       return ServiceConfig.cliName(this);
     }
@@ -68,7 +68,7 @@ public final class ServiceConfig {
   public static final List<String> NAMES = List.of(
       "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
       "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
-      "alpha", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
+      "alpha", "p", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
       "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed",
       "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
       "completion-row-norm", "completion-nuclear-norm", "completion-solver", "completion-offset");
@@ -152,6 +152,9 @@ public final class ServiceConfig {
           + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"
           + " update of A)");
     }
+    boolean robust = mechanism() == Mechanism.ROBUST_LRA || mechanism() == Mechanism.ROBUST_PCA;
+    number("p", robust ? "in [1, 2) (the robust mechanisms' l_p exponent)" : "1: only robust-lra "
+        + "and robust-pca take p", x -> robust ? x >= 1 && x < 2 : x == 1, 1.0);
     if (!completion) {
       positiveInt("epochs");
     }
@@ -267,6 +270,11 @@ public final class ServiceConfig {
   public Optional<Duration> epochDuration() {
     double s = (Double) values.get("epoch-seconds");
     return Double.isNaN(s) ? Optional.empty() : Optional.of(Duration.ofNanos(Math.round(s * 1e9)));
+  }
+
+  /** The ℓp exponent of robust-lra / robust-pca, in [1, 2); 1 otherwise. */
+  public double p() {
+    return (Double) values.get("p");
   }
 
   public double clip() {

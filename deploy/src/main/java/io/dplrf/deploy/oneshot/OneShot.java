@@ -3,7 +3,10 @@ package io.dplrf.deploy.oneshot;
 import io.dplrf.release.DenseRelease;
 import io.dplrf.release.Priv1Release;
 import io.dplrf.release.Priv2Release;
+import io.dplrf.release.Pca;
 import io.dplrf.release.Release;
+import io.dplrf.release.RobustRelease;
+import io.dplrf.release.UtilityReport;
 import io.dplrf.sketch.lra.DenseInputPerturbation;
 import io.dplrf.sketch.lra.DensePlan;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
@@ -13,6 +16,10 @@ import io.dplrf.sketch.lra.Priv1Sketch;
 import io.dplrf.sketch.lra.Priv2Matrices;
 import io.dplrf.sketch.lra.Priv2Plan;
 import io.dplrf.sketch.lra.Priv2Sketch;
+import io.dplrf.sketch.lra.RobustMatrices;
+import io.dplrf.sketch.lra.RobustPlan;
+import io.dplrf.sketch.lra.RobustSketch;
+import io.dplrf.sketch.lra.RobustSketches;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -29,16 +36,47 @@ import java.util.HexFormat;
 public final class OneShot {
   private OneShot() {}
 
-  /** What to compute. {@code noNoise} produces a NON-private release (sketch-quality studies). */
+  /**
+   * What to compute. {@code noNoise} produces a NON-private release (sketch-quality studies).
+   * {@code robust} holds the robust mechanisms' options (ignored by the others).
+   */
   public record Request(
       MechanismName mechanism,
       SketchSizes sizes,
       PrivacyParams privacy,
       double clip,
-      boolean noNoise) {}
+      boolean noNoise,
+      RobustOptions robust) {
+    public Request(MechanismName mechanism, SketchSizes sizes, PrivacyParams privacy, double clip,
+        boolean noNoise) {
+      this(mechanism, sizes, privacy, clip, noNoise, RobustOptions.DEFAULT);
+    }
+  }
 
-  /** The release plus what a report needs. */
-  public record Result(Release release, Object plan, String runId, long sketchBytes, long updates) {}
+  /**
+   * Options of robust-lra / robust-pca: the ℓp exponent p ∈ [1, 2), how line 7's regression is
+   * solved, and the p-stable clip level factor (τ = factor·sketch dimension, ∞ = none).
+   */
+  public record RobustOptions(double p, RobustRelease.Regression regression, double stableClip) {
+    public static final RobustOptions DEFAULT = new RobustOptions(1, RobustRelease.Regression.L2,
+        RobustMatrices.DEFAULT_STABLE_CLIP);
+  }
+
+  /**
+   * The release plus what a report needs. ROBUST-PCA releases only a basis: {@code release} is
+   * null and {@code basis} holds it (with its report in {@code basisReport}).
+   */
+  public record Result(Release release, Object plan, String runId, long sketchBytes, long updates,
+      Pca.Subspace basis, UtilityReport basisReport) {
+    public Result(Release release, Object plan, String runId, long sketchBytes, long updates) {
+      this(release, plan, runId, sketchBytes, updates, null, null);
+    }
+
+    /** The utility report of whichever output this is. */
+    public UtilityReport report() {
+      return release != null ? release.report() : basisReport;
+    }
+  }
 
   public static Result run(Request req, SecretKey key, UpdateSource source) throws Exception {
     String runId = newRunId();
@@ -79,6 +117,25 @@ public final class OneShot {
         feed(sk, source);
         return new Result(DenseRelease.factorize(sk.release(), sz.k()), plan, runId,
             sk.sizeInBytes(), sk.updateCount());
+      }
+      case ROBUST_LRA, ROBUST_PCA -> {
+        boolean pca = req.mechanism() == MechanismName.ROBUST_PCA;
+        RobustOptions o = req.robust();
+        RobustMatrices mats =
+            RobustMatrices.generate(key, instance, sz, o.p(), pca, o.stableClip());
+        RobustPlan plan = RobustPlan.calibrate(req.privacy(), req.clip(), mats);
+        RobustSketch sk = req.noNoise()
+            ? RobustSketch.createWithoutNoise(plan, mats, key, node)
+            : RobustSketch.create(plan, mats, key, node);
+        feed(sk, source);
+        RobustSketches released = sk.release();
+        if (!pca) {
+          return new Result(RobustRelease.factorize(released, sz.k(), o.regression()), plan, runId,
+              sk.sizeInBytes(), sk.updateCount());
+        }
+        Pca.Subspace basis = RobustRelease.basis(released, sz.k(), o.regression());
+        return new Result(null, plan, runId, sk.sizeInBytes(), sk.updateCount(), basis,
+            RobustRelease.pcaReport(released, basis));
       }
       default -> throw new AssertionError(req.mechanism());
     }

@@ -2,6 +2,7 @@ package io.dplrf.deploy.oneshot;
 
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.noise.GridGaussian;
+import io.dplrf.sketch.noise.GridLaplace;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,6 +53,14 @@ public final class ReleaseDocument {
       m.put("gridStep", g.gamma());
       m.put("integerScale", g.scale());
       m.put("sigma", g.effectiveSigma());
+      return m;
+    }
+    if (value instanceof GridLaplace g) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("distribution", "discrete Laplace on a power-of-two grid (exact geometric mechanism)");
+      m.put("gridStep", g.gamma());
+      m.put("integerScale", g.scale());
+      m.put("scale", g.effectiveScale());
       return m;
     }
     if (value instanceof Iterable<?> it) {

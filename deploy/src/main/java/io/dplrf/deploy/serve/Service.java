@@ -21,6 +21,7 @@ import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.tree.StreamMechanism;
 import io.dplrf.sketch.tree.TreeConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
@@ -101,7 +102,9 @@ public final class Service implements AutoCloseable {
     this.log = log;
     if (!ServiceDescription.localMode(config) && !ServiceDescription.completionMode(config)) { // before anything is created: a refused configuration leaves no trace
       StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
-      if (mechanism != StreamMechanism.PRIV2
+      // Key/row units bound a unit's total ℓ1 mass Σ|Δ| ≤ C: a Frobenius-bounded change (priv2)
+      // and exactly the entrywise-ℓ1 relation of the robust mechanisms (robust.md §4).
+      if (mechanism != StreamMechanism.PRIV2 && !mechanism.robust()
           && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
         throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " protects one"
             + " update only (its privacy argument needs a " + (mechanism == StreamMechanism.PRIV1
@@ -238,14 +241,18 @@ public final class Service implements AutoCloseable {
       throws java.io.IOException {
     StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
     SecretKey key = SecretKey.loadOrCreate(config.key());
-    SketchSizes sizes = SketchSizes.of(config.rows(), config.cols(), config.rank(),
-        boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
+    SketchSizes sizes = mechanism.robust()
+        ? RobustPlan.defaultSizes(config.rows(), config.cols(), config.rank(),
+            boxed(config.sketchCols()), boxed(config.sketchRows()))
+        : SketchSizes.of(config.rows(), config.cols(), config.rank(),
+            boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
     // Rows mode: the tree sketches the d×d matrix AᵀA, to which one row adds x xᵀ with
     // ‖x xᵀ‖_F = ‖x‖₂² ≤ C²; the Priv2 plan is private for every difference of Frobenius norm
     // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
     double treeClip = ServiceDescription.rowsMode(config) ? config.clip() * config.clip() : config.clip();
     TreeConfig tree = new TreeConfig(mechanism, sizes,
-        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true);
+        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true,
+        config.p());
     return TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
   }
 

@@ -60,7 +60,10 @@ final class ServiceDescription {
       case KEY -> "streams differing in all updates carrying one record key, sum |delta| <= " + c;
       case ROW -> "streams differing in all updates to one row, sum |delta| <= " + c;
     };
-    return unit + (config.epochUpdates().isPresent()
+    String relation = config.mechanism() == ServiceConfig.Mechanism.ROBUST_LRA
+        || config.mechanism() == ServiceConfig.Mechanism.ROBUST_PCA
+        ? "entrywise l1 (robust, p = " + config.p() + ", pure epsilon-DP): " : "";
+    return relation + unit + (config.epochUpdates().isPresent()
         ? "; the other stream holds zero updates in their place (epochs are cut by update count:"
             + " which records arrive, their lengths, keys, order and times are public)"
         : "; the other stream lacks them (epochs are cut by the clock: arrival times are public)");

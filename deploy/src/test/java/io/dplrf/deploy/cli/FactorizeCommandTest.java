@@ -102,7 +102,84 @@ class FactorizeCommandTest {
 
   static Stream<Arguments> mechanisms() {
     return Stream.of(Arguments.of("priv1"), Arguments.of("priv2"), Arguments.of("priv2-sparse"),
-        Arguments.of("input-perturbation"));
+        Arguments.of("input-perturbation"), Arguments.of("robust-lra"));
+  }
+
+  @ParameterizedTest(name = "{0} p={1}")
+  @MethodSource("robust")
+  void robust_releaseJsonNamesRelationPNoiseAndSensitivity(String mechanism, String p)
+      throws IOException {
+    Path out = dir.resolve("out-" + mechanism + p);
+    Run r = run(replace(args(input, out, "--p", p), "priv2", mechanism));
+    assertEquals(0, r.code(), r.err());
+    Map<String, Object> doc = releaseJson(out);
+    assertEquals(mechanism, doc.get("mechanism"));
+    assertEquals(Double.parseDouble(p), doc.get("p"));
+    assertEquals(0.0, doc.get("delta"), "pure epsilon-DP");
+    assertTrue(((String) doc.get("neighbouringRelation")).startsWith("entrywise l1"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> cal = (Map<String, Object>) doc.get("calibration");
+    for (String part : mechanism.equals("robust-pca") ? List.of("yr", "z") : List.of("yr", "yc", "z")) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> noise = (Map<String, Object>) cal.get(part);
+      assertTrue((Double) noise.get("l1Sensitivity") > 0, part);
+      assertTrue(noise.containsKey("grid"), part);
+    }
+    int[] shape = new int[2];
+    double[] v = Npy.readDoubles(out.resolve("V.npy"), shape);
+    assertEquals(25, shape[0]);
+    assertEquals(2, shape[1]);
+    for (int a = 0; a < 2; a++) {
+      for (int b = 0; b < 2; b++) {
+        double dot = 0;
+        for (int j = 0; j < 25; j++) {
+          dot += v[j * 2 + a] * v[j * 2 + b];
+        }
+        assertEquals(a == b ? 1 : 0, dot, 1e-9, "V orthonormal");
+      }
+    }
+    assertEquals(mechanism.equals("robust-lra"), Files.exists(out.resolve("U.npy")));
+  }
+
+  static Stream<Arguments> robust() {
+    return Stream.of(Arguments.of("robust-lra", "1"), Arguments.of("robust-lra", "1.5"),
+        Arguments.of("robust-pca", "1"), Arguments.of("robust-pca", "1.2"));
+  }
+
+  @ParameterizedTest(name = "p={0}")
+  @MethodSource("badP")
+  void robust_pOutsideOneToTwo_exits2WithAClearMessage(String p) {
+    Path out = dir.resolve("bad-p");
+    Run r = run(replace(args(input, out, "--p", p), "priv2", "robust-lra"));
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("p must be"), r.err()); // "in [1, 2)" or "a finite number"
+    assertFalse(Files.exists(out));
+  }
+
+  static Stream<Arguments> badP() {
+    return Stream.of(Arguments.of("2"), Arguments.of("0.5"), Arguments.of("NaN"));
+  }
+
+  @Test
+  void p_forAnL2Mechanism_isAUsageError() {
+    Run r = run(args(input, dir.resolve("o"), "--p", "1"));
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("apply to robust-lra and robust-pca only"), r.err());
+  }
+
+  @Test
+  void robust_l1RegressionAndUnclippedSketches_areSelectable() throws IOException {
+    Path out = dir.resolve("l1");
+    Run r = run(replace(args(input, out, "--regression", "l1", "--stable-clip", "inf"), "priv2",
+        "robust-lra"));
+    assertEquals(0, r.code(), r.err());
+    @SuppressWarnings("unchecked")
+    Map<String, Object> cal = (Map<String, Object>) releaseJson(out).get("calibration");
+    assertTrue(cal.containsKey("stableClip") && cal.get("stableClip") == null, "inf as null: " + cal);
+    Run bad = run(replace(args(input, dir.resolve("l3"), "--regression", "l3"), "priv2",
+        "robust-pca"));
+    assertEquals(2, bad.code());
+    assertTrue(bad.err().contains("regression must be one of l2, l1"), bad.err());
   }
 
   private static String[] replace(String[] a, String from, String to) {

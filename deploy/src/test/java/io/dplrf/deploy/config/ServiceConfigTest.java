@@ -152,8 +152,10 @@ class ServiceConfigTest {
         "--epsilon", "Infinity");
     assertMessage("delta must be in the open interval (0, 1). Provided value: 1 (flag --delta)",
         "--delta", "1");
-    assertMessage("mechanism must be one of priv1, priv2, priv2-sparse. Provided value: dense (flag --mechanism)",
-        "--mechanism", "dense");
+    assertMessage("mechanism must be one of priv1, priv2, priv2-sparse, robust-lra, robust-pca. "
+        + "Provided value: dense (flag --mechanism)", "--mechanism", "dense");
+    assertMessage("p must be 1: only robust-lra and robust-pca take p. Provided value: 1.5 (flag --p)",
+        "--p", "1.5");
     assertMessage("rows must be an integer >= 1. Provided value: 0 (flag --rows)", "--rows", "0");
     assertMessage("http-port must be an integer in [0, 65535]. Provided value: 70000 (flag --http-port)",
         "--http-port", "70000");
@@ -161,6 +163,20 @@ class ServiceConfigTest {
     assertMessage("privacy-unit must be one of update, key, row. Provided value: user (flag --privacy-unit)",
         "--privacy-unit", "user");
     assertMessage("rank must be <= min(rows, cols) = 50. Provided value: 60 (flag --rank)", "--rank", "60");
+  }
+
+  @Test
+  void robustMechanisms_takeP_inOneToTwo() {
+    String[] lra = with("--mechanism", "robust-lra");
+    ServiceConfig c = ServiceConfig.load(lra, 0, Map.of("DPLRF_P", "1.5"));
+    assertEquals(ServiceConfig.Mechanism.ROBUST_LRA, c.mechanism());
+    assertEquals(1.5, c.p());
+    assertEquals(1.0, ServiceConfig.load(with("--mechanism", "robust-pca"), 0, Map.of()).p());
+    for (String bad : new String[] {"2", "0.9"}) {
+      assertEquals("p must be in [1, 2) (the robust mechanisms' l_p exponent). Provided value: "
+          + bad + " (env DPLRF_P)", assertThrows(ConfigException.class,
+              () -> ServiceConfig.load(lra, 0, Map.of("DPLRF_P", bad))).getMessage());
+    }
   }
 
   private static void assertMessage(String expected, String flag, String value) {

@@ -33,6 +33,17 @@ class ServiceTest {
   }
 
   @Test
+  void neighbouring_ofTheRobustMechanisms_isEntrywiseL1() {
+    ServiceConfig c = ServiceConfig.load(null, Map.of(), Map.of("rows", "10", "cols", "8",
+        "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "40",
+        "mechanism", "robust-pca", "p", "1.25", "privacy-unit", "key"));
+    String text = ServiceDescription.neighbouring(c);
+    assertTrue(text.startsWith("entrywise l1 (robust, p = 1.25, pure epsilon-DP): streams "
+        + "differing in all updates carrying one record key, sum |delta| <= 1.0"), text);
+    assertEquals("robust-pca", ServiceDescription.mechanismName(c));
+  }
+
+  @Test
   void modeRows_decodesRowRecordsClippedToC_andNamesTheRowRelation() {
     ServiceConfig c = ServiceConfig.load(null, Map.of(), Map.of("mode", "rows", "cols", "8",
         "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "40",

@@ -18,7 +18,7 @@ import io.dplrf.sketch.randomness.SecretKey;
  * <p>Not thread-safe: one writer owns a sketch.
  */
 public abstract sealed class NoisyLinearSketch
-    permits BufferedSketch, DenseInputPerturbation {
+    permits BufferedSketch, DenseInputPerturbation, RobustSketch {
   final int m;
   final int n;
   final SecretKey key;

@@ -9,7 +9,8 @@ import java.util.List;
  * continual-release queries ({@link #sum}); summing released outputs is post-processing and costs
  * no privacy.
  */
-public sealed interface ReleasedSketches permits Priv1Sketches, Priv2Sketches, DenseNoisyMatrix {
+public sealed interface ReleasedSketches permits Priv1Sketches, Priv2Sketches, DenseNoisyMatrix,
+    RobustSketches {
 
   /** The noise of each released part, as released. */
   List<NoiseScale> noise();
@@ -29,6 +30,8 @@ public sealed interface ReleasedSketches permits Priv1Sketches, Priv2Sketches, D
       return Priv1Sketches.sum(cast(parts, Priv1Sketches.class));
     } else if (first instanceof Priv2Sketches) {
       return Priv2Sketches.sum(cast(parts, Priv2Sketches.class));
+    } else if (first instanceof RobustSketches) {
+      return RobustSketches.sum(cast(parts, RobustSketches.class));
     }
     return DenseNoisyMatrix.sum(cast(parts, DenseNoisyMatrix.class));
   }

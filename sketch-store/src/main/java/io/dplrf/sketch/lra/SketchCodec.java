@@ -1,6 +1,7 @@
 package io.dplrf.sketch.lra;
 
 import io.dplrf.sketch.noise.GridGaussian;
+import io.dplrf.sketch.noise.GridLaplace;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -31,7 +32,8 @@ import java.util.zip.CheckedOutputStream;
  *  magic                 8 bytes     ASCII "DPLRFSK1"
  *  version               int32       1
  *  mechanism             int8        1 = priv1, 2 = priv2, 3 = dense input perturbation,
- *                                    4 = priv2 with sparse sign embeddings
+ *                                    4 = priv2 with sparse sign embeddings,
+ *                                    5 = robust-lra, 6 = robust-pca (paper 000)
  *  noiseless             int8        1 for a --no-noise sketch (not private), else 0
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         label of the shared sketching matrices ("" for dense)
@@ -48,6 +50,11 @@ import java.util.zip.CheckedOutputStream;
  *  plan, priv2: jlDeltaShare, phiFactor, sFactor, then Y and Z noise
  *  plan, priv2 sparse (mechanism 4): as priv2 (share 0, factors 1), then the sparsity s
  *  plan, dense: the A+N noise
+ *  plan, robust (5, 6): p, compositions, roundedNodes, phiFactor, psiFactor, stFactor, then the
+ *               Yr, Yc (robust-lra only) and Z Laplace noise: l1Sensitivity, entries,
+ *               roundedNodes, epsilon, effectiveScale (b = s·γ, exact); then stableClip (the
+ *               clip level factor, may be ∞); the sketching matrices are regenerated and must
+ *               reproduce the stored factors exactly
  *  noise:       baseSensitivity, changedCoordinates, mu, effectiveSigma (σ = s·γ, exact)
  * </pre>
  */
@@ -88,6 +95,16 @@ public final class SketchCodec {
       plan = concat(new double[] {p.jlDeltaShare(), p.phiFactor(), p.sFactor()},
           noise(p.yNoise()), noise(p.zNoise()),
           p.sparse() ? new double[] {p.sparsity()} : new double[0]);
+    } else if (sketch instanceof RobustSketch rs) {
+      RobustPlan p = rs.plan();
+      mechanism = p.pca() ? 6 : 5;
+      sz = p.sizes();
+      privacy = p.privacy();
+      clip = p.clip();
+      plan = concat(new double[] {p.p(), p.compositions(), p.roundedNodes(), p.phiFactor(),
+          p.psiFactor(), p.stFactor()}, laplace(p.yr()),
+          p.pca() ? new double[0] : laplace(p.yc()), laplace(p.z()),
+          new double[] {p.stableClip()});
     } else {
       DensePlan p = ((DenseInputPerturbation) sketch).plan();
       mechanism = 3;
@@ -132,6 +149,21 @@ public final class SketchCodec {
    */
   public static NoisyLinearSketch read(InputStream in, SecretKey key, boolean cacheUpdateColumns)
       throws IOException {
+    return read(in, key, cacheUpdateColumns, null);
+  }
+
+  /**
+   * As {@link #read(InputStream, SecretKey, boolean)}, reusing {@code shared} for a robust sketch
+   * of the same instance, sizes, p and kind (a tree's nodes share one held copy) instead of
+   * regenerating them; the plan must still match them exactly.
+   */
+  public static NoisyLinearSketch read(InputStream in, SecretKey key, RobustMatrices shared)
+      throws IOException {
+    return read(in, key, false, shared);
+  }
+
+  private static NoisyLinearSketch read(InputStream in, SecretKey key, boolean cacheUpdateColumns,
+      RobustMatrices shared) throws IOException {
     CRC32C crc = new CRC32C();
     DataInputStream d =
         new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
@@ -178,7 +210,7 @@ public final class SketchCodec {
       }
       NoisyLinearSketch sketch =
           build(mechanism, noiseless, key, instance, node, m, n, k, t, v, privacy, clip, plan,
-              cacheUpdateColumns);
+              cacheUpdateColumns, shared);
       double[][] live = sketch.state();
       if (live.length != state.length) {
         throw new IOException("corrupt sketch snapshot: " + state.length + " arrays, expected " + live.length);
@@ -201,7 +233,7 @@ public final class SketchCodec {
 
   private static NoisyLinearSketch build(int mechanism, boolean noiseless, SecretKey key,
       String instance, String node, int m, int n, int k, int t, int v, PrivacyParams privacy,
-      double clip, double[] p, boolean cache) throws IOException {
+      double clip, double[] p, boolean cache, RobustMatrices shared) throws IOException {
     switch (mechanism) {
       case 1 -> {
         expect(p, 16);
@@ -236,6 +268,25 @@ public final class SketchCodec {
         return Priv2Sketch.restore(plan,
             Priv2Matrices.generate(key, instance, sz, cache, sparsity), key, node, noiseless);
       }
+      case 5, 6 -> {
+        boolean pca = mechanism == 6;
+        expect(p, pca ? 17 : 22);
+        double stableClip = p[p.length - 1];
+        SketchSizes sz = new SketchSizes(m, n, k, t, v);
+        RobustPlan plan;
+        RobustMatrices mats;
+        try {
+          plan = new RobustPlan(privacy, clip, sz, p[0], pca, (int) p[1], (long) p[2], p[3], p[4],
+              p[5], stableClip, laplace("Yr", p, 6), pca ? null : laplace("Yc", p, 11),
+              laplace("Z", p, pca ? 11 : 16));
+          mats = shared != null && shared.instance().equals(instance) && shared.sizes().equals(sz)
+              && shared.p() == p[0] && shared.pca() == pca && shared.stableClip() == stableClip
+              ? shared : RobustMatrices.generate(key, instance, sz, p[0], pca, stableClip);
+          return RobustSketch.restore(plan, mats, key, node, noiseless);
+        } catch (IllegalArgumentException e) {
+          throw new IOException("corrupt sketch snapshot: " + e.getMessage(), e);
+        }
+      }
       case 3 -> {
         expect(p, 4);
         return DenseInputPerturbation.create(
@@ -256,6 +307,19 @@ public final class SketchCodec {
       throw new IOException("corrupt sketch snapshot: noise scale of " + name + " is not on its grid");
     }
     return new GaussianSketchNoise(name, p[at], (long) p[at + 1], p[at + 2], grid);
+  }
+
+  private static double[] laplace(LaplaceSketchNoise g) {
+    return new double[] {g.l1Sensitivity(), g.entries(), g.roundedNodes(), g.epsilon(), g.scale()};
+  }
+
+  /** Rebuilds a Laplace part on exactly the stored grid; refuses if the grid does not round-trip. */
+  private static LaplaceSketchNoise laplace(String name, double[] p, int at) throws IOException {
+    GridLaplace grid = GridLaplace.atLeast(p[at + 4]);
+    if (grid.effectiveScale() != p[at + 4]) {
+      throw new IOException("corrupt sketch snapshot: noise scale of " + name + " is not on its grid");
+    }
+    return new LaplaceSketchNoise(name, p[at], (long) p[at + 1], (long) p[at + 2], p[at + 3], grid);
   }
 
   private static void expect(double[] plan, int length) throws IOException {

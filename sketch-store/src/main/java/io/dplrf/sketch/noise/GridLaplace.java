@@ -75,6 +75,17 @@ public final class GridLaplace {
     return changedCoordinates <= (1L << 53) ? product : Math.nextUp(product);
   }
 
+  /** Equal grids (step and scale) sample the same law from the same bits. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof GridLaplace g && g.grid.equals(grid);
+  }
+
+  @Override
+  public int hashCode() {
+    return grid.hashCode();
+  }
+
   @Override
   public String toString() {
     return "GridLaplace[gamma=2^" + grid.exponent() + ", s=" + grid.scale()

@@ -19,7 +19,12 @@ public enum NeighbouringRelation {
    * (rows are clipped to that norm before they are used). Then AᵀA − A'ᵀA' = ±x xᵀ, whose
    * Frobenius norm is ‖x‖₂² ≤ C².
    */
-  ONE_ROW("one row x added or removed, ||x||_2 <= C (rows clipped to C)");
+  ONE_ROW("one row x added or removed, ||x||_2 <= C (rows clipped to C)"),
+  /**
+   * Entrywise ℓ1 (paper 000, §1): ‖A − A'‖₁ = Σ_ij |A_ij − A'_ij| ≤ C. Contains ONE_ENTRY; the
+   * relation of the robust mechanisms (docs/privacy/robust.md).
+   */
+  ENTRYWISE_L1("entrywise l1: ||A - A'||_1 = sum_ij |A_ij - A'_ij| <= C (robust-lra, robust-pca)");
 
   private final String description;
 

@@ -94,7 +94,7 @@ public final class ContinualSketch {
       throw new IllegalArgumentException("instance must be a non-empty label. Provided value: "
           + instance);
     }
-    NodeFactory f = new NodeFactory(config, key, instance, NodeFactory.calibrate(config));
+    NodeFactory f = NodeFactory.create(config, key, instance);
     ContinualSketch tree = new ContinualSketch(config, key, instance, f, f.accumulator(), archive);
     if (!f.nodesStartEmpty()) {
       tree.openNodesStartingAt(1);
@@ -273,7 +273,7 @@ public final class ContinualSketch {
   }
 
   NoisyLinearSketch readNode(NodeId id, byte[] b) throws IOException {
-    NoisyLinearSketch node = SketchCodec.read(new ByteArrayInputStream(b), key, false);
+    NoisyLinearSketch node = SketchCodec.read(new ByteArrayInputStream(b), key, factory.robust);
     if (!node.nodeLabel().equals(factory.label(id))) {
       throw new IOException("stored node " + id + " has label " + node.nodeLabel() + ", expected "
           + factory.label(id));

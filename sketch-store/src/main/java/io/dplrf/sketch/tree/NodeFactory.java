@@ -7,6 +7,9 @@ import io.dplrf.sketch.lra.Priv1Sketch;
 import io.dplrf.sketch.lra.Priv2Matrices;
 import io.dplrf.sketch.lra.Priv2Plan;
 import io.dplrf.sketch.lra.Priv2Sketch;
+import io.dplrf.sketch.lra.RobustMatrices;
+import io.dplrf.sketch.lra.RobustPlan;
+import io.dplrf.sketch.lra.RobustSketch;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
 
@@ -24,12 +27,26 @@ final class NodeFactory {
   private final Priv1Matrices p1Nodes;
   private final Priv2Matrices p2Acc;
   private final Priv2Matrices p2Nodes;
+  /** Robust nodes and accumulator share one held copy (every update reads all four matrices). */
+  final RobustMatrices robust;
 
+  /** A factory for {@code plan} (restore: the robust matrices are regenerated from the key). */
   NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan) {
+    this(c, key, instance, plan, plan instanceof RobustPlan rp
+        ? RobustMatrices.generate(key, instance, c.sizes(), rp.p(), rp.pca(), rp.stableClip())
+        : null);
+  }
+
+  private NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan,
+      RobustMatrices robust) {
     this.plan = plan;
     this.key = key;
     this.instance = instance;
-    if (plan instanceof Priv1Plan) {
+    this.robust = robust;
+    if (plan instanceof RobustPlan) {
+      p1Acc = p1Nodes = null;
+      p2Acc = p2Nodes = null;
+    } else if (plan instanceof Priv1Plan) {
       p1Acc = Priv1Matrices.generate(key, instance, c.sizes(), c.cacheUpdateColumns());
       p1Nodes = Priv1Matrices.generate(key, instance, c.sizes(), false);
       p2Acc = p2Nodes = null;
@@ -43,7 +60,22 @@ final class NodeFactory {
   }
 
   /**
-   * The node-level plan: calibrated for L = depth compositions (docs/privacy/continual-release.md
+   * A new stream's factory: its plan calibrated for the tree. The robust plans depend on the
+   * drawn matrices (exact sensitivity, docs/privacy/robust.md §3–4): L = depth compositions, the
+   * grid rounding charged over every node of the tree.
+   */
+  static NodeFactory create(TreeConfig c, SecretKey key, String instance) {
+    if (c.mechanism().robust()) {
+      RobustMatrices mats = RobustMatrices.generate(key, instance, c.sizes(), c.p(),
+          c.mechanism() == StreamMechanism.ROBUST_PCA);
+      RobustPlan plan = RobustPlan.calibrate(c.privacy(), c.clip(), mats, c.depth(), c.nodeCount());
+      return new NodeFactory(c, key, instance, plan, mats);
+    }
+    return new NodeFactory(c, key, instance, calibrate(c));
+  }
+
+  /**
+   * The node-level plan of an ℓ2 mechanism: calibrated for L = depth compositions (docs/privacy/continual-release.md
    * §3 for Priv2, §4 for Priv1), never with an ε/L split.
    */
   static Object calibrate(TreeConfig c) {
@@ -55,15 +87,17 @@ final class NodeFactory {
           Priv1Plan.DEFAULT_JL_DELTA_SHARE, l);
       case PRIV2_SPARSE -> Priv2Plan.calibrateSparse(c.privacy(), c.clip(), c.sizes(),
           StreamMechanism.SPARSITY, l);
+      case ROBUST_LRA, ROBUST_PCA -> throw new IllegalArgumentException(
+          "robust plans depend on the drawn matrices: use NodeFactory.create");
     };
   }
 
   /**
-   * True if a node's state is data only (Priv2: noise is added at release), so that a node is
-   * exactly the sum of its children ({@link ContinualSketch#closeEpoch}).
+   * True if a node's state is data only (Priv2, robust: noise is added at release), so that a
+   * node is exactly the sum of its children ({@link ContinualSketch#closeEpoch}).
    */
   boolean nodesStartEmpty() {
-    return plan instanceof Priv2Plan;
+    return plan instanceof Priv2Plan || plan instanceof RobustPlan;
   }
 
   String label(NodeId id) {
@@ -71,6 +105,9 @@ final class NodeFactory {
   }
 
   NoisyLinearSketch node(NodeId id) {
+    if (plan instanceof RobustPlan rp) {
+      return RobustSketch.create(rp, robust, key, label(id));
+    }
     return plan instanceof Priv1Plan p
         ? Priv1Sketch.create(p, p1Nodes, key, label(id))
         : Priv2Sketch.create((Priv2Plan) plan, p2Nodes, key, label(id));
@@ -78,12 +115,18 @@ final class NodeFactory {
 
   NoisyLinearSketch accumulator() {
     String label = instance + "/accumulator";
+    if (plan instanceof RobustPlan rp) {
+      return RobustSketch.createWithoutNoise(rp, robust, key, label);
+    }
     return plan instanceof Priv1Plan p
         ? Priv1Sketch.createWithoutNoise(p, p1Acc, key, label)
         : Priv2Sketch.createWithoutNoise((Priv2Plan) plan, p2Acc, key, label);
   }
 
   static Object planOf(NoisyLinearSketch s) {
+    if (s instanceof RobustSketch r) {
+      return r.plan();
+    }
     return s instanceof Priv1Sketch p1 ? p1.plan() : ((Priv2Sketch) s).plan();
   }
 }

@@ -1,6 +1,7 @@
 package io.dplrf.sketch.tree;
 
 import io.dplrf.sketch.lra.NoisyLinearSketch;
+import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
@@ -41,12 +42,14 @@ import java.util.zip.CheckedOutputStream;
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFCT1"
  *  version               int32       2
- *  mechanism             int8        1 = priv1, 2 = priv2, 3 = priv2-sparse
+ *  mechanism             int8        1 = priv1, 2 = priv2, 3 = priv2-sparse, 4 = robust-lra,
+ *                                    5 = robust-pca
  *  cacheUpdateColumns    int8        0 / 1
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         the stream's instance label
  *  m, n, k, t, v         5 × int32   sizes
  *  epsilon, delta, clip  3 × float64 the stream's budget and contribution bound
+ *  p                     float64     robust-lra and robust-pca only: the ℓp exponent
  *  epochs                int32       T
  *  epochsClosed          int32       0..T
  *  store                 int8        0 = closed nodes in this snapshot, 1 = files in a nodeStore
@@ -65,7 +68,8 @@ import java.util.zip.CheckedOutputStream;
  * <p>So a snapshot taken at an epoch close of a Priv2 tree with a node store is a few hundred
  * bytes: the accumulator is empty, no node is open, and the retained nodes are named, not copied.
  *
- * <p>Version 1 (read, never written) differs in: the accumulator always present; store 1 copies
+ * <p>Version 1 (read, never written) differs in: no p (a robust tree's p is its accumulator
+ * plan's); the accumulator always present; store 1 copies
  * the retained nodes' bytes; a Priv2 tree has open nodes, which are checked and dropped on
  * restore (a version-2 tree makes each node from its closed children instead).
  */
@@ -87,6 +91,8 @@ final class TreeCodec {
       case PRIV1 -> 1;
       case PRIV2 -> 2;
       case PRIV2_SPARSE -> 3;
+      case ROBUST_LRA -> 4;
+      case ROBUST_PCA -> 5;
     });
     d.writeByte(c.cacheUpdateColumns() ? 1 : 0);
     d.writeUTF(tree.key.fingerprint());
@@ -98,6 +104,9 @@ final class TreeCodec {
     d.writeDouble(c.privacy().epsilon());
     d.writeDouble(c.privacy().delta());
     d.writeDouble(c.clip());
+    if (c.mechanism().robust()) {
+      d.writeDouble(c.p());
+    }
     d.writeInt(c.epochs());
     d.writeInt(tree.epochsClosed);
     d.writeByte(tree.archive.inMemory() ? 0 : 1);
@@ -159,6 +168,8 @@ final class TreeCodec {
           new SketchSizes(d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readInt());
       PrivacyParams privacy = new PrivacyParams(d.readDouble(), d.readDouble());
       double clip = d.readDouble();
+      boolean robustCode = mech == 4 || mech == 5;
+      double p = version >= 2 && robustCode ? d.readDouble() : Double.NaN; // NaN: the plan's
       int epochs = d.readInt();
       int closedEpochs = d.readInt();
       int store = d.readByte();
@@ -186,9 +197,13 @@ final class TreeCodec {
         case 1 -> StreamMechanism.PRIV1;
         case 2 -> StreamMechanism.PRIV2;
         case 3 -> StreamMechanism.PRIV2_SPARSE;
+        case 4 -> StreamMechanism.ROBUST_LRA;
+        case 5 -> StreamMechanism.ROBUST_PCA;
         default -> throw new IOException("corrupt tree snapshot: mechanism code " + mech);
       };
-      TreeConfig config = new TreeConfig(mechanism, sizes, privacy, clip, epochs, cache);
+      TreeConfig config = mechanism.robust() && !Double.isNaN(p)
+          ? new TreeConfig(mechanism, sizes, privacy, clip, epochs, cache, p)
+          : new TreeConfig(mechanism, sizes, privacy, clip, epochs, cache);
       if (closedEpochs < 0 || closedEpochs > epochs || (store != 0 && store != 1)) {
         throw new IOException("corrupt tree snapshot: " + closedEpochs + " of " + epochs
             + " epochs closed, store " + store);
@@ -201,7 +216,7 @@ final class TreeCodec {
         throw new IOException("this tree snapshot keeps its closed nodes in memory; no node "
             + "store directory applies");
       }
-      return restore(config, key, instance, closedEpochs, acc, openNodes, closedNodes,
+      return restore(config, p, key, instance, closedEpochs, acc, openNodes, closedNodes,
           store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore));
     } catch (EOFException e) {
       throw new IOException("tree snapshot is truncated", e);
@@ -210,7 +225,9 @@ final class TreeCodec {
     }
   }
 
-  private static ContinualSketch restore(TreeConfig config, SecretKey key, String instance,
+  /** @param pInHeader the robust mechanisms' p from a version-2 header, else NaN */
+  private static ContinualSketch restore(TreeConfig config, double pInHeader, SecretKey key,
+      String instance,
       int closedEpochs, byte[] accBytes, List<NodeBytes> openNodes, List<NodeBytes> closedNodes,
       NodeArchive archive) throws IOException {
     // The plan is read back, never recalibrated: from the accumulator, else from a stored node
@@ -229,9 +246,23 @@ final class TreeCodec {
       byte[] b = any.bytes() != null ? any.bytes() : archive.get(any.id());
       plan = NodeFactory.planOf(SketchCodec.read(new ByteArrayInputStream(b), key, false));
     } else {
-      plan = NodeFactory.calibrate(config);
+      plan = null; // made below, as for a new stream (the robust plans need the drawn matrices)
     }
-    NodeFactory factory = new NodeFactory(config, key, instance, plan);
+    if (plan != null && config.mechanism().robust() != (plan instanceof RobustPlan)) {
+      throw new IOException("corrupt tree snapshot: mechanism " + config.mechanism().cliName()
+          + " with sketches of another mechanism");
+    }
+    if (plan instanceof RobustPlan rp) {
+      if (!Double.isNaN(pInHeader) && rp.p() != pInHeader) {
+        throw new IOException("corrupt tree snapshot: p = " + pInHeader + " in the header, "
+            + rp.p() + " in the sketches");
+      }
+      config = new TreeConfig(config.mechanism(), config.sizes(), config.privacy(), config.clip(),
+          config.epochs(), config.cacheUpdateColumns(), rp.p());
+    }
+    NodeFactory factory = plan != null ? new NodeFactory(config, key, instance, plan)
+        : NodeFactory.create(config, key, instance);
+    plan = factory.plan;
     NoisyLinearSketch acc = factory.accumulator();
     if (saved != null) {
       acc.absorb(saved); // checks mechanism, plan, instance and key

@@ -38,7 +38,7 @@ class NeighbouringInputsPrivacyTest {
   }
 
   /** sup_τ [F̂_a(τ) − e^ε F̂_b(τ)] over all sample points τ. */
-  private static double empiricalDelta(double[] a, double[] b, double epsilon) {
+  static double empiricalDelta(double[] a, double[] b, double epsilon) {
     double[] sa = a.clone();
     double[] sb = b.clone();
     Arrays.sort(sa);

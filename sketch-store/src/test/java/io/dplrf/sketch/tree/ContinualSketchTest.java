@@ -17,6 +17,8 @@ import io.dplrf.sketch.lra.Priv2Sketches;
 import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.lra.RobustPlan;
+import io.dplrf.sketch.lra.RobustSketches;
 import io.dplrf.sketch.stats.ChiSquare;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
 import java.util.List;
@@ -52,6 +54,10 @@ class ContinualSketchTest {
     if (r instanceof Priv1Sketches p) {
       return new double[][] {p.yc().data(), p.yr().data(), p.z().data()};
     }
+    if (r instanceof RobustSketches p) {
+      return p.pca() ? new double[][] {p.yr().data(), p.z().data()}
+          : new double[][] {p.yr().data(), p.yc().data(), p.z().data()};
+    }
     Priv2Sketches p = (Priv2Sketches) r;
     return new double[][] {p.y().data(), p.z().data()};
   }
@@ -59,6 +65,10 @@ class ContinualSketchTest {
   private static double[] gammas(Object plan) {
     if (plan instanceof Priv1Plan p) {
       return new double[] {0, p.yrNoise().grid().gamma(), p.zNoise().grid().gamma()};
+    }
+    if (plan instanceof RobustPlan p) {
+      return p.pca() ? new double[] {p.yr().grid().gamma(), p.z().grid().gamma()}
+          : new double[] {p.yr().grid().gamma(), p.yc().grid().gamma(), p.z().grid().gamma()};
     }
     Priv2Plan p = (Priv2Plan) plan;
     return new double[] {p.yNoise().grid().gamma(), p.zNoise().grid().gamma()};

@@ -9,6 +9,8 @@ import io.dplrf.sketch.calibration.CovarianceMechanism;
 import io.dplrf.sketch.lra.GaussianSketchNoise;
 import io.dplrf.sketch.lra.Priv1Plan;
 import io.dplrf.sketch.lra.Priv2Plan;
+import io.dplrf.sketch.lra.LaplaceSketchNoise;
+import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.params.SketchSizes;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +30,43 @@ class TreeCalibrationTest {
 
   private static double mu(GaussianSketchNoise g, double sigmaFactor) {
     return g.sensitivity() / (g.sigma() * sigmaFactor);
+  }
+
+  /**
+   * Robust nodes (pure DP, docs/privacy/robust.md §4): ℓ1 sensitivities add over the L nodes an
+   * update reaches, so the node Laplace scale is L times the one-shot scale of the same matrices
+   * (to 1e-5: grid overshoot and the rounding slack over the tree's nodes), and the loss of L
+   * nodes at half that scale would exceed ε.
+   */
+  @Test
+  void robustNode_laplaceScaleIsLTimesTheOneShotScale() {
+    int l = Dyadic.depth(T);
+    for (StreamMechanism m : new StreamMechanism[] {StreamMechanism.ROBUST_LRA,
+        StreamMechanism.ROBUST_PCA}) {
+      TreeConfig c = config(m);
+      assertEquals(197, c.nodeCount()); // 100+50+25+12+6+3+1+0, below 2T - 1
+      NodeFactory f = NodeFactory.create(c, TreeFixtures.KEY_FOR_CALIBRATION, "cal/" + m.cliName());
+      RobustPlan node = (RobustPlan) f.plan;
+      RobustPlan one = RobustPlan.calibrate(PRIVACY, CLIP, f.robust);
+      assertEquals(l, node.compositions());
+      assertEquals(c.nodeCount(), node.roundedNodes());
+      int parts = node.pca() ? 2 : 3;
+      for (LaplaceSketchNoise[] pair : new LaplaceSketchNoise[][] {{node.yr(), one.yr()},
+          {node.z(), one.z()}}) {
+        LaplaceSketchNoise nd = pair[0];
+        assertEquals(l * pair[1].l1Sensitivity(), nd.l1Sensitivity(), 0.0, nd.sketch());
+        // b = parts·(L·C·factor + N·k·γ)/ε, up to the grid's relative overshoot 2^-30.
+        double want = parts * (nd.l1Sensitivity()
+            + c.nodeCount() * nd.entries() * nd.grid().gamma()) / PRIVACY.epsilon();
+        assertTrue(nd.scale() >= want * (1 - 1e-12) && nd.scale() <= want * (1 + 0x1.0p-29),
+            nd.sketch() + ": " + nd.scale() + " vs " + want);
+      }
+      // Loss over L nodes with half the scale: L·C·factor/(b/2) per part, summed.
+      double halved = node.yr().l1Sensitivity() / (node.yr().scale() / 2)
+          + node.z().l1Sensitivity() / (node.z().scale() / 2)
+          + (node.pca() ? 0 : node.yc().l1Sensitivity() / (node.yc().scale() / 2));
+      assertTrue(halved > PRIVACY.epsilon(), "halving must break the budget: " + halved);
+    }
   }
 
   @Test

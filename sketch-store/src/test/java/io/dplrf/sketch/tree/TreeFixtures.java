@@ -7,6 +7,9 @@ import io.dplrf.sketch.lra.Priv1Sketch;
 import io.dplrf.sketch.lra.Priv2Matrices;
 import io.dplrf.sketch.lra.Priv2Plan;
 import io.dplrf.sketch.lra.Priv2Sketch;
+import io.dplrf.sketch.lra.RobustMatrices;
+import io.dplrf.sketch.lra.RobustPlan;
+import io.dplrf.sketch.lra.RobustSketch;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -14,6 +17,7 @@ import io.dplrf.sketch.randomness.SecretKey;
 /** Shared deterministic inputs of the tree tests. */
 final class TreeFixtures {
   static final PrivacyParams PRIVACY = new PrivacyParams(1, 1e-6);
+  static final SecretKey KEY_FOR_CALIBRATION = SecretKey.forTesting(77);
 
   private TreeFixtures() {}
 
@@ -47,7 +51,10 @@ final class TreeFixtures {
   /** The noiseless sketch, on the tree's plan and instance, of all updates of epochs s..e. */
   static NoisyLinearSketch exact(ContinualSketch tree, SecretKey key, int s, int e) {
     SketchSizes sz = tree.config().sizes();
-    NoisyLinearSketch exact = tree.plan() instanceof Priv1Plan p
+    NoisyLinearSketch exact = tree.plan() instanceof RobustPlan rp
+        ? RobustSketch.createWithoutNoise(rp, RobustMatrices.generate(key, tree.instance(), sz,
+            rp.p(), rp.pca()), key, "exact")
+        : tree.plan() instanceof Priv1Plan p
         ? Priv1Sketch.createWithoutNoise(p, Priv1Matrices.generate(key, tree.instance(), sz, false),
             key, "exact")
         : Priv2Sketch.createWithoutNoise((Priv2Plan) tree.plan(),
