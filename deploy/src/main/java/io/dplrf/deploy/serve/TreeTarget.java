@@ -18,12 +18,14 @@ import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
  * The sketch tree as ingest's {@link IngestTarget}. Updates come from the ingest thread only;
- * epoch closes, snapshots and releases (the ingest thread's prefix releases, HTTP threads' range
- * releases) are serialised on one lock, so a release never reads a node being closed.
+ * epoch closes, snapshots and the lookup of a release's nodes (the release thread's prefixes, HTTP
+ * threads' ranges) are serialised on one lock, so a release never reads a node being closed; the
+ * noise of the closed nodes it found is drawn outside the lock (closed nodes never change).
  *
  * <p>Public only so that {@code dplrf bench ingest} drives the very adapter the service uses.
  */
@@ -129,23 +131,29 @@ public final class TreeTarget implements IngestTarget {
     }
   }
 
+  /**
+   * The noisy sketches of [1, epoch]. The nodes are looked up under the lock; their noise (most
+   * of the time) is drawn outside it, so the next epoch close does not wait for this release.
+   */
   public ReleasedSketches prefix(int epoch) {
+    Supplier<ReleasedSketches> release;
     synchronized (lock) {
-      return tree.releasePrefix(epoch);
+      release = tree.rangeRelease(1, epoch);
     }
+    return release.get();
   }
 
   /** A release of epochs [from, to], computed on demand for GET /v1/release?from=&to=. */
   Release rangeRelease(int from, int to) {
-    ReleasedSketches sketches;
+    Supplier<ReleasedSketches> sketches;
     synchronized (lock) {
       ContinualSketch t = tree;
       if (t == null || to > t.epochsClosed()) {
         throw new IllegalStateException("epochs up to " + to + " have not closed yet");
       }
-      sketches = t.releaseRange(from, to);
+      sketches = t.rangeRelease(from, to);
     }
-    var r = Releases.factorize(sketches, config.sizes().k());
+    var r = Releases.factorize(sketches.get(), config.sizes().k());
     return new Release(from, to, r.factorization(), r.report(), Instant.now(), Map.of());
   }
 

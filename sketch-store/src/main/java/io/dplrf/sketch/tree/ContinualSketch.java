@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The binary tree mechanism for continual release (DESIGN.md "Continual release") over epochs
@@ -245,19 +246,42 @@ public final class ContinualSketch {
    * @throws UncheckedIOException if an archived node cannot be read back
    */
   public ReleasedSketches releaseRange(int s, int e) {
+    return rangeRelease(s, e).get();
+  }
+
+  /**
+   * {@link #releaseRange} in two steps: the closed nodes of the decomposition are looked up (and
+   * read from the node store) now; their noise is drawn and summed when the supplier is called.
+   * Closed nodes never change, so a caller that serialises epoch closes with a lock need hold it
+   * for the lookup only, not for the noise (TreeTarget).
+   *
+   * @throws IllegalArgumentException unless 1 ≤ s ≤ e ≤ epochsClosed
+   * @throws UncheckedIOException if an archived node cannot be read back
+   */
+  public Supplier<ReleasedSketches> rangeRelease(int s, int e) {
     if (s < 1 || s > e || e > epochsClosed) {
       throw new IllegalArgumentException("release range must satisfy 1 <= from <= to <= "
           + epochsClosed + " (epochs closed). Provided value: [" + s + ", " + e + "]");
     }
-    List<ReleasedSketches> parts = new ArrayList<>();
+    List<NoisyLinearSketch> nodes = new ArrayList<>();
     for (NodeId id : Dyadic.decomposition(s, e)) {
-      parts.add(releaseNode(id));
+      nodes.add(closedNode(id));
     }
-    return ReleasedSketches.sum(parts);
+    return () -> {
+      List<ReleasedSketches> parts = new ArrayList<>();
+      for (NoisyLinearSketch node : nodes) {
+        parts.add(node.release());
+      }
+      return ReleasedSketches.sum(parts);
+    };
   }
 
   /** One closed node's release (package-private: tests check the decomposition with it). */
   ReleasedSketches releaseNode(NodeId id) {
+    return closedNode(id).release();
+  }
+
+  private NoisyLinearSketch closedNode(NodeId id) {
     if (id.end() > epochsClosed) {
       throw new IllegalArgumentException("node " + id + " is not closed");
     }
@@ -269,7 +293,7 @@ public final class ContinualSketch {
         throw new UncheckedIOException(ex);
       }
     }
-    return node.release();
+    return node;
   }
 
   NoisyLinearSketch readNode(NodeId id, byte[] b) throws IOException {
