@@ -125,7 +125,9 @@ abstract class CrashRestartScenarios {
       double[] s1 = Http.vector(releaseBefore.get("S"));
       double[] s2 = Http.vector(again.get("S"));
       assertArrayEquals(s1, s2, 1e-9 * s1[0], "singular values of the release of [1, " + e + "]");
-      assertEquals(N / EPOCH, longOf(Http.object(second.api("/v1/release/latest")), "epoch"));
+      // The last epoch's release is computed on its own thread after its snapshot: poll for it.
+      Poll.until("the release of epoch " + N / EPOCH, DEADLINE,
+          () -> Http.object(second.api("/v1/release/latest")), r -> longOf(r, "epoch") == N / EPOCH);
     } catch (Throwable t) {
       for (ChildService c : children) {
         System.out.println("---- output of " + c.log + " ----\n" + c.output());

@@ -42,6 +42,11 @@ public final class ServiceConfig {
   public enum Mechanism {
     PRIV1, PRIV2, PRIV2_SPARSE, ROBUST_LRA, ROBUST_PCA;
 
+    /** robust-lra and robust-pca: entrywise-ℓ1 neighbours, pure ε-DP, a p setting. */
+    public boolean robust() {
+      return this == ROBUST_LRA || this == ROBUST_PCA;
+    }
+
     /** The CLI / config spelling: priv1, priv2, priv2-sparse, robust-lra, robust-pca. */
     public String cliName() {
       return ServiceConfig.cliName(this);
@@ -152,7 +157,7 @@ public final class ServiceConfig {
           + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"
           + " update of A)");
     }
-    boolean robust = mechanism() == Mechanism.ROBUST_LRA || mechanism() == Mechanism.ROBUST_PCA;
+    boolean robust = mechanism().robust();
     number("p", robust ? "in [1, 2) (the robust mechanisms' l_p exponent)" : "1: only robust-lra "
         + "and robust-pca take p", x -> robust ? x >= 1 && x < 2 : x == 1, 1.0);
     if (!completion) {

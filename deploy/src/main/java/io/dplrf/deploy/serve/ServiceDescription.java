@@ -91,15 +91,18 @@ final class ServiceDescription {
           config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
     }
     return String.format(Locale.ROOT, """
-        dplrf serving a %dx%d matrix, rank %d, mechanism %s, (%s, %s)-DP over T = %d epochs
+        dplrf serving a %dx%d matrix, rank %d, mechanism %s, %s over T = %d epochs
           push updates:   Kafka %s, topic %s (16-byte big-endian records: int32 i, int32 j, float64 delta)
                           e.g. ./dplrf produce --input FILE --topic %s --bootstrap-servers %s
           pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
           operator:       http://%s:%d/metrics, /admin/ingest%s
           state:          %s""",
         config.rows(), config.cols(), config.rank(), config.mechanism().cliName(),
-        config.epsilon(), config.delta(), config.epochs(), bootstrap, config.topic(), config.topic(),
-        bootstrap, config.bind(), httpPort, config.bind(), operatorPort,
+        config.mechanism().robust() // Laplace, docs/privacy/robust.md: delta is not used
+            ? "pure " + config.epsilon() + "-DP (entrywise l1 neighbours)"
+            : "(" + config.epsilon() + ", " + config.delta() + ")-DP",
+        config.epochs(), bootstrap, config.topic(), config.topic(), bootstrap, config.bind(),
+        httpPort, config.bind(), operatorPort,
         config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
   }
 }
