@@ -159,19 +159,8 @@ abstract class GlobalComponent {
       double eta = 1 / (sigma() * Math.sqrt((double) d * steps));
       double bound = CompletionPlan.ojaBound(ratings.clip());
       int[] cols = ratings.cols();
-      double[] contribution = new double[ratings.maxPerUser()];
       for (int tau = 0; tau < steps; tau++) {
-        ExactSum sum = new ExactSum(d, bound);
-        for (int i = 0; i < ratings.users(); i++) {
-          int s = ratings.start(i);
-          int len = ratings.end(i) - s;
-          double w = dot(cols, residual, s, len, v);
-          for (int x = 0; x < len; x++) {
-            contribution[x] = residual[s + x] * w; // A_iᵀ(A_i v̂) on Ω_i
-          }
-          sum.add(cols, s, contribution, len);
-        }
-        double[] released = sum.release(plan.eigen(), bits);
+        double[] released = matvec(residual, v).release(plan.eigen(), bits);
         for (int j = 0; j < d; j++) {
           v[j] += eta * released[j];
         }
@@ -183,6 +172,23 @@ abstract class GlobalComponent {
         energy.addNonNegative(w * w);
       }
       return new Eigenpair(v, energy.release(plan.lambda(), bits)[0]);
+    }
+
+    /** The exact sum Σ_i A_iᵀ(A_i v̂), each term clipped to 4L² (NOT private until released). */
+    ExactSum matvec(double[] residual, double[] v) {
+      ExactSum sum = new ExactSum(ratings.items(), CompletionPlan.ojaBound(ratings.clip()));
+      int[] cols = ratings.cols();
+      double[] contribution = new double[ratings.maxPerUser()];
+      for (int i = 0; i < ratings.users(); i++) {
+        int s = ratings.start(i);
+        int len = ratings.end(i) - s;
+        double w = dot(cols, residual, s, len, v);
+        for (int x = 0; x < len; x++) {
+          contribution[x] = residual[s + x] * w; // A_iᵀ(A_i v̂) on Ω_i
+        }
+        sum.add(cols, s, contribution, len);
+      }
+      return sum;
     }
   }
 
