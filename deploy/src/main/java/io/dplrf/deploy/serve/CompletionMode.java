@@ -197,7 +197,13 @@ final class CompletionMode implements CompletionEndpoints, AutoCloseable {
     return "streams differing in all rating records of one user (i = the user), each |rating| <= "
         + config.clip() + ", at most " + config.completion().maxRatings() + " items per user (latest rating"
         + " wins), rows clipped to ||P_Omega(Y_i)||_2 <= L at fit time; joint DP: item factors and"
-        + " diagnostics are public, each user's predictions are served to that user only";
+        + " diagnostics are public, each user's predictions are served to that user only"
+        // A fit reads the ratings committed at the last epoch close: where that cut falls is
+        // public (docs/privacy/continual-release.md §7), so it must not depend on the values.
+        + (config.epochUpdates().isPresent()
+            ? "; epochs are cut by record count: the number, lengths, order and arrival times of a"
+                + " user's records are public, their values protected"
+            : "; epochs are cut by the clock: arrival times are public");
   }
 
   static String message(CompletionMode c) {

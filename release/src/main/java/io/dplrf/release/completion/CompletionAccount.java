@@ -26,7 +26,8 @@ public record CompletionAccount(PrivacyParams privacy, String relation, String c
   /** Joint DP (Kearns et al. 2014; paper 004 Def. 2.2) for neighbours replacing one user. */
   public static final String RELATION = "one user (joint DP): one user's whole ratings row "
       + "replaced by any other row (<= xi ratings, norm <= L); the other users' outputs and the "
-      + "public model are (epsilon, delta)-DP";
+      + "public model are (epsilon, delta)-DP (in the service, what the epoch cut makes public"
+      + " is in /v1/status)";
 
   public CompletionAccount {
     noise = List.copyOf(noise);

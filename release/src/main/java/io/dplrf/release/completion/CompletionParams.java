@@ -35,6 +35,9 @@ public record CompletionParams(PrivacyParams privacy, int maxRatingsPerUser, dou
     Objects.requireNonNull(privacy, "privacy");
     Objects.requireNonNull(solver, "solver");
     checkPositive("max ratings per user (xi)", maxRatingsPerUser);
+    // FLOAT_SLACK and RowClipping's margin are derived for xi <= 10^6 (docs/privacy/completion.md).
+    check(maxRatingsPerUser <= 1_000_000, "max ratings per user (xi)", "<= 1000000",
+        maxRatingsPerUser);
     checkPositiveFinite("clip (L)", clip);
     check(iterations >= 0, "iterations (T)", ">= 1, or 0 for the Corollary 3.1 default",
         iterations);

@@ -149,7 +149,11 @@ abstract class GlobalComponent {
     }
 
     @Override
-    Eigenpair top(int t, double[] residual) {
+    Eigenpair top(int t, double[] raw) {
+      // The sensitivity 4L² (Weyl, docs/privacy/completion.md) needs ‖A_i‖ ≤ 2L, which the
+      // projection Π_{L,Ω} gives only up to floating-point rounding: clip each user's residual
+      // row to 2L here, as Gram does for the dense solver, so that no argument rests on it.
+      double[] residual = clippedRows(raw);
       int d = ratings.items();
       int steps = plan.ojaSteps();
       RandomBits bits = KeyStream.of(key, runLabel + "/t" + t + "/oja").bits();
@@ -172,6 +176,20 @@ abstract class GlobalComponent {
         energy.addNonNegative(w * w);
       }
       return new Eigenpair(v, energy.release(plan.lambda(), bits)[0]);
+    }
+
+    /** Each user's residual row scaled to ‖A_i‖₂ ≤ 2L ({@link RowClipping}, rounding down). */
+    double[] clippedRows(double[] residual) {
+      double[] out = residual.clone();
+      for (int i = 0; i < ratings.users(); i++) {
+        int s = ratings.start(i);
+        int len = ratings.end(i) - s;
+        double[] x = java.util.Arrays.copyOfRange(out, s, s + len);
+        if (RowClipping.clipInPlace(x, rowBound)) {
+          System.arraycopy(x, 0, out, s, len);
+        }
+      }
+      return out;
     }
 
     /** The exact sum Σ_i A_iᵀ(A_i v̂), each term clipped to 4L² (NOT private until released). */

@@ -124,6 +124,27 @@ class NeighbourSensitivityTest {
     return Math.sqrt(ss);
   }
 
+  /**
+   * Oja's 4L² sensitivity needs ‖A_i‖ ≤ 2L; the projection gives it only up to rounding, so the
+   * solver clips each residual row to 2L itself: a row 3× too long comes out at ≤ 2L, the others
+   * unchanged.
+   */
+  @Test
+  void oja_clipsEveryResidualRowTo2L() {
+    CompletionParams p = CompletionParams.of(new PrivacyParams(1, 1e-6), XI, L).withIterations(1)
+        .withSolver(EigenSolver.OJA, 1);
+    Object[] a = dataset(new int[] {5, 6}, new double[] {6 * L, 0});
+    Ratings ratings = (Ratings) a[0];
+    double[] residual = (double[]) a[1];
+    double[] clipped = ((GlobalComponent.Oja) GlobalComponent.oja(ratings,
+        CompletionPlan.calibrate(p, 1, D), SecretKey.forTesting(1), "s")).clippedRows(residual);
+    double norm0 = Math.hypot(clipped[0], clipped[1]);
+    assertTrue(norm0 <= 2 * L && norm0 > 2 * L * (1 - 1e-8), "user 0's row: " + norm0);
+    for (int x = 2; x < residual.length; x++) {
+      assertEquals(residual[x], clipped[x], "other users' rows are within 2L: unchanged");
+    }
+  }
+
   private static double matvecDistance(int[] ia, double[] ra, int[] ib, double[] rb,
       double[] v) {
     CompletionParams p = CompletionParams.of(new PrivacyParams(1, 1e-6), XI, L).withIterations(1)
