@@ -98,7 +98,8 @@ final class CompletionFit implements CompletionRuns.Fitter {
     Ratings ratings = Ratings.of(users, items, params.maxRatingsPerUser(), params.clip(),
         Arrays.copyOf(in.user, in.n), Arrays.copyOf(in.item, in.n),
         Arrays.copyOf(in.value, in.n));
-    CompletionModel m = PrivateFrankWolfe.fit(ratings, params, key, label);
+    CompletionModel m = PrivateFrankWolfe.fit(ratings, params, key, label,
+        done -> progress.iteration(done, t));
     CompletionAccount account = m.diagnostics().account().orElseThrow(
         () -> new IllegalStateException("the fit reports no privacy account"));
     // The budget's premise: this fit used at most its share mu_total/sqrt(R). Never publish past it.

@@ -3,6 +3,7 @@ package io.dplrf.release.completion;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.IntConsumer;
 
 /**
  * Private Frank–Wolfe matrix completion (Jain, Thakkar, Thakurta, "Differentially Private Matrix
@@ -35,6 +36,15 @@ public final class PrivateFrankWolfe {
    */
   public static CompletionModel fit(Ratings ratings, CompletionParams params, SecretKey key,
       String runLabel) {
+    return fit(ratings, params, key, runLabel, done -> { });
+  }
+
+  /**
+   * The private fit, calling {@code progress} with the number of iterations done after each one
+   * (a count of public steps: it depends on T only, never on the data).
+   */
+  public static CompletionModel fit(Ratings ratings, CompletionParams params, SecretKey key,
+      String runLabel, IntConsumer progress) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(runLabel, "runLabel");
     checkMatches(ratings, params);
@@ -45,7 +55,8 @@ public final class PrivateFrankWolfe {
     GlobalComponent global = params.solver() == EigenSolver.FULL
         ? GlobalComponent.full(ratings, params.privacy(), plan.eigen(), key, label)
         : GlobalComponent.oja(ratings, plan, key, label);
-    return run(ratings, params, t, global, "private-frank-wolfe", Optional.of(plan.account()));
+    return run(ratings, params, t, global, "private-frank-wolfe", Optional.of(plan.account()),
+        progress);
   }
 
   /** The non-private baseline: the same FW iterations with the exact top eigenpair. */
@@ -53,7 +64,7 @@ public final class PrivateFrankWolfe {
     checkMatches(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()));
     int t = params.iterationsFor(ratings.users(), ratings.items());
     return run(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()), t,
-        GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty());
+        GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty(), done -> { });
   }
 
   /**
@@ -76,7 +87,8 @@ public final class PrivateFrankWolfe {
   }
 
   private static CompletionModel run(Ratings ratings, CompletionParams params, int iterations,
-      GlobalComponent global, String mechanism, Optional<CompletionAccount> account) {
+      GlobalComponent global, String mechanism, Optional<CompletionAccount> account,
+      IntConsumer progress) {
     int d = ratings.items();
     double k = params.nuclearNormFor(ratings.users(), d);
     double clip = params.clip();
@@ -102,6 +114,7 @@ public final class PrivateFrankWolfe {
         LocalUpdate.step(cols, target, s, ratings.end(i) - s, y, top.v(), lambdaPrime[t - 1],
             iterations, k, clip, null, t);
       }
+      progress.accept(t);
     }
     CompletionDiagnostics diagnostics = new CompletionDiagnostics(mechanism, params.solver(),
         iterations, params.solver() == EigenSolver.OJA ? params.ojaSteps() : 0, k, lambdaHat,

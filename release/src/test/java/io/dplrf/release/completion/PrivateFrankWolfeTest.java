@@ -16,6 +16,20 @@ import org.junit.jupiter.api.Test;
 class PrivateFrankWolfeTest {
   private static final PrivacyParams PRIVACY = new PrivacyParams(1, 1e-6);
 
+  /** The service's progress metric: one call per iteration, 1..T, for either solver. */
+  @Test
+  void fit_reportsEachIterationDone() {
+    Synthetic s = new Synthetic(300, 20, 5, 3);
+    Ratings r = s.ratings(5, Math.sqrt(5));
+    CompletionParams p = CompletionParams.of(new PrivacyParams(1, 1e-6), 5, Math.sqrt(5))
+        .withIterations(4);
+    for (CompletionParams q : new CompletionParams[] {p, p.withSolver(EigenSolver.OJA, 3)}) {
+      java.util.List<Integer> done = new java.util.ArrayList<>();
+      PrivateFrankWolfe.fit(r, q, SecretKey.forTesting(8), "progress", done::add);
+      assertEquals(java.util.List.of(1, 2, 3, 4), done, q.solver().toString());
+    }
+  }
+
   @Test
   void fitNonPrivate_onRankOne_beatsTheZeroPredictorByHalf() {
     Synthetic s = new Synthetic(4000, 40, 10, 5);
