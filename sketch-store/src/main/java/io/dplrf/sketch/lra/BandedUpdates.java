@@ -7,12 +7,13 @@ import io.dplrf.sketch.randomness.SparseSignMatrix;
  * random writes of a flush land in a cache-sized slice of each accumulator at a time.
  *
  * <p>Why: an update (Δ, i, j) writes s entries of Y's row i and s of Zᵀ's row j. Applied as they
- * come, with m, n ≈ 10⁵ and Y, Zᵀ of hundreds of MB, each write misses every cache level (about
- * 1 M updates/s on the 2-core benchmark machine, which its memory latency bounds: a bare loop of
- * the same writes is no faster). Here a flush partitions the buffered updates by band of i (rows
- * of Y whose slice is ≤ {@link #BAND_BYTES}) with a counting sort and applies them band by band,
- * then does the same for Zᵀ by band of j: each band's slice is read from memory about once and
- * hit in cache by the updates that follow. Measured in docs/benchmarks-ingest.md.
+ * come, with m, n ≈ 10⁵ and Y, Zᵀ of hundreds of MB, each write misses every cache level. Here a
+ * flush partitions the buffered updates by band of i (rows of Y whose slice is ≤ {@link
+ * #BAND_BYTES}) with a counting sort and applies them band by band, then does the same for Zᵀ by
+ * band of j: each band's slice is read from memory about once and hit in cache by the updates
+ * that follow. On the 2-core benchmark machine, quiet, 2²³ random updates at m = n = 10⁵, t = 100,
+ * v = 400: {@code ContinualSketch.update} 2.5–3.6 M updates/s one at a time, 4.4–5.3 M/s banded
+ * (docs/benchmarks-ingest.md).
  *
  * <p>Exactness: the result is the same sum in another order, so it differs from applying the
  * updates one by one only in floating-point rounding (accumulators are not exact; privacy
