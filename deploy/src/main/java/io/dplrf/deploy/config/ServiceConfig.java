@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -33,9 +32,8 @@ import java.util.regex.Pattern;
  * <p>{@link #describe()} lists every setting, its value and its source for the startup log; the
  * admin token is never printed.
  *
- * <p>Size: past STYLE's 500 lines since mode completion (its settings are validated here with the
- * same helpers and message shape as every other; their type is {@link CompletionSettings}, the
- * sources are read by {@link ConfigSources}). The next mode should move the per-mode rules out.
+ * <p>The settings of mode completion have their own type ({@link CompletionSettings}); the sources
+ * are read by {@link ConfigSources}, one value is parsed by {@link SettingParser}.
  */
 public final class ServiceConfig {
   /** Mechanisms the service runs. */
@@ -49,7 +47,7 @@ public final class ServiceConfig {
 
     /** The CLI / config spelling: priv1, priv2, priv2-sparse, robust-lra, robust-pca. */
     public String cliName() {
-      return ServiceConfig.cliName(this);
+      return SettingParser.cliName(this);
     }
   }
 
@@ -85,14 +83,17 @@ public final class ServiceConfig {
 
   private final Map<String, Raw> raw;
   private final Map<String, Object> values = new LinkedHashMap<>();
+  /** Parses and checks one setting at a time into {@link #values}, with one message shape. */
+  private final SettingParser parse;
 
   private ServiceConfig(Map<String, Raw> raw) {
     this.raw = raw;
-    choice("mode", Mode.class, Mode.UPDATES);
+    this.parse = new SettingParser(raw, values);
+    parse.choice("mode", Mode.class, Mode.UPDATES);
     boolean completion = mode() == Mode.COMPLETION;
     for (String name : completion ? CompletionSettings.UNUSED : CompletionSettings.NAMES) {
       if (raw.containsKey(name)) {
-        throw invalid(name, completion ? "unset in mode completion (the unit is one user: at most"
+        throw parse.invalid(name, completion ? "unset in mode completion (the unit is one user: at most"
             + " max-ratings ratings, each |rating| <= clip; private Frank-Wolfe has no rank, sketch"
             + " or epoch budget)" : "unset outside mode completion");
       }
@@ -103,30 +104,30 @@ public final class ServiceConfig {
       for (String name : List.of("rows", "privacy-unit", "budget-policy", "mechanism",
           "sketch-rows", "alpha", "key")) {
         if (raw.containsKey(name)) {
-          throw invalid(name, "unset in mode local (clients randomize their own rows with the"
+          throw parse.invalid(name, "unset in mode local (clients randomize their own rows with the"
               + " published protocol; the server sums reports with no key, mechanism or budget)");
         }
       }
     } else if (raw.containsKey("seed")) {
-      throw invalid("seed", "unset outside mode local (it is the public seed of local-DP PCA)");
+      throw parse.invalid("seed", "unset outside mode local (it is the public seed of local-DP PCA)");
     }
     if (rowsMode) {
       for (String name : List.of("rows", "privacy-unit", "budget-policy")) {
         if (raw.containsKey(name)) {
-          throw invalid(name, "unset in mode rows (the privacy unit is one row record, clipped to"
+          throw parse.invalid(name, "unset in mode rows (the privacy unit is one row record, clipped to"
               + " norm <= clip; the released matrix is the cols x cols matrix AᵀA)");
         }
       }
     } else {
-      positiveInt("rows");
+      parse.positiveInt("rows");
     }
-    positiveInt("cols");
+    parse.positiveInt("cols");
     if (completion) {
       int max = CompletionSettings.FULL_SOLVER_MAX_ITEMS;
-      choice("completion-solver", CompletionSettings.Solver.class,
+      parse.choice("completion-solver", CompletionSettings.Solver.class,
           cols() <= max ? CompletionSettings.Solver.FULL : CompletionSettings.Solver.OJA);
       if (values.get("completion-solver") == CompletionSettings.Solver.FULL && cols() > max) {
-        throw invalid("completion-solver", "oja with cols = " + cols() + " > " + max
+        throw parse.invalid("completion-solver", "oja with cols = " + cols() + " > " + max
             + " (full needs a dense cols x cols matrix per iteration)");
       }
     }
@@ -136,58 +137,58 @@ public final class ServiceConfig {
     if (completion) {
       values.put("rank", 0);
       values.put("epochs", 0);
-      intIn("max-ratings", 80, 1, 1_000_000);
-      intIn("completion-runs", 10, 1, 1_000_000);
-      intIn("completion-every-epochs", 0, 0, Integer.MAX_VALUE);
-      optionalPositiveInt("completion-iterations");
-      number("completion-row-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
+      parse.intIn("max-ratings", 80, 1, 1_000_000);
+      parse.intIn("completion-runs", 10, 1, 1_000_000);
+      parse.intIn("completion-every-epochs", 0, 0, Integer.MAX_VALUE);
+      parse.optionalPositiveInt("completion-iterations");
+      parse.number("completion-row-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
           Double.NaN);
-      number("completion-nuclear-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
+      parse.number("completion-nuclear-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
           Double.NaN);
-      number("completion-offset", "finite", Double::isFinite, 0.0);
+      parse.number("completion-offset", "finite", Double::isFinite, 0.0);
     } else {
       values.put("completion-solver", null);
-      positiveInt("rank");
+      parse.positiveInt("rank");
     }
-    number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
-    number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
-    choice("mechanism", Mechanism.class, Mechanism.PRIV2);
+    parse.number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
+    parse.number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
+    parse.choice("mechanism", Mechanism.class, Mechanism.PRIV2);
     if (rowsMode && mechanism() != Mechanism.PRIV2) {
-      throw invalid("mechanism", "priv2 in mode rows (the ata-sketch: Priv2 sketches of AᵀA, whose"
+      throw parse.invalid("mechanism", "priv2 in mode rows (the ata-sketch: Priv2 sketches of AᵀA, whose"
           + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"
           + " update of A)");
     }
     boolean robust = mechanism().robust();
-    number("p", robust ? "in [1, 2) (the robust mechanisms' l_p exponent)" : "1: only robust-lra "
+    parse.number("p", robust ? "in [1, 2) (the robust mechanisms' l_p exponent)" : "1: only robust-lra "
         + "and robust-pca take p", x -> robust ? x >= 1 && x < 2 : x == 1, 1.0);
     if (!completion) {
-      positiveInt("epochs");
+      parse.positiveInt("epochs");
     }
-    optionalPositiveLong("epoch-updates");
+    parse.optionalPositiveLong("epoch-updates");
     // The ingest clock counts milliseconds: a shorter epoch cannot be honoured.
-    number("epoch-seconds", ">= 0.001 and < infinity", x -> x >= 0.001 && Double.isFinite(x),
+    parse.number("epoch-seconds", ">= 0.001 and < infinity", x -> x >= 0.001 && Double.isFinite(x),
         Double.NaN);
-    number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
-    choice("privacy-unit", PrivacyUnit.class, PrivacyUnit.UPDATE);
-    choice("budget-policy", BudgetPolicy.class, BudgetPolicy.CLIP);
-    optionalPositiveInt("sketch-cols");
-    optionalPositiveInt("sketch-rows");
-    number("alpha", "in the open interval (0, 1)", x -> x > 0 && x < 1, SketchSizes.DEFAULT_ALPHA);
-    path("state-dir", "./state");
-    path("key", values.get("state-dir") + "/secret.key");
-    string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
-    string("seed", null, "64 hexadecimal digits", s -> s.matches("[0-9A-Fa-f]{64}"));
-    string("topic", localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows"
+    parse.number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
+    parse.choice("privacy-unit", PrivacyUnit.class, PrivacyUnit.UPDATE);
+    parse.choice("budget-policy", BudgetPolicy.class, BudgetPolicy.CLIP);
+    parse.optionalPositiveInt("sketch-cols");
+    parse.optionalPositiveInt("sketch-rows");
+    parse.number("alpha", "in the open interval (0, 1)", x -> x > 0 && x < 1, SketchSizes.DEFAULT_ALPHA);
+    parse.path("state-dir", "./state");
+    parse.path("key", values.get("state-dir") + "/secret.key");
+    parse.string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
+    parse.string("seed", null, "64 hexadecimal digits", s -> s.matches("[0-9A-Fa-f]{64}"));
+    parse.string("topic", localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows"
         : completion ? "dplrf-ratings" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
         s -> TOPIC.matcher(s).matches());
-    string("dead-letter-topic", values.get("topic") + ".dead-letter",
+    parse.string("dead-letter-topic", values.get("topic") + ".dead-letter",
         "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)", s -> TOPIC.matcher(s).matches());
-    intIn("partitions", 1, 1, 100_000);
-    intIn("embedded-kafka-port", 9092, 0, 65535);
-    string("bind", "127.0.0.1", "a non-empty address", s -> !s.isBlank());
-    intIn("http-port", 8080, 0, 65535);
-    intIn("operator-port", 9464, 0, 65535);
-    string("admin-token", null, "non-empty without whitespace", s -> !s.isEmpty() && !s.matches(".*\\s.*"));
+    parse.intIn("partitions", 1, 1, 100_000);
+    parse.intIn("embedded-kafka-port", 9092, 0, 65535);
+    parse.string("bind", "127.0.0.1", "a non-empty address", s -> !s.isBlank());
+    parse.intIn("http-port", 8080, 0, 65535);
+    parse.intIn("operator-port", 9464, 0, 65535);
+    parse.string("admin-token", null, "non-empty without whitespace", s -> !s.isEmpty() && !s.matches(".*\\s.*"));
     crossChecks();
   }
 
@@ -393,7 +394,7 @@ public final class ServiceConfig {
       } else if (v == null || v instanceof Double d && d.isNaN()) {
         shown = name.equals("bootstrap-servers") ? "(none: embedded broker)" : "(unset)";
       } else {
-        shown = v instanceof Enum<?> e ? cliName(e) : v.toString();
+        shown = v instanceof Enum<?> e ? SettingParser.cliName(e) : v.toString();
       }
       Raw r = raw.get(name);
       b.append("  ").append(name).append(" ".repeat(width - name.length())).append(" = ")
@@ -407,138 +408,6 @@ public final class ServiceConfig {
     return describe();
   }
 
-  // ---- parsing helpers: one message shape -----------------------------------------------------
-
-  private ConfigException invalid(String name, String requirement) {
-    Raw r = raw.get(name);
-    return new ConfigException(name + " must be " + requirement + ". Provided value: " + r.value()
-        + " (" + r.where() + ")");
-  }
-
-  private ConfigException missing(String name) {
-    return new ConfigException("missing required setting " + name + ": give --" + name + ", "
-        + envName(name) + " or a '" + name + " = ...' line in the config file");
-  }
-
-  private interface DoubleCheck {
-    boolean ok(double x);
-  }
-
-  private void number(String name, String requirement, DoubleCheck check, Double fallback) {
-    Raw r = raw.get(name);
-    if (r == null) {
-      if (fallback == null) {
-        throw missing(name);
-      }
-      values.put(name, fallback);
-      return;
-    }
-    double x;
-    try {
-      x = Double.parseDouble(r.value());
-    } catch (NumberFormatException e) {
-      throw invalid(name, requirement);
-    }
-    if (!check.ok(x)) {
-      throw invalid(name, requirement);
-    }
-    values.put(name, x);
-  }
-
-  private void positiveInt(String name) {
-    if (!raw.containsKey(name)) {
-      throw missing(name);
-    }
-    optionalPositiveInt(name);
-  }
-
-  private void optionalPositiveInt(String name) {
-    intIn(name, null, 1, Integer.MAX_VALUE);
-  }
-
-  private void intIn(String name, Integer fallback, int lo, int hi) {
-    Raw r = raw.get(name);
-    if (r == null) {
-      values.put(name, fallback);
-      return;
-    }
-    String requirement = hi == Integer.MAX_VALUE ? "an integer >= " + lo
-        : "an integer in [" + lo + ", " + hi + "]";
-    try {
-      int x = Integer.parseInt(r.value());
-      if (x < lo || x > hi) {
-        throw invalid(name, requirement);
-      }
-      values.put(name, x);
-    } catch (NumberFormatException e) {
-      throw invalid(name, requirement);
-    }
-  }
-
-  private void optionalPositiveLong(String name) {
-    Raw r = raw.get(name);
-    if (r == null) {
-      values.put(name, null);
-      return;
-    }
-    try {
-      long x = Long.parseLong(r.value());
-      if (x < 1) {
-        throw invalid(name, "an integer >= 1");
-      }
-      values.put(name, x);
-    } catch (NumberFormatException e) {
-      throw invalid(name, "an integer >= 1");
-    }
-  }
-
-  /** An enum constant as written in config: lower case, '-' for '_' (priv2-sparse). */
-  private static String cliName(Enum<?> e) {
-    return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
-  }
-
-  private <E extends Enum<E>> void choice(String name, Class<E> type, E fallback) {
-    Raw r = raw.get(name);
-    if (r == null) {
-      values.put(name, fallback);
-      return;
-    }
-    for (E e : type.getEnumConstants()) {
-      if (cliName(e).equals(r.value())) {
-        values.put(name, e);
-        return;
-      }
-    }
-    StringBuilder names = new StringBuilder();
-    for (E e : type.getEnumConstants()) {
-      names.append(names.length() == 0 ? "" : ", ").append(cliName(e));
-    }
-    throw invalid(name, "one of " + names);
-  }
-
-  private interface StringCheck {
-    boolean ok(String s);
-  }
-
-  private void string(String name, String fallback, String requirement, StringCheck check) {
-    Raw r = raw.get(name);
-    if (r == null) {
-      values.put(name, fallback);
-    } else if (!check.ok(r.value())) {
-      throw invalid(name, requirement);
-    } else {
-      values.put(name, r.value());
-    }
-  }
-
-  private void path(String name, String fallback) {
-    Raw r = raw.get(name);
-    if (r != null && r.value().isEmpty()) {
-      throw invalid(name, "a non-empty path");
-    }
-    values.put(name, Path.of(r == null ? fallback : r.value()));
-  }
-
   private void crossChecks() {
     boolean byCount = values.get("epoch-updates") != null;
     boolean byTime = !((Double) values.get("epoch-seconds")).isNaN();
@@ -549,18 +418,18 @@ public final class ServiceConfig {
     }
     int min = Math.min(rows(), cols());
     if (rank() > min) {
-      throw invalid("rank", "<= min(rows, cols) = " + min);
+      throw parse.invalid("rank", "<= min(rows, cols) = " + min);
     }
     if (mode() == Mode.LOCAL) {
       if (localSketchCols() > cols()) {
-        throw invalid("sketch-cols", "<= cols = " + cols() + " in mode local (t <= d)");
+        throw parse.invalid("sketch-cols", "<= cols = " + cols() + " in mode local (t <= d)");
       }
       if (rank() > localSketchCols()) {
-        throw invalid("rank", "<= sketch-cols = " + localSketchCols() + " in mode local");
+        throw parse.invalid("rank", "<= sketch-cols = " + localSketchCols() + " in mode local");
       }
     }
     if (httpPort() != 0 && httpPort() == operatorPort()) {
-      throw invalid("operator-port", "different from http-port (the operator endpoints need their own port)");
+      throw parse.invalid("operator-port", "different from http-port (the operator endpoints need their own port)");
     }
   }
 }

@@ -9,8 +9,6 @@ import io.dplrf.deploy.http.Status;
 import io.dplrf.deploy.kafka.EmbeddedKafka;
 import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.ingest.Checkpoint;
-import io.dplrf.ingest.ContributionBounds;
-import io.dplrf.ingest.DeadLetterReason;
 import io.dplrf.ingest.EpochListener;
 import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestLoop;
@@ -30,7 +28,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -59,9 +56,8 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * #awaitIngestFailure}, and {@code dplrf serve} then closes the service and exits non-zero instead
  * of answering /health with ingest dead.
  *
- * <p>Size: past STYLE's 500 lines since mode completion added its branches to the wiring (the mode
- * itself lives in {@link CompletionMode}); the next mode should move the per-mode status, counts
- * and metrics behind one interface.
+ * <p>The per-mode exact counters live in {@link ServiceCounters}, completion mode in {@link
+ * CompletionMode}.
  */
 public final class Service implements AutoCloseable {
   private static final String LOOPBACK = "127.0.0.1";
@@ -95,7 +91,8 @@ public final class Service implements AutoCloseable {
   private final CompletableFuture<Throwable> ingestFailure = new CompletableFuture<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Instant lastRelease;
-  private IngestStats lastStats = new IngestStats();
+  /** Exact counts for /admin/ingest and the Prometheus counters, per mode. */
+  private final ServiceCounters counters;
 
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
@@ -137,6 +134,7 @@ public final class Service implements AutoCloseable {
       target = openTree(config, state, files);
       cache = new ReleaseCache(target::rangeRelease);
     }
+    counters = new ServiceCounters(config, metrics, completion, local, target, cache, log);
     Checkpoint store = completion != null ? completion.store() : files;
 
     if (config.bootstrapServers().isPresent()) {
@@ -155,8 +153,8 @@ public final class Service implements AutoCloseable {
     try {
       createTopics();
 
-      IngestConfig ingest = local == null ? ingestConfig(config)
-          : ingestConfig(config).withLocalProtocol(local.protocol());
+      IngestConfig ingest = local == null ? ServiceDescription.ingestConfig(config)
+          : ServiceDescription.ingestConfig(config).withLocalProtocol(local.protocol());
       Map<String, Object> clientProps = new HashMap<>();
       clientProps.put("bootstrap.servers", bootstrap);
       createdLoop = IngestLoop.create(ingest, clientProps, store,
@@ -206,7 +204,8 @@ public final class Service implements AutoCloseable {
           new InetSocketAddress(config.bind(), config.httpPort()), cache, this::status, metrics,
           protocolJson, completion));
       createdOperatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
-          new InetSocketAddress(config.bind(), config.operatorPort()), metrics, this::ingestStats,
+          new InetSocketAddress(config.bind(), config.operatorPort()), metrics,
+          () -> counters.ingestStats(this.loop),
           config.adminToken(), completion));
       publicApi = createdPublicApi;
       operatorApi = createdOperatorApi;
@@ -231,7 +230,7 @@ public final class Service implements AutoCloseable {
       closeQuietly(completion);
       throw e;
     }
-    ticker.scheduleAtFixedRate(this::publishMetrics, 1, 1, TimeUnit.SECONDS);
+    ticker.scheduleAtFixedRate(() -> counters.publish(this.loop), 1, 1, TimeUnit.SECONDS);
     metrics.ingestRunning(true);
     ingestThread.start();
   }
@@ -254,20 +253,6 @@ public final class Service implements AutoCloseable {
         new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true,
         config.p());
     return TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
-  }
-
-  /** The ingest loop's settings; the epoch length goes through exactly (fractions of a second). */
-  static IngestConfig ingestConfig(ServiceConfig config) {
-    ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
-        config.clip(), ServiceDescription.completionMode(config) ? ContributionBounds.Unit.USER_RATING
-            : ServiceDescription.localMode(config) ? ContributionBounds.Unit.LOCAL_REPORT
-            : ServiceDescription.rowsMode(config) ? ContributionBounds.Unit.ROW_RECORD
-            : ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
-        ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
-    return (config.epochUpdates().isPresent()
-        ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
-        : IngestConfig.byTime(config.topic(), bounds, config.epochDuration().orElseThrow()))
-        .withDeadLetterTopic(config.deadLetterTopic());
   }
 
   private static void closeQuietly(AutoCloseable c) {
@@ -385,7 +370,7 @@ public final class Service implements AutoCloseable {
     metrics.releaseDuration(java.time.Duration.ofNanos(System.nanoTime() - t0));
     metrics.epochCurrent(epoch);
     metrics.epochsLeft(config.epochs() - epoch);
-    metrics.sketchMemory(sizeInBytes());
+    metrics.sketchMemory(counters.sizeInBytes());
     metrics.releaseExhausted(epoch >= config.epochs());
     if (local != null && epoch >= config.epochs()) {
       log.println("dplrf: epoch " + epoch + " of " + config.epochs() + " closed: no further"
@@ -394,11 +379,6 @@ public final class Service implements AutoCloseable {
       log.println("dplrf: epoch " + epoch + " of " + config.epochs()
           + " closed: the privacy budget is spent; the last release stays available, no new ones");
     }
-  }
-
-  private long sizeInBytes() {
-    return completion != null ? completion.sizeInBytes()
-        : local != null ? local.sizeInBytes() : target.sizeInBytes();
   }
 
   /** Status as served: derived from what has been released, never ahead of the cache. */
@@ -424,81 +404,6 @@ public final class Service implements AutoCloseable {
         ServiceDescription.mechanismName(config), ServiceDescription.neighbouring(config), config.clip(),
         ServiceDescription.privacyUnit(config), exhausted, message, lastRelease,
         config.rows(), config.cols(), config.rank());
-  }
-
-  /** Exact counts for /admin/ingest (operator port only: not private). */
-  private Map<String, Object> ingestStats() {
-    IngestStats s = loop.stats();
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("state", loop.state().name().toLowerCase(Locale.ROOT));
-    m.put("recordsConsumed", s.recordsConsumed());
-    if (completion != null) {
-      completion.ingestStats(m, s);
-    } else if (ServiceDescription.localMode(config)) {
-      // Local mode counts each valid report as one update (IngestStats): name them reports here.
-      m.put("mode", "local");
-      m.put("reportsApplied", s.updatesApplied());
-      m.put("protocolId", local.protocol().id());
-    } else if (ServiceDescription.rowsMode(config)) {
-      // Rows mode counts each valid row as one update (IngestStats): name them rows here.
-      m.put("mode", "rows");
-      m.put("rowsApplied", s.updatesApplied());
-      m.put("rowsClipped", s.updatesClipped());
-    } else {
-      m.put("updatesConsumed", s.updatesConsumed());
-      m.put("updatesApplied", s.updatesApplied());
-      m.put("updatesClipped", s.updatesClipped());
-      m.put("updatesDropped", s.updatesDropped());
-    }
-    Map<String, Object> dl = new LinkedHashMap<>();
-    for (DeadLetterReason r : DeadLetterReason.values()) {
-      dl.put(r.name().toLowerCase(Locale.ROOT), s.deadLettered(r));
-    }
-    m.put("recordsDeadLettered", dl);
-    m.put("checksum", Long.toUnsignedString(s.checksum(), 16));
-    m.put("epochsClosed", completion != null ? completion.store().target().epochsClosed()
-        : local != null ? local.epochsClosed() : target.epochsClosed());
-    return m;
-  }
-
-  /** Turns the loop's exact counters into Prometheus counters (by difference) and gauges. */
-  private synchronized void publishMetrics() {
-    try {
-      IngestStats s = loop.stats();
-      metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
-      if (completion != null) {
-        metrics.ratings(s.updatesApplied() - lastStats.updatesApplied(),
-            s.updatesDropped() - lastStats.updatesDropped());
-        metrics.ratingsStored(completion.store().ratingsStored(), completion.store().users());
-      } else if (ServiceDescription.localMode(config)) {
-        metrics.reportsApplied(s.updatesApplied() - lastStats.updatesApplied());
-      } else if (ServiceDescription.rowsMode(config)) {
-        metrics.rowsApplied(s.updatesApplied() - lastStats.updatesApplied());
-        metrics.rowsClipped(s.updatesClipped() - lastStats.updatesClipped());
-      } else {
-        metrics.updatesConsumed(s.updatesConsumed() - lastStats.updatesConsumed());
-        metrics.updatesApplied(s.updatesApplied() - lastStats.updatesApplied());
-        metrics.updatesClipped(s.updatesClipped() - lastStats.updatesClipped());
-        metrics.updatesDropped(s.updatesDropped() - lastStats.updatesDropped());
-      }
-      for (DeadLetterReason r : DeadLetterReason.values()) {
-        for (long x = lastStats.deadLettered(r); x < s.deadLettered(r); x++) {
-          metrics.deadLettered(r.name().toLowerCase(Locale.ROOT));
-        }
-      }
-      lastStats = s;
-      loop.lag().forEach((tp, lag) -> metrics.consumerLag(tp.partition(), lag));
-      int released = cache.latest().map(Release::epoch).orElse(0);
-      metrics.epochCurrent(released);
-      metrics.epochsLeft(config.epochs() - released);
-      metrics.releaseExhausted(completion != null ? completion.exhausted()
-          : released >= config.epochs());
-      metrics.sketchMemory(sizeInBytes());
-      IngestLoop.State st = loop.state();
-      metrics.ingestRunning(st == IngestLoop.State.NEW || st == IngestLoop.State.RUNNING);
-    } catch (RuntimeException e) {
-      log.println("dplrf: metrics update failed: " + e.getMessage());
-    }
   }
 
   public ReleaseCache releases() {

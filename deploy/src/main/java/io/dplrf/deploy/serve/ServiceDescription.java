@@ -1,15 +1,32 @@
 package io.dplrf.deploy.serve;
 
 import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.ingest.ContributionBounds;
+import io.dplrf.ingest.IngestConfig;
 import java.util.Locale;
 
 /**
  * What a running service says about itself, in words: its mode, the mechanism and neighbouring
- * relation as {@code /v1/status} names them, and the startup banner. Pure functions of the
- * configuration (and the bound ports), kept apart from {@link Service}'s lifecycle.
+ * relation as {@code /v1/status} names them, and the startup banner; and the ingest loop's
+ * settings derived from the configuration. Pure functions of the configuration (and the bound
+ * ports), kept apart from {@link Service}'s lifecycle.
  */
 final class ServiceDescription {
   private ServiceDescription() {}
+
+  /** The ingest loop's settings; the epoch length goes through exactly (fractions of a second). */
+  static IngestConfig ingestConfig(ServiceConfig config) {
+    ContributionBounds.Config bounds = new ContributionBounds.Config(config.rows(), config.cols(),
+        config.clip(), ServiceDescription.completionMode(config) ? ContributionBounds.Unit.USER_RATING
+            : ServiceDescription.localMode(config) ? ContributionBounds.Unit.LOCAL_REPORT
+            : ServiceDescription.rowsMode(config) ? ContributionBounds.Unit.ROW_RECORD
+            : ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
+        ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
+    return (config.epochUpdates().isPresent()
+        ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
+        : IngestConfig.byTime(config.topic(), bounds, config.epochDuration().orElseThrow()))
+        .withDeadLetterTopic(config.deadLetterTopic());
+  }
 
   static boolean rowsMode(ServiceConfig config) {
     return config.mode() == ServiceConfig.Mode.ROWS;

@@ -48,7 +48,7 @@ class ServiceTest {
     ServiceConfig c = ServiceConfig.load(null, Map.of(), Map.of("mode", "rows", "cols", "8",
         "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "40",
         "clip", "2"));
-    IngestConfig ingest = Service.ingestConfig(c);
+    IngestConfig ingest = ServiceDescription.ingestConfig(c);
     assertEquals(io.dplrf.ingest.ContributionBounds.Unit.ROW_RECORD, ingest.bounds().unit());
     assertEquals(2.0, ingest.bounds().clip());
     assertEquals(8, ingest.bounds().cols());
@@ -62,10 +62,10 @@ class ServiceTest {
   @Test
   void ingestConfig_fractionalEpochSeconds_reachTheLoopExactly() {
     assertEquals(Duration.ofMillis(1500),
-        Service.ingestConfig(config("epoch-seconds", "1.5")).epochLength());
+        ServiceDescription.ingestConfig(config("epoch-seconds", "1.5")).epochLength());
     assertEquals(Duration.ofMillis(500),
-        Service.ingestConfig(config("epoch-seconds", "0.5")).epochLength());
-    IngestConfig byCount = Service.ingestConfig(config("epoch-updates", "40"));
+        ServiceDescription.ingestConfig(config("epoch-seconds", "0.5")).epochLength());
+    IngestConfig byCount = ServiceDescription.ingestConfig(config("epoch-updates", "40"));
     assertEquals(40, byCount.epochUpdates());
     assertEquals(Duration.ZERO, byCount.epochLength());
   }
