@@ -146,7 +146,9 @@ public final class ContinualSketch {
     for (Map.Entry<NodeId, NoisyLinearSketch> c : justClosed.entrySet()) {
       archive.put(c.getKey(), c.getValue());
     }
-    accumulator.reset();
+    if (factory.nodesStartEmpty()) { // Priv1's foldIntoOpenNodes has emptied it already
+      accumulator.reset();
+    }
     for (NodeId id : justClosed.keySet()) {
       open[id.level()] = null;
     }
