@@ -29,20 +29,23 @@ import java.util.function.Supplier;
  * epoch, not per update: for Priv2 about two sketch-size additions on average, for Priv1 one per
  * open node) and empties it.
  *
- * <p><b>Noise.</b> Each node has its own label {@code instance/node/ℓ/k}; its noise is a pure function of (key, label) and cannot be redrawn. Releases
- * read closed nodes only, never a node still being written (STYLE.md 14). The node plan is
- * calibrated over the L nodes an update lands in by exact Gaussian-DP composition
+ * <p><b>Noise.</b> Each node has its own label {@code instance/node/ℓ/k}; its noise is a pure
+ * function of (key, label) and cannot be redrawn. Releases read closed nodes only, never a node
+ * still being written (STYLE.md 14). The node plan is calibrated over the L nodes an update lands
+ * in by exact Gaussian-DP composition
  * (docs/privacy/continual-release.md): the whole stream, with every prefix and range released,
  * meets the configured (ε, δ). {@code instance} must be unique per stream under a key: two
  * streams with one instance label would share node noise.
  *
- * <p><b>Memory.</b> Live objects: the accumulator, ≤ L open nodes (Priv1 only) and the ≤ L closed nodes of the
- * prefix decomposition of [1, epochsClosed] (every future prefix release needs only these or
- * nodes not yet closed). Every closed node is also archived as {@code SketchCodec} bytes for
+ * <p><b>Memory.</b> Live objects: the accumulator, ≤ L open nodes (Priv1 only) and the ≤ L closed
+ * nodes of the prefix decomposition of [1, epochsClosed] (every future prefix release needs only
+ * these or nodes not yet closed). Every closed node is also archived as {@code SketchCodec} bytes for
  * range releases and releases of earlier prefixes: in memory by default (O(T) sketches, part of
  * the snapshot), or as files in {@code nodeStore} (O(L) sketches in memory).
  *
- * <p>Not thread-safe: one thread owns the tree (the ingest loop); publish releases from it.
+ * <p>Not thread-safe: one thread owns the tree (the ingest loop); a caller serialises {@link
+ * #closeEpoch} with the node lookup of {@link #rangeRelease} (TreeTarget's lock), and the supplier
+ * that lookup returns may run on any thread (closed nodes never change).
  */
 public final class ContinualSketch {
   static final String EXHAUSTED = "all T epochs are closed; the privacy budget is spent";
@@ -121,9 +124,9 @@ public final class ContinualSketch {
    * memory if a future prefix release needs them.
    *
    * <p>Two ways, one result (a node holds the data of its epochs): where a node's state is data
-   * only ({@link NoisyLinearSketch#startsEmpty}: Priv2, whose noise is added at release), the leaf
-   * [e, e] is the epoch's accumulator and each node ending at e is the sum of its two children,
-   * made bottom-up: the left child is a retained node of the prefix decomposition of [1, e − 1]
+   * only ({@link NoisyLinearSketch#startsEmpty}: Priv2 and the robust sketches, whose noise is
+   * added at release), the leaf [e, e] is the epoch's accumulator and each node ending at e is the
+   * sum of its two children, made bottom-up: the left child is a retained node of the prefix decomposition of [1, e − 1]
    * (binary-counter argument), the right one was made just before. No node is open between
    * epochs, so the state after a close is the retained nodes — already archived — and the empty
    * accumulator, and a snapshot at an epoch close names the node files instead of copying them
