@@ -1,6 +1,7 @@
 package io.dplrf.ingest;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -31,6 +32,30 @@ public interface Checkpoint {
   /** Atomically and durably replaces the state with {@code header}, the budgets and the target's. */
   void write(StateStore.Header header, ContributionBounds bounds, IngestTarget target)
       throws IOException;
+
+  /**
+   * Encodes {@code header} and the budgets now and returns the write of them with a target state
+   * supplied later, to run on another thread (the pipelined epoch close, {@link
+   * IngestTarget#beginCloseEpoch}); null if this store cannot (the loop then closes
+   * synchronously). The write has {@link #write}'s guarantees.
+   */
+  default DeferredWrite capture(StateStore.Header header, ContributionBounds bounds)
+      throws IOException {
+    return null;
+  }
+
+  /** A {@link #capture}d header and budgets, waiting for the target's state. */
+  @FunctionalInterface
+  interface DeferredWrite {
+    /** Atomically and durably replaces the state: the captured parts and what {@code target} writes. */
+    void write(TargetState target) throws IOException;
+  }
+
+  /** Writes a target's state to the snapshot stream (which it must not close). */
+  @FunctionalInterface
+  interface TargetState {
+    void writeTo(OutputStream out) throws IOException;
+  }
 
   /** Where the state lives (a file or a database directory), for messages. */
   Path file();

@@ -2,7 +2,8 @@ package io.dplrf.ingest;
 
 /**
  * Notified by the ingest loop after an epoch is closed and the snapshot holding it is durable;
- * {@code deploy} computes and caches the release there. Called on the loop's thread.
+ * {@code deploy} computes and caches the release there. Called on the loop's thread, or for a
+ * pipelined close on the closer's thread ({@link EpochCloser}); never two calls at once.
  *
  * <p>Because the snapshot is written before the listener is called, a release is only ever
  * computed from state that survives a crash: after a restart the same closed epochs are restored

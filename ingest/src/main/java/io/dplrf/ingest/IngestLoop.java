@@ -50,6 +50,18 @@ import org.slf4j.LoggerFactory;
  * lost, none is applied twice. The listener (which releases) runs only after the snapshot holding
  * the closed epoch is durable, so nothing released can be rolled back by a crash.
  *
+ * <p><b>Pipelined close.</b> Where the target can end an epoch at once and finish it later
+ * ({@link IngestTarget#beginCloseEpoch}: the sketch tree with its nodes kept as files) and the
+ * store can write a snapshot captured earlier ({@link Checkpoint#capture}), the loop captures the
+ * header (offsets at the boundary, counters, budgets) at the boundary, begins the close and goes
+ * on consuming the next epoch, while a second thread ({@link EpochCloser}) finishes the close
+ * (the tree's node files, written durably), then writes the captured snapshot with the target's
+ * state as of the boundary, then calls the listener. The invariants above hold unchanged: the
+ * snapshot is the state at a record boundary; it is written after the nodes it names are durable
+ * and before anything of the epoch is released; a crash before it restores the previous snapshot
+ * and re-reads the whole epoch. One close runs at a time: the loop waits for it before the next
+ * close, before any other snapshot and before it returns.
+ *
  * <p><b>Dead letters</b> are sent with an idempotent {@code acks=all} producer; before each
  * snapshot the producer is flushed and any failed send fails the loop, so a snapshot never covers
  * a malformed record that is not in the dead-letter topic. After a crash, dead letters sent since
@@ -124,6 +136,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private volatile Throwable failure;
   private final CountDownLatch finished = new CountDownLatch(1);
   private volatile boolean running;
+  private final EpochCloser closer = new EpochCloser();
 
   /**
    * A loop over the given clients (which it then owns and closes).
@@ -220,6 +233,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       throw e;
     } finally {
       try {
+        closer.await(); // a begun close ends (or fails) before anything else
         if (clean && started) {
           snapshot();
           if (state == State.RUNNING) {
@@ -231,6 +245,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       } catch (IOException | RuntimeException e) {
         fail(e);
       } finally {
+        closer.close();
         closeClients();
         finished.countDown();
       }
@@ -238,7 +253,11 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   }
 
   private void fail(Throwable e) {
-    failure = e;
+    if (failure != null && failure != e) {
+      failure.addSuppressed(e); // keep the first cause
+    } else {
+      failure = e;
+    }
     state = State.FAILED;
     LOG.error("ingest failed; state and offsets stay at the last snapshot", e);
   }
@@ -348,6 +367,9 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       exhausted();
       return false;
     }
+    if (closer.ended()) {
+      closer.await(); // throws if the close failed
+    }
     ConsumerRecords<byte[], byte[]> records = consumer.poll(config.pollTimeout());
     try {
       for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -434,25 +456,67 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     return clock.getAsLong() - epochStartMillis >= epochMillis;
   }
 
-  /** Closes the epoch, makes it durable with the offsets, then tells the listener. */
+  /**
+   * Closes the epoch, makes it durable with the offsets, then tells the listener: here, or, for
+   * a pipelined close, the closer's thread finishes it (class comment).
+   */
   private void closeEpoch() throws IOException {
-    target.closeEpoch();
+    closer.await();
+    IngestTarget.ClosingEpoch closing = target.beginCloseEpoch();
+    if (closing == null) {
+      target.closeEpoch();
+      updatesInEpoch = 0;
+      epochStartMillis = clock.getAsLong();
+      snapshot();
+      epochClosed(target.epochsClosed(), nextOffsets);
+      return;
+    }
+    flushDeadLetters();
     updatesInEpoch = 0;
     epochStartMillis = clock.getAsLong();
-    snapshot();
-    int epoch = target.epochsClosed();
-    LOG.info("epoch {} closed at offsets {}", epoch, nextOffsets);
+    Map<Integer, Long> offsets = new TreeMap<>(nextOffsets);
+    Checkpoint.DeferredWrite write = store.capture(new StateStore.Header(config.topic(), offsets,
+        stats.copy(), closing.epoch(), 0, epochStartMillis), bounds);
+    if (write == null) { // the store cannot write later: finish here
+      closing.finish();
+      snapshot();
+      epochClosed(closing.epoch(), offsets);
+      return;
+    }
+    closer.start(() -> {
+      closing.finish();
+      long t0 = System.nanoTime();
+      write.write(closing::writeState);
+      listener.snapshotWritten(Duration.ofNanos(System.nanoTime() - t0), store.sizeInBytes());
+      LOG.info("epoch {} closed at offsets {}", closing.epoch(), offsets);
+      listener.epochClosed(closing.epoch());
+    });
+    publish();
+  }
+
+  /** A close finished on the loop's thread: publish the counters, then tell the listener. */
+  private void epochClosed(int epoch, Map<Integer, Long> offsets) {
+    LOG.info("epoch {} closed at offsets {}", epoch, offsets);
     publish();
     listener.epochClosed(epoch);
   }
 
-  /** Writes the snapshot: flushes dead letters first so it never covers an unsent one. */
-  void snapshot() throws IOException {
+  /** Flushes dead letters, so that the snapshot to be written never covers an unsent one. */
+  private void flushDeadLetters() throws IOException {
     deadLetters.flush();
     if (deadLetterFailure != null) {
       throw new IOException("sending to dead-letter topic '" + config.deadLetterTopic()
           + "' failed; not snapshotting past it", deadLetterFailure);
     }
+  }
+
+  /**
+   * Writes the snapshot, after the pending close if there is one; flushes dead letters first so
+   * it never covers an unsent one.
+   */
+  void snapshot() throws IOException {
+    closer.await();
+    flushDeadLetters();
     long t0 = System.nanoTime();
     store.write(new StateStore.Header(config.topic(), nextOffsets, stats,
         target.epochsClosed(), updatesInEpoch, epochStartMillis), bounds, target);
@@ -463,8 +527,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private void exhausted() {
     if (state != State.EXHAUSTED) {
       state = State.EXHAUSTED;
-      LOG.info("epoch {} reached: all epochs are closed; not consuming further (offsets stay at {})",
-          target.epochsClosed(), nextOffsets);
+      LOG.info("epoch T reached: all epochs are closed; not consuming further (offsets stay at {})",
+          nextOffsets);
     }
   }
 

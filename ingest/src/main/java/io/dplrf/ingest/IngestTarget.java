@@ -57,6 +57,33 @@ public interface IngestTarget {
   /** Folds the current epoch into the tree; the loop then snapshots and notifies the listener. */
   void closeEpoch();
 
+  /**
+   * The first half of a pipelined {@link #closeEpoch}, or null if this target closes
+   * synchronously only (the default). When not null, the epoch has ended: later updates belong to
+   * the next one, and {@link #exhausted} counts it. The loop then runs {@link
+   * ClosingEpoch#finish} on another thread, followed by a snapshot holding {@link
+   * ClosingEpoch#writeState}, while it goes on consuming; it finishes one close before it begins
+   * the next or writes any other snapshot.
+   */
+  default ClosingEpoch beginCloseEpoch() {
+    return null;
+  }
+
+  /** An epoch close begun by {@link #beginCloseEpoch}. */
+  interface ClosingEpoch {
+    /** The epoch being closed (1-based). */
+    int epoch();
+
+    /** Completes the close (for the tree: makes and durably writes the epoch's nodes). */
+    void finish() throws IOException;
+
+    /**
+     * After {@link #finish}: writes the target's state as of the moment the close began, as
+     * {@link #writeState} would have then. Must not close {@code out}.
+     */
+    void writeState(OutputStream out) throws IOException;
+  }
+
   /** True once all T epochs are closed: the loop stops applying updates and says so. */
   boolean exhausted();
 

@@ -3,6 +3,7 @@ package io.dplrf.ingest;
 import io.dplrf.sketch.files.StateFiles;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -132,14 +133,33 @@ public final class StateStore implements Checkpoint {
   @Override
   public void write(Header header, ContributionBounds bounds, IngestTarget target)
       throws IOException {
+    write(encodeHeader(header, bounds), target::writeState);
+  }
+
+  /** The header and budgets encoded now (a few bytes per budget entry); the file written later. */
+  @Override
+  public DeferredWrite capture(Header header, ContributionBounds bounds) throws IOException {
+    byte[] head = encodeHeader(header, bounds);
+    return target -> write(head, target);
+  }
+
+  private static byte[] encodeHeader(Header header, ContributionBounds bounds) throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    DataOutputStream d = new DataOutputStream(b);
+    writeHeader(d, header, bounds);
+    d.flush();
+    return b.toByteArray();
+  }
+
+  private void write(byte[] head, TargetState target) throws IOException {
     // Owner-only from creation: the snapshot holds noiseless sketches, record keys and counters.
     try (FileChannel ch = StateFiles.createForWriting(temp)) {
       OutputStream raw = Channels.newOutputStream(ch);
       CRC32C crc = new CRC32C();
       DataOutputStream d =
           new DataOutputStream(new CheckedOutputStream(new BufferedOutputStream(raw, 1 << 16), crc));
-      writeHeader(d, header, bounds);
-      target.writeState(new FilterOutputStream(d) {
+      d.write(head);
+      target.writeTo(new FilterOutputStream(d) {
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
           out.write(b, off, len);

@@ -66,29 +66,21 @@ public final class IngestBench {
    * @param startupSeconds TreeTarget creation (tree, cached Φ, first nodes) and loop creation
    * @param ingestSeconds from the loop's start until the last epoch (holding the last record) is
    *     closed and snapshotted: includes every epoch close and snapshot
-   * @param closeSeconds per epoch: ContinualSketch.closeEpoch
-   * @param snapshotSeconds per epoch: the StateStore write (tree state, fsync, rename)
+   * @param closeSeconds per epoch: the close on the ingest thread (the whole close, or, pipelined,
+   *     only its start: the accumulator set aside)
+   * @param finishSeconds per epoch: a pipelined close's rest on the closer thread (nodes made and
+   *     written), overlapping ingest; 0 for a close made on the ingest thread
+   * @param snapshotSeconds per epoch: from the end of the close to the end of the StateStore write
+   *     (small tree state, fsync, rename)
    * @param releaseSeconds releasePrefix(T) + Releases.factorize after the last epoch (each
    *     epoch's release runs on a second thread during ingest, as in the service)
    */
   public record DplrfRun(long updates, double startupSeconds, double ingestSeconds,
-      double[] closeSeconds, double[] snapshotSeconds, double releaseSeconds, long sketchBytes,
+      double[] closeSeconds, double[] finishSeconds, double[] snapshotSeconds,
+      double releaseSeconds, long sketchBytes,
       long heapBytes, long applied) {
     double rate() {
       return updates / ingestSeconds;
-    }
-
-    double epochSeconds() {
-      double s = 0;
-      for (int e = 0; e < closeSeconds.length; e++) {
-        s += closeSeconds[e] + snapshotSeconds[e];
-      }
-      return s;
-    }
-
-    /** Rate with epoch closes and snapshots taken out: the per-update path alone. */
-    double applyRate() {
-      return updates / (ingestSeconds - epochSeconds());
     }
   }
 
@@ -142,9 +134,8 @@ public final class IngestBench {
         gc();
         DplrfRun d = dplrf(props, dir.resolve("state-" + r));
         dplrf.add(d);
-        out.printf("round %d dplrf ingest : %,.0f updates/s (%.2f s; startup %.2f s, epochs %.2f s,"
-            + " release %.2f s)%n", r, d.rate(), d.ingestSeconds(), d.startupSeconds(),
-            d.epochSeconds(), d.releaseSeconds());
+        out.printf("round %d dplrf ingest : %,.0f updates/s (%.2f s; startup %.2f s, release"
+            + " %.2f s)%n", r, d.rate(), d.ingestSeconds(), d.startupSeconds(), d.releaseSeconds());
         gc();
       }
       print(bare, dplrf, out);
@@ -243,7 +234,7 @@ public final class IngestBench {
       long sketchBytes = tree.sizeInBytes();
       long heap = heapUsed();
       return new DplrfRun(updates, (t1 - t0) / 1e9, (lastEpochAt[0] - t1) / 1e9, timed.close,
-          timed.snapshot, lastRelease, sketchBytes, heap, applied);
+          timed.finish, timed.snapshot, lastRelease, sketchBytes, heap, applied);
     } finally {
       releaser.shutdownNow();
     }
@@ -263,12 +254,12 @@ public final class IngestBench {
       ratios.add(String.format("%.3f", dplrf.get(r).rate() / bare.get(r).rate()));
     }
     row(out, "ratio (target >= 0.5)", ratios);
-    row(out, "dplrf w/o epoch closes (upd/s)", dplrf.stream().map(d -> fmt(d.applyRate())).toList());
     row(out, "startup (s)", dplrf.stream().map(d -> String.format("%.2f", d.startupSeconds())).toList());
     for (int e = 0; e < epochs; e++) {
       int ee = e;
-      row(out, "epoch " + (e + 1) + " close + snapshot (s)", dplrf.stream().map(d ->
-          String.format("%.2f + %.2f", d.closeSeconds()[ee], d.snapshotSeconds()[ee])).toList());
+      row(out, "epoch " + (e + 1) + " close|bg + snapshot (s)", dplrf.stream().map(d ->
+          String.format("%.2f|%.2f + %.2f", d.closeSeconds()[ee], d.finishSeconds()[ee],
+              d.snapshotSeconds()[ee])).toList());
     }
     row(out, "release latency epoch " + epochs + " (s)",
         dplrf.stream().map(d -> String.format("%.2f", d.releaseSeconds())).toList());
@@ -319,13 +310,16 @@ public final class IngestBench {
   private static final class Timed implements IngestTarget {
     private final IngestTarget target;
     final double[] close;
+    final double[] finish;
     final double[] snapshot;
-    private long closeEnd;
+    private final long[] closeEnd;
 
     Timed(IngestTarget target, int epochs) {
       this.target = target;
       this.close = new double[epochs];
+      this.finish = new double[epochs];
       this.snapshot = new double[epochs];
+      this.closeEnd = new long[epochs];
     }
 
     @Override
@@ -337,12 +331,43 @@ public final class IngestBench {
     public void closeEpoch() {
       long t0 = System.nanoTime();
       target.closeEpoch();
-      closeEnd = System.nanoTime();
-      close[target.epochsClosed() - 1] = (closeEnd - t0) / 1e9;
+      int e = target.epochsClosed() - 1;
+      closeEnd[e] = System.nanoTime();
+      close[e] = (closeEnd[e] - t0) / 1e9;
+    }
+
+    @Override
+    public ClosingEpoch beginCloseEpoch() {
+      long t0 = System.nanoTime();
+      ClosingEpoch c = target.beginCloseEpoch();
+      if (c == null) {
+        return null;
+      }
+      int e = c.epoch() - 1;
+      close[e] = (System.nanoTime() - t0) / 1e9;
+      return new ClosingEpoch() {
+        @Override
+        public int epoch() {
+          return c.epoch();
+        }
+
+        @Override
+        public void finish() throws IOException {
+          long f0 = System.nanoTime();
+          c.finish();
+          closeEnd[e] = System.nanoTime();
+          finish[e] = (closeEnd[e] - f0) / 1e9;
+        }
+
+        @Override
+        public void writeState(OutputStream out) throws IOException {
+          c.writeState(out);
+        }
+      };
     }
 
     void snapshotDone(int epoch) {
-      snapshot[epoch - 1] = (System.nanoTime() - closeEnd) / 1e9;
+      snapshot[epoch - 1] = (System.nanoTime() - closeEnd[epoch - 1]) / 1e9;
     }
 
     @Override

@@ -98,6 +98,40 @@ public final class TreeTarget implements IngestTarget {
     }
   }
 
+  /**
+   * Pipelined close where the tree allows it ({@link ContinualSketch#closesInBackground}): the
+   * epoch ends now, its nodes are made and written by {@code finish} on the loop's closer thread.
+   */
+  @Override
+  public ClosingEpoch beginCloseEpoch() {
+    ContinualSketch t = tree;
+    if (!t.closesInBackground()) {
+      return null;
+    }
+    ContinualSketch.PendingClose p;
+    synchronized (lock) {
+      p = t.beginClose();
+    }
+    return new ClosingEpoch() {
+      @Override
+      public int epoch() {
+        return p.epoch();
+      }
+
+      @Override
+      public void finish() {
+        t.finishClose(p); // installs its nodes under the tree's own monitor
+      }
+
+      @Override
+      public void writeState(OutputStream out) throws IOException {
+        synchronized (lock) {
+          t.writeClosedState(out);
+        }
+      }
+    };
+  }
+
   @Override
   public boolean exhausted() {
     ContinualSketch t = tree;

@@ -43,9 +43,18 @@ import java.util.function.Supplier;
  * range releases and releases of earlier prefixes: in memory by default (O(T) sketches, part of
  * the snapshot), or as files in {@code nodeStore} (O(L) sketches in memory).
  *
- * <p>Not thread-safe: one thread owns the tree (the ingest loop); a caller serialises {@link
- * #closeEpoch} with the node lookup of {@link #rangeRelease} (TreeTarget's lock), and the supplier
- * that lookup returns may run on any thread (closed nodes never change).
+ * <p><b>Pipelined close</b> ({@link #beginClose}, {@link #finishClose}): where nodes are made from
+ * their children and archived as files, an epoch can end at once — its accumulator is set aside
+ * and an empty spare takes its place, so updates of the next epoch continue — while another thread
+ * makes and writes its nodes. Same nodes, same noise labels, same releases as {@link
+ * #closeEpoch}; one more accumulator in memory.
+ *
+ * <p>Thread-safety: one thread owns the tree (the ingest loop: {@link #update}, {@link
+ * #closeEpoch}, {@link #beginClose}, snapshots); {@link #finishClose} of a begun close may run on
+ * one other thread while the owner goes on updating. A caller serialises {@link #closeEpoch} with
+ * the node lookup of {@link #rangeRelease} (TreeTarget's lock); {@link #finishClose} installs its
+ * nodes under the tree's own monitor, which that lookup also takes. The supplier the lookup returns
+ * may run on any thread (closed nodes never change).
  */
 public final class ContinualSketch {
   static final String EXHAUSTED = "all T epochs are closed; the privacy budget is spent";
@@ -54,13 +63,19 @@ public final class ContinualSketch {
   final SecretKey key;
   final String instance;
   final NodeFactory factory;
-  final NoisyLinearSketch accumulator;
+  /** The current epoch's updates. Replaced by the spare when a pipelined close begins. */
+  NoisyLinearSketch accumulator;
+  /** Pipelined close: the emptied accumulator of the last finished close, or null. */
+  private NoisyLinearSketch spare;
+  /** Pipelined close: the close begun and not finished, or null. */
+  private volatile PendingClose pending;
   final NodeArchive archive;
   /** Priv1 only: open[ℓ], the level-ℓ node containing the current epoch, or null. */
   final NoisyLinearSketch[] open;
   /** Closed nodes of the prefix decomposition of [1, epochsClosed]. */
   final Map<NodeId, NoisyLinearSketch> retained = new HashMap<>();
-  int epochsClosed;
+  /** Epochs whose nodes are made and archived (releasable once the caller has made them durable). */
+  volatile int epochsClosed;
 
   ContinualSketch(TreeConfig config, SecretKey key, String instance, NodeFactory factory,
       NoisyLinearSketch accumulator, NodeArchive archive) {
@@ -141,9 +156,10 @@ public final class ContinualSketch {
     if (exhausted()) {
       throw new IllegalStateException(EXHAUSTED);
     }
+    requireNoPendingClose();
     int e = epochsClosed + 1;
     Map<NodeId, NoisyLinearSketch> justClosed = factory.nodesStartEmpty()
-        ? mergeUp(e) : foldIntoOpenNodes(e);
+        ? mergeUp(e, accumulator) : foldIntoOpenNodes(e);
     // Archive every closing node before changing any state: if a write fails, closeEpoch can be
     // retried and computes the same nodes again.
     for (Map.Entry<NodeId, NoisyLinearSketch> c : justClosed.entrySet()) {
@@ -155,7 +171,96 @@ public final class ContinualSketch {
     for (NodeId id : justClosed.keySet()) {
       open[id.level()] = null;
     }
-    epochsClosed = e;
+    install(e, justClosed);
+    if (e < config.epochs() && !factory.nodesStartEmpty()) {
+      openNodesStartingAt(e + 1);
+    }
+  }
+
+  /** True if epochs can be closed in two steps ({@link #beginClose}): Priv2 or robust, node files. */
+  public boolean closesInBackground() {
+    return factory.nodesStartEmpty() && !archive.inMemory();
+  }
+
+  /**
+   * Ends the current epoch now: its accumulator is set aside for {@link #finishClose} and an empty
+   * one takes its place, so that {@link #update} goes on with the next epoch. The epoch's nodes
+   * are not made yet: {@link #epochsClosed} stays, {@link #exhausted} counts the epoch. Call
+   * {@link #finishClose} (on any one thread) before the next close or snapshot.
+   *
+   * @throws IllegalStateException once all T epochs have ended, while a close is pending, or if
+   *     this tree cannot close in the background ({@link #closesInBackground})
+   */
+  public PendingClose beginClose() {
+    if (exhausted()) {
+      throw new IllegalStateException(EXHAUSTED);
+    }
+    requireNoPendingClose();
+    if (!closesInBackground()) {
+      throw new IllegalStateException("only trees whose nodes are made from their children and "
+          + "kept as files close in the background");
+    }
+    PendingClose p = new PendingClose(epochsClosed + 1, accumulator);
+    accumulator = spare != null ? spare : factory.accumulator();
+    spare = null;
+    pending = p;
+    return p;
+  }
+
+  /**
+   * Makes and archives the nodes of a begun close (the heavy part: applying the epoch's buffered
+   * updates, the leaf and parent sums, the node-file writes), then installs them: {@link
+   * #epochsClosed} advances and the emptied accumulator becomes the spare. May run on another
+   * thread than the owner's, concurrently with {@link #update}: it reads only the closed nodes and
+   * the set-aside accumulator, which the owner no longer touches.
+   *
+   * @throws UncheckedIOException if a node cannot be written; the close stays pending then, and
+   *     the tree must not be used further (the caller's state is that of its last snapshot)
+   */
+  public void finishClose(PendingClose p) {
+    if (p != pending || p.finished) {
+      throw new IllegalStateException("not the pending close: " + p);
+    }
+    Map<NodeId, NoisyLinearSketch> made = mergeUp(p.epoch, p.epochData);
+    for (Map.Entry<NodeId, NoisyLinearSketch> c : made.entrySet()) {
+      archive.put(c.getKey(), c.getValue());
+    }
+    p.epochData.reset();
+    install(p.epoch, made);
+    p.finished = true;
+    spare = p.epochData;
+    pending = null;
+  }
+
+  /** A close begun by {@link #beginClose}: its epoch and the accumulator holding its updates. */
+  public static final class PendingClose {
+    private final int epoch;
+    private final NoisyLinearSketch epochData;
+    private boolean finished;
+
+    private PendingClose(int epoch, NoisyLinearSketch epochData) {
+      this.epoch = epoch;
+      this.epochData = epochData;
+    }
+
+    public int epoch() {
+      return epoch;
+    }
+
+    @Override
+    public String toString() {
+      return "PendingClose[epoch " + epoch + (finished ? ", finished]" : "]");
+    }
+  }
+
+  private void requireNoPendingClose() {
+    if (pending != null) {
+      throw new IllegalStateException("epoch " + pending.epoch + " is still closing");
+    }
+  }
+
+  /** Epoch e is closed: the retained nodes become those of the decomposition of [1, e]. */
+  private synchronized void install(int e, Map<NodeId, NoisyLinearSketch> justClosed) {
     Map<NodeId, NoisyLinearSketch> keep = new HashMap<>();
     for (NodeId id : Dyadic.decomposition(1, e)) {
       NoisyLinearSketch n = retained.containsKey(id) ? retained.get(id) : justClosed.get(id);
@@ -165,17 +270,15 @@ public final class ContinualSketch {
     }
     retained.clear();
     retained.putAll(keep);
-    if (e < config.epochs() && !factory.nodesStartEmpty()) {
-      openNodesStartingAt(e + 1);
-    }
+    epochsClosed = e;
   }
 
-  /** The nodes ending at epoch e, made from the accumulator and retained left siblings. */
-  private Map<NodeId, NoisyLinearSketch> mergeUp(int e) {
+  /** The nodes ending at epoch e, made from the epoch's data and retained left siblings. */
+  private Map<NodeId, NoisyLinearSketch> mergeUp(int e, NoisyLinearSketch epochData) {
     Map<NodeId, NoisyLinearSketch> made = new LinkedHashMap<>();
     NodeId id = new NodeId(0, e - 1);
     NoisyLinearSketch node = factory.node(id);
-    node.absorb(accumulator);
+    node.absorb(epochData);
     made.put(id, node);
     while ((id.index() & 1) == 1) { // a right child: its parent ends at e too
       NoisyLinearSketch left = retained.get(new NodeId(id.level(), id.index() - 1));
@@ -228,8 +331,14 @@ public final class ContinualSketch {
     return epochsClosed;
   }
 
+  /** True once all T epochs have ended (closed, or a pipelined close begun for the last). */
   public boolean exhausted() {
-    return epochsClosed == config.epochs();
+    return epochsEnded() == config.epochs();
+  }
+
+  /** Epochs closed plus a pipelined close begun and not finished. */
+  public int epochsEnded() {
+    return epochsClosed + (pending == null ? 0 : 1);
   }
 
   /** L = ⌈log₂T⌉ + 1. */
@@ -269,8 +378,10 @@ public final class ContinualSketch {
           + epochsClosed + " (epochs closed). Provided value: [" + s + ", " + e + "]");
     }
     List<NoisyLinearSketch> nodes = new ArrayList<>();
-    for (NodeId id : Dyadic.decomposition(s, e)) {
-      nodes.add(closedNode(id));
+    synchronized (this) { // against finishClose's install on another thread
+      for (NodeId id : Dyadic.decomposition(s, e)) {
+        nodes.add(closedNode(id));
+      }
     }
     return () -> {
       List<ReleasedSketches> parts = new ArrayList<>();
@@ -334,9 +445,16 @@ public final class ContinualSketch {
     return instance;
   }
 
-  /** Bytes held in memory: accumulator (with cached columns), live nodes and in-memory archive. */
+  /**
+   * Bytes held in memory: accumulator (with cached columns), the pipelined close's second
+   * accumulator, live nodes and in-memory archive.
+   */
   public long sizeInBytes() {
-    long b = accumulator.sizeInBytes() + archive.bytesInMemory();
+    NoisyLinearSketch idle = spare;
+    PendingClose p = pending;
+    NoisyLinearSketch second = idle != null ? idle : p != null ? p.epochData : null;
+    long b = accumulator.sizeInBytes() + archive.bytesInMemory()
+        + (second == null ? 0 : second.sizeInBytes());
     for (NoisyLinearSketch n : open) {
       b += n == null ? 0 : n.sizeInBytes();
     }
@@ -346,9 +464,27 @@ public final class ContinualSketch {
     return b;
   }
 
-  /** Writes the full state ({@link TreeCodec}, format version 1). Does not close {@code out}. */
+  /**
+   * Writes the full state ({@link TreeCodec}). Does not close {@code out}.
+   *
+   * @throws IllegalStateException while a pipelined close is pending
+   */
   public void writeTo(OutputStream out) throws IOException {
-    TreeCodec.write(this, out);
+    requireNoPendingClose();
+    TreeCodec.write(this, out, true);
+  }
+
+  /**
+   * Writes the state as it was when the last finished close began ({@link #beginClose}): its
+   * nodes and an empty accumulator. The updates applied since belong to the next epoch, beyond
+   * the offsets of the snapshot this goes into; they are not written. Call it after {@link
+   * #finishClose} and before the next {@link #beginClose} (the pipelined close's snapshot).
+   *
+   * @throws IllegalStateException while a close is pending
+   */
+  public void writeClosedState(OutputStream out) throws IOException {
+    requireNoPendingClose();
+    TreeCodec.write(this, out, false);
   }
 
   /** Reads a snapshot of a tree whose closed nodes are archived in memory. */

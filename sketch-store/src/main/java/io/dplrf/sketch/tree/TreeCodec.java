@@ -80,7 +80,12 @@ final class TreeCodec {
 
   private TreeCodec() {}
 
-  static void write(ContinualSketch tree, OutputStream out) throws IOException {
+  /**
+   * @param withAccumulator false to write an empty accumulator whatever it holds (the pipelined
+   *     close's snapshot, {@link ContinualSketch#writeClosedState})
+   */
+  static void write(ContinualSketch tree, OutputStream out, boolean withAccumulator)
+      throws IOException {
     TreeConfig c = tree.config;
     CRC32C crc = new CRC32C();
     DataOutputStream d =
@@ -110,7 +115,7 @@ final class TreeCodec {
     d.writeInt(c.epochs());
     d.writeInt(tree.epochsClosed);
     d.writeByte(tree.archive.inMemory() ? 0 : 1);
-    writeBytes(d, tree.accumulator.updateCount() == 0
+    writeBytes(d, !withAccumulator || tree.accumulator.updateCount() == 0
         ? new byte[0] : ContinualSketch.bytes(tree.accumulator));
     List<NodeId> openIds = new ArrayList<>();
     for (int level = 0; level < tree.open.length; level++) {

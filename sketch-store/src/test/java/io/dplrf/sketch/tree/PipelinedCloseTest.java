@@ -1,0 +1,156 @@
+package io.dplrf.sketch.tree;
+
+import static io.dplrf.sketch.tree.TreeCodecTest.KEY;
+import static io.dplrf.sketch.tree.TreeCodecTest.SIZES;
+import static io.dplrf.sketch.tree.TreeCodecTest.T;
+import static io.dplrf.sketch.tree.TreeCodecTest.assertSameRelease;
+import static io.dplrf.sketch.tree.TreeFixtures.PER_EPOCH;
+import static io.dplrf.sketch.tree.TreeFixtures.feed;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The pipelined close ({@link ContinualSketch#beginClose}, {@link ContinualSketch#finishClose}) is
+ * {@link ContinualSketch#closeEpoch} in two steps: the same nodes, snapshots and releases, with
+ * the next epoch's updates arriving while the first step's nodes are made on another thread.
+ */
+class PipelinedCloseTest {
+  private static TreeConfig config(StreamMechanism mech) {
+    return new TreeConfig(mech, SIZES, TreeFixtures.PRIVACY, 2.0, T, false);
+  }
+
+  private static byte[] closedState(ContinualSketch tree) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    tree.writeClosedState(out);
+    return out.toByteArray();
+  }
+
+  /**
+   * Epoch by epoch: the synchronous tree closes, the pipelined one begins its close, takes half of
+   * the next epoch's updates while another thread finishes it, then the rest. After each close the
+   * snapshot bytes are identical (the pipelined one leaves out the next epoch's updates, which lie
+   * beyond its offsets), and every release, then and at the end, is bit-identical.
+   */
+  @ParameterizedTest
+  @EnumSource(value = StreamMechanism.class, names = {"PRIV2", "PRIV2_SPARSE", "ROBUST_LRA",
+      "ROBUST_PCA"})
+  void pipelinedClose_givesTheSameSnapshotsAndReleasesAsCloseEpoch(StreamMechanism mech,
+      @TempDir Path dir) throws Exception {
+    ContinualSketch sync = ContinualSketch.create(config(mech), KEY, "p", dir.resolve("sync"));
+    ContinualSketch piped = ContinualSketch.create(config(mech), KEY, "p", dir.resolve("piped"));
+    assertTrue(piped.closesInBackground());
+    feed(sync, 1, 0, PER_EPOCH);
+    feed(piped, 1, 0, PER_EPOCH);
+    for (int e = 1; e <= T; e++) {
+      sync.closeEpoch();
+      byte[] syncSnapshot = TreeCodecTest.bytes(sync);
+      ContinualSketch.PendingClose p = piped.beginClose();
+      assertEquals(e, p.epoch());
+      assertEquals(e - 1, piped.epochsClosed(), "nodes are not made yet");
+      assertEquals(e, piped.epochsEnded());
+      assertEquals(e == T, piped.exhausted());
+      CompletableFuture<Void> finishing = CompletableFuture.runAsync(() -> piped.finishClose(p));
+      if (e < T) {
+        feed(piped, e + 1, 0, PER_EPOCH / 2); // the next epoch, while the nodes are made
+      }
+      finishing.get();
+      assertEquals(e, piped.epochsClosed());
+      assertArrayEquals(syncSnapshot, closedState(piped), "snapshot at the close of epoch " + e);
+      assertSameRelease(sync.releasePrefix(e), piped.releasePrefix(e), "[1, " + e + "]");
+      if (e < T) {
+        feed(sync, e + 1, 0, PER_EPOCH);
+        feed(piped, e + 1, PER_EPOCH / 2, PER_EPOCH);
+      }
+    }
+    for (int s = 1; s <= T; s++) {
+      for (int e = s; e <= T; e++) {
+        assertSameRelease(sync.releaseRange(s, e), piped.releaseRange(s, e), "[" + s + ", " + e + "]");
+      }
+    }
+  }
+
+  /**
+   * The snapshot written at a pipelined close, restored, continues exactly as the synchronous
+   * tree: the next epoch's updates already applied in memory are re-read after the restore.
+   */
+  @Test
+  void snapshotOfAPipelinedClose_restoresAndContinuesIdentically(@TempDir Path dir)
+      throws Exception {
+    StreamMechanism mech = StreamMechanism.PRIV2_SPARSE;
+    ContinualSketch sync = ContinualSketch.create(config(mech), KEY, "r", dir.resolve("sync"));
+    ContinualSketch piped = ContinualSketch.create(config(mech), KEY, "r", dir.resolve("piped"));
+    for (int e = 1; e <= 2; e++) {
+      feed(sync, e, 0, PER_EPOCH);
+      sync.closeEpoch();
+      feed(piped, e, e == 1 ? 0 : 3, PER_EPOCH);
+      ContinualSketch.PendingClose p = piped.beginClose();
+      feed(piped, e + 1, 0, 3); // epoch 3's are lost below: beyond the snapshot's offsets
+      piped.finishClose(p);
+    }
+    ContinualSketch restored = ContinualSketch.readFrom(
+        new ByteArrayInputStream(closedState(piped)), KEY, dir.resolve("piped"));
+    assertEquals(2, restored.epochsClosed());
+    assertEquals(0, restored.accumulator.updateCount());
+    TreeCodecTest.assertSameFuture(sync, restored);
+  }
+
+  @Test
+  void whilePending_synchronousCloseSnapshotAndSecondBeginAreRefused(@TempDir Path dir)
+      throws IOException {
+    ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "x",
+        dir.resolve("nodes"));
+    feed(tree, 1, 0, PER_EPOCH);
+    ContinualSketch.PendingClose p = tree.beginClose();
+    assertThrows(IllegalStateException.class, tree::closeEpoch);
+    assertThrows(IllegalStateException.class, tree::beginClose);
+    assertThrows(IllegalStateException.class, () -> tree.writeTo(new ByteArrayOutputStream()));
+    assertThrows(IllegalStateException.class,
+        () -> tree.writeClosedState(new ByteArrayOutputStream()));
+    assertThrows(IllegalArgumentException.class, () -> tree.releasePrefix(1));
+    tree.finishClose(p);
+    assertThrows(IllegalStateException.class, () -> tree.finishClose(p), "finished twice");
+    assertEquals(1, tree.epochsClosed());
+  }
+
+  @Test
+  void onlyTreesWithNodeFilesWhoseNodesAreMadeFromChildren_closeInBackground(@TempDir Path dir)
+      throws IOException {
+    ContinualSketch priv1 = ContinualSketch.create(config(StreamMechanism.PRIV1), KEY, "a",
+        dir.resolve("a"));
+    ContinualSketch inMemory = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "b");
+    for (ContinualSketch tree : new ContinualSketch[] {priv1, inMemory}) {
+      assertFalse(tree.closesInBackground());
+      assertThrows(IllegalStateException.class, tree::beginClose);
+      assertEquals(0, tree.epochsEnded(), "a refused begin changes nothing");
+    }
+  }
+
+  /** A node write that fails leaves the close pending and the closed epochs as they were. */
+  @Test
+  void failedNodeWrite_leavesTheEpochUnclosed(@TempDir Path dir) {
+    NodeArchive.Directory failing = new NodeArchive.Directory(dir.resolve("nodes"), d -> {
+      throw new IOException("disk full");
+    });
+    ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "f", failing);
+    feed(tree, 1, 0, PER_EPOCH);
+    ContinualSketch.PendingClose p = tree.beginClose();
+    assertThrows(UncheckedIOException.class, () -> tree.finishClose(p));
+    assertEquals(0, tree.epochsClosed());
+    assertThrows(IllegalStateException.class, () -> tree.writeTo(new ByteArrayOutputStream()),
+        "no snapshot may be taken of a tree whose close failed");
+  }
+}
