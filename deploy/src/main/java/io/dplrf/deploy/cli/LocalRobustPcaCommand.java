@@ -111,6 +111,9 @@ final class LocalRobustPcaCommand {
         + "max_j ||T[j,:]||_1; both attained at x = C e_j, x' = -C e_j (docs/privacy/local-pca.md "
         + "section 4)");
     doc.put("calibration", ReleaseDocument.describe(p.plan()));
+    doc.put("calibrationNote", "the central ROBUST-PCA plan (robust.md sections 3-4) with clip 2C:"
+        + " a report's change is that of the central sketches under e_i (x - x')^T, whose l1 norm"
+        + " is <= 2C; its delta is not used");
     Map<String, Object> noise = new LinkedHashMap<>();
     noise.put("perReportLaplaceScaleYr", p.plan().yr().scale());
     noise.put("perReportLaplaceScaleZ", p.plan().z().scale());
