@@ -254,9 +254,13 @@ public final class LocalPcaProtocol {
 
   private static String fingerprint(
       PublicSeed seed, int d, int t, double clip, PrivacyParams privacy) {
-    String text = FORMAT + "|seed=" + seed + "|d=" + d + "|t=" + t + "|clip="
+    return fingerprint(FORMAT + "|seed=" + seed + "|d=" + d + "|t=" + t + "|clip="
         + Double.doubleToLongBits(clip) + "|epsilon=" + Double.doubleToLongBits(privacy.epsilon())
-        + "|delta=" + Double.doubleToLongBits(privacy.delta());
+        + "|delta=" + Double.doubleToLongBits(privacy.delta()));
+  }
+
+  /** The first 8 bytes of SHA-256(text) in hex: the protocol ids of this package. */
+  static String fingerprint(String text) {
     try {
       byte[] h = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(h, 0, 8);

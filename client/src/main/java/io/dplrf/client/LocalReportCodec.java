@@ -1,9 +1,6 @@
 package io.dplrf.client;
 
-import io.dplrf.sketch.noise.GridGaussian;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -25,8 +22,9 @@ import java.util.Objects;
  */
 public final class LocalReportCodec {
   static final int MAGIC = 0x44504C50; // "DPLP"
-  static final short VERSION = 1;
-  static final int HEADER = 24;
+  static final short VERSION = ReportWire.VERSION;
+  static final int HEADER = ReportWire.PREFIX + 8;
+  private static final String WHAT = "local report";
 
   private LocalReportCodec() {}
 
@@ -36,9 +34,9 @@ public final class LocalReportCodec {
     LENGTH,
     /** Wrong magic or version: not a local report of this format. */
     NOT_A_REPORT,
-    /** Made under another protocol (other seed, d, t, C, ε or δ). */
+    /** Made under another protocol (other seed, d, t, C, ε or δ; for local-robust m, k, v, p). */
     FOREIGN_PROTOCOL,
-    /** The protocol's id but another d×t. */
+    /** The protocol's id but another shape (d×t; local-robust t, d, v). */
     SHAPE,
     /** A value that is NaN, infinite or not on the protocol's noise grid γℤ. */
     VALUE
@@ -61,9 +59,7 @@ public final class LocalReportCodec {
   public static byte[] encode(LocalReport r) {
     Objects.requireNonNull(r, "report");
     double[] v = r.valuesUnsafe();
-    ByteBuffer b = ByteBuffer.allocate(HEADER + 8 * v.length).order(ByteOrder.BIG_ENDIAN);
-    b.putInt(MAGIC).putShort(VERSION).putShort((short) 0);
-    b.put(HexFormat.of().parseHex(r.protocolId()));
+    ByteBuffer b = ReportWire.start(HEADER + 8 * v.length, MAGIC, r.protocolId());
     b.putInt(r.rows()).putInt(r.cols());
     for (double x : v) {
       b.putDouble(x);
@@ -80,30 +76,7 @@ public final class LocalReportCodec {
   public static LocalReport decode(byte[] bytes, LocalPcaProtocol protocol) {
     Objects.requireNonNull(bytes, "bytes");
     Objects.requireNonNull(protocol, "protocol");
-    if (bytes.length < HEADER) {
-      throw new MalformedReportException(Problem.LENGTH,
-          "local report too short: " + bytes.length + " bytes");
-    }
-    ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
-    int magic = b.getInt();
-    if (magic != MAGIC) {
-      throw new MalformedReportException(Problem.NOT_A_REPORT,
-          "not a local report: magic 0x" + Integer.toHexString(magic) + ", expected 0x44504c50");
-    }
-    short version = b.getShort();
-    if (version != VERSION) {
-      throw new MalformedReportException(Problem.NOT_A_REPORT,
-          "local report version " + version + ", this reader knows 1");
-    }
-    b.getShort();
-    byte[] id = new byte[8];
-    b.get(id);
-    String protocolId = HexFormat.of().formatHex(id);
-    if (!protocolId.equals(protocol.id())) {
-      throw new MalformedReportException(Problem.FOREIGN_PROTOCOL,
-          "local report of protocol " + protocolId
-          + ", expected " + protocol.id() + " (other seed, d, t, C, epsilon or delta)");
-    }
+    ByteBuffer b = ReportWire.open(bytes, HEADER, MAGIC, WHAT, protocol.id());
     int d = b.getInt();
     int t = b.getInt();
     if (d != protocol.dimension() || t != protocol.sketchCols()) {
@@ -111,22 +84,8 @@ public final class LocalReportCodec {
           "local report is " + d + "x" + t + ", the protocol's is "
           + protocol.dimension() + "x" + protocol.sketchCols());
     }
-    long expected = HEADER + 8L * d * t;
-    if (bytes.length != expected) {
-      throw new MalformedReportException(Problem.LENGTH,
-          "local report has " + bytes.length + " bytes, expected " + expected);
-    }
-    double gamma = protocol.noise().grid().gamma();
-    double[] v = new double[d * t];
-    for (int e = 0; e < v.length; e++) {
-      double x = b.getDouble();
-      if (!Double.isFinite(x) || GridGaussian.roundToGrid(x, gamma) != x) {
-        throw new MalformedReportException(Problem.VALUE,
-            "local report value " + e + " (" + x
-            + ") is not finite or not on the noise grid");
-      }
-      v[e] = x;
-    }
-    return new LocalReport(protocolId, d, t, v);
+    ReportWire.checkLength(bytes, HEADER + 8L * d * t, WHAT);
+    double[] v = ReportWire.values(b, d * t, protocol.noise().grid().gamma(), 0, WHAT);
+    return new LocalReport(protocol.id(), d, t, v);
   }
 }

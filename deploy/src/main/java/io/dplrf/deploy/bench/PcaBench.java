@@ -1,10 +1,13 @@
 package io.dplrf.deploy.bench;
 
 import io.dplrf.client.LocalPcaProtocol;
+import io.dplrf.client.LocalRobustProtocol;
 import io.dplrf.deploy.oneshot.LocalPcaOneShot;
+import io.dplrf.deploy.oneshot.LocalRobustPcaOneShot;
 import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.deploy.oneshot.PcaOneShot;
 import io.dplrf.release.Pca;
+import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.pca.Gram;
 import io.dplrf.sketch.params.PrivacyParams;
@@ -43,7 +46,8 @@ public final class PcaBench {
 
   public void run(List<Data> sets, double[] epsilons, List<PcaMechanism> mechanisms, PrintStream out) {
     out.printf("%n== row-level PCA: captured variance ||A V||_F^2 / ||A V*_k||_F^2, k = %d, delta = %s,"
-        + " clip C = 1, mean [min, max] over %d test keys%n", k, delta, seeds);
+        + " clip C = 1 (local-robust: l1 clip sqrt(d), which no unit row exceeds), mean [min, max]"
+        + " over %d test keys%n", k, delta, seeds);
     out.printf("%-42s %-24s %6s %28s%n", "data", "mechanism", "eps", "captured variance");
     for (Data set : sets) {
       int d = set.rows()[0].length;
@@ -73,6 +77,8 @@ public final class PcaBench {
           for (int s = 0; s < seeds; s++) {
             Dense v = mech == PcaMechanism.LOCAL
                 ? local(set, sizes.t(), new PrivacyParams(eps, delta))
+                : mech == PcaMechanism.LOCAL_ROBUST
+                ? localRobust(set, new PrivacyParams(eps, delta))
                 : PcaOneShot.run(new PcaOneShot.Request(mech, d, k, new PrivacyParams(eps, delta),
                     1, sizes), SecretKey.forTesting(s + 1), g).subspace().v();
             ratios[s] = captured(gram, v) / best;
@@ -97,6 +103,27 @@ public final class PcaBench {
               sink.accept(r);
             }
           }).subspace().v();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * LOCAL-ROBUST-PCA as deployed: one client randomizer per row (slot = row index, its own
+   * SecureRandom noise), a fresh public seed per run, p = 1 (Cauchy), default sizes
+   * (t = min(4k, m, d), v = 2t) and stable clip. The ℓ1 row bound is √d: the rows have ℓ2 norm
+   * ≤ 1, so ‖x‖₁ ≤ √d and no row is changed (the same matrix as every other mechanism sees).
+   */
+  private Dense localRobust(Data set, PrivacyParams privacy) {
+    int d = set.rows()[0].length;
+    try {
+      LocalRobustProtocol p = LocalRobustProtocol.of(PublicSeed.random(), set.rows().length, d, k,
+          null, null, 1, Math.sqrt(d), RobustMatrices.DEFAULT_STABLE_CLIP, privacy);
+      return LocalRobustPcaOneShot.run(p, sink -> {
+        for (double[] r : set.rows()) {
+          sink.accept(r);
+        }
+      }).subspace().v();
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -37,7 +37,7 @@ final class BenchCommand {
                                    [--rows 5000] [--cols 64]   (synthetic sets)
                                    [--large-rows 100000]       (a larger gapped set; 0: none)
                                    [--mechanisms analyze-gauss,ata-sketch,smooth-sensitivity,
-                                                 smooth-sensitivity-pure,local]
+                                                 smooth-sensitivity-pure,local,local-robust]
              dplrf bench completion [--datasets synthetic,jester,movielens] [--synthetic-users 100000]
                                    [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--runs 3] [--seed 1]
                                    [--iterations 0 (Corollary 3.1)] [--oja-steps 20] [--no-oja]
@@ -208,7 +208,7 @@ final class BenchCommand {
       sets.add(new PcaBench.Data(g.name() + ", " + large / 1000 + "k rows", g.rows()));
     }
     List<PcaMechanism> mechs = Arrays.stream(a.string("mechanisms",
-            "analyze-gauss,ata-sketch,smooth-sensitivity,smooth-sensitivity-pure,local")
+            "analyze-gauss,ata-sketch,smooth-sensitivity,smooth-sensitivity-pure,local,local-robust")
         .split(",")).map(String::trim).map(PcaMechanism::parse).toList();
     new PcaBench(k, a.number("delta", 1e-6), a.integer("seeds", 5)).run(sets, eps, mechs, out);
     return 0;

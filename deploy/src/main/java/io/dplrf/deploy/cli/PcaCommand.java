@@ -36,10 +36,11 @@ final class PcaCommand {
                        [--clip C] [--cols d] [--key FILE] [--overwrite]
                        [--sketch-cols t] [--sketch-rows v] [--alpha A]     (ata-sketch only)
                        [--max-dim N]                           (smooth-sensitivity* only)
-                       [--seed HEX]                                        (local only)
+                       [--seed HEX]                           (local, local-robust only)
+                       [--p P] [--stable-clip X|inf]                 (local-robust only)
         FILE       CSV, one dense row per line (no header), or Matrix Market (rows = users)
-        NAME       analyze-gauss | ata-sketch | smooth-sensitivity | smooth-sensitivity-pure | local
-                   (local-robust: not implemented, see docs/privacy/local-pca.md)
+        NAME       analyze-gauss | ata-sketch | smooth-sensitivity | smooth-sensitivity-pure |
+                   local | local-robust
                    smooth-sensitivity-pure is epsilon-DP: --delta is required but not used
         --max-dim N  smooth-sensitivity keeps the exact d x d covariance and eigen-decomposes
                    it: refuse d > N (default 2000)
@@ -47,6 +48,12 @@ final class PcaCommand {
                    its own row, private against replacing that row by any row of norm <= C;
                    --seed is the public seed of the sketch (default: a fresh one); no --key
                    (--sketch-cols t sets the sketch width for local too)
+        local-robust  simulates LOCAL-ROBUST-PCA (pure epsilon-LDP; --delta is required but not
+                   used): row i is the user of slot i, sending p-stable sketches of her row with
+                   Laplace noise; --clip C bounds the l1 norm of a row (not l2); m = the number
+                   of rows is a public protocol parameter; --sketch-cols t (default min(4k, m, d))
+                   and --sketch-rows v (default 2t) size the sketches; --p in [1, 2) (default 1,
+                   Cauchy); --stable-clip as for factorize; no --key; writes no S.npy
         --clip C   rows are clipped to l2 norm <= C; the protected change is adding or removing
                    one row (default 1)
         --cols d   the public dimension; without it, the number of values in a CSV's first row
@@ -59,7 +66,7 @@ final class PcaCommand {
 
   private static final Set<String> OPTIONS = Set.of("input", "rank", "epsilon", "delta",
       "mechanism", "out", "clip", "cols", "key", "sketch-cols", "sketch-rows", "alpha", "max-dim",
-      "seed");
+      "seed", "p", "stable-clip");
   private static final Set<String> FLAGS = Set.of("overwrite");
 
   private PcaCommand() {}
@@ -82,13 +89,20 @@ final class PcaCommand {
     if (mechanism != PcaMechanism.ATA_SKETCH) {
       for (String sketchOption : new String[] {"sketch-cols", "sketch-rows", "alpha"}) {
         boolean localCols = mechanism == PcaMechanism.LOCAL && sketchOption.equals("sketch-cols");
-        if (!localCols && a.string(sketchOption, null) != null) {
-          throw new Args.UsageException("pca: --" + sketchOption + " applies to ata-sketch only");
+        boolean robustSizes = mechanism == PcaMechanism.LOCAL_ROBUST && !sketchOption.equals("alpha");
+        if (!localCols && !robustSizes && a.string(sketchOption, null) != null) {
+          throw new Args.UsageException("pca: --" + sketchOption + " applies to ata-sketch only"
+              + (sketchOption.equals("alpha") ? "" : " (and local, local-robust)"));
         }
       }
     }
-    if (mechanism != PcaMechanism.LOCAL && a.string("seed", null) != null) {
-      throw new Args.UsageException("pca: --seed applies to local only");
+    boolean local = mechanism == PcaMechanism.LOCAL || mechanism == PcaMechanism.LOCAL_ROBUST;
+    if (!local && a.string("seed", null) != null) {
+      throw new Args.UsageException("pca: --seed applies to local and local-robust only");
+    }
+    if (mechanism != PcaMechanism.LOCAL_ROBUST
+        && (a.string("p", null) != null || a.string("stable-clip", null) != null)) {
+      throw new Args.UsageException("pca: --p and --stable-clip apply to local-robust only");
     }
     boolean overwrite = a.flag("overwrite");
     if (!overwrite && Files.exists(outDir) && !FactorizeCommand.isEmptyDir(outDir)) {
@@ -121,6 +135,10 @@ final class PcaCommand {
     checkMaxDim(a, mechanism, d);
     if (mechanism == PcaMechanism.LOCAL) {
       return LocalPcaCommand.run(a, in, d, k, privacy, clip, dimsFromData, outDir, overwrite, out);
+    }
+    if (mechanism == PcaMechanism.LOCAL_ROBUST) {
+      return LocalRobustPcaCommand.run(
+          a, in, d, k, privacy, clip, dimsFromData, outDir, overwrite, out);
     }
     SketchSizes sizes = mechanism == PcaMechanism.ATA_SKETCH
         ? SketchSizes.of(d, d, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),

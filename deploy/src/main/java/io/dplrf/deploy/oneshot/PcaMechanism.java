@@ -4,9 +4,10 @@ import java.util.Arrays;
 import java.util.stream.Collectors;
 
 /**
- * The row-level PCA mechanisms of issue 6 selectable by {@code dplrf pca --mechanism}. Names that
- * are not implemented yet are known, so that they are refused with a clear message instead of
- * being mistaken for typos — and never silently replaced by another mechanism.
+ * The row-level PCA mechanisms of issue 6 selectable by {@code dplrf pca --mechanism}. A name
+ * marked not implemented would be known, so that it is refused with a clear message instead of
+ * being mistaken for a typo — and never silently replaced by another mechanism (today every
+ * mechanism of issue 6 is implemented).
  */
 public enum PcaMechanism {
   ANALYZE_GAUSS("analyze-gauss", true,
@@ -19,10 +20,8 @@ public enum PcaMechanism {
       "Smooth-sensitivity output perturbation with discrete Cauchy noise, pure epsilon-DP (Gonen, Gilad-Bachrach, paper 003, Algorithm 1, Corollary 13; bound and constants: docs/privacy/smooth-sensitivity.md)"),
   LOCAL("local", true,
       "local-DP PCA: each user reports round(x x^T Phi) + N with a public orthonormal Phi and its own noise; the server sums and takes the top-k left singular vectors (Upadhyay 2018, paper 002, Theorem 5 read with Corollary 1; io.dplrf.client)"),
-  LOCAL_ROBUST("local-robust", false, "local robust PCA, paper 000 Section 4. Not implemented and "
-      + "not planned as such: the paper states only its guarantee (no protocol), for the entrywise-l1 "
-      + "relation rather than one l2-clipped row, and its additive error O~(k^2 n d / epsilon) exceeds "
-      + "||A||_1 for every row-normalized data set; see docs/privacy/local-pca.md");
+  LOCAL_ROBUST("local-robust", true,
+      "LOCAL-ROBUST-PCA, pure epsilon-LDP: user i sends Yr_i = Phi[:,i] x^T + N1 and Z_i = S[:,i] x^T T + N2 with public p-stable Phi, S, T and her own Laplace noise, rows clipped to l1 norm C; the server sums and runs ROBUST-PCA's post-processing (paper 001 = supplement of paper 000, Appendix C, Algorithm 3, Theorem 24; io.dplrf.client; docs/privacy/local-pca.md section 4)");
 
   private final String cliName;
   private final boolean implemented;

@@ -113,17 +113,6 @@ class PcaCommandTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"local-robust"})
-  void notYetImplementedMechanisms_areRefusedWithExit2_andNoOutput(String mechanism) {
-    Path out = dir.resolve("never");
-    Run r = run(args(csv, out, mechanism));
-    assertEquals(2, r.code());
-    assertTrue(r.err().contains("not implemented yet"), r.err());
-    assertEquals(1, r.err().strip().lines().count());
-    assertFalse(Files.exists(out));
-  }
-
-  @ParameterizedTest
   @ValueSource(strings = {"smooth-sensitivity", "smooth-sensitivity-pure"})
   void smoothSensitivity_writesOrthonormalV_noS_andAReleaseWithNothingDataDependent(String mechanism)
       throws IOException {
@@ -175,11 +164,80 @@ class PcaCommandTest {
     assertTrue(other.err().contains("--max-dim applies to smooth-sensitivity only"), other.err());
   }
 
+  private String[] localRobustArgs(Path out, String... extra) {
+    List<String> a = new ArrayList<>(List.of("pca", "--input", csv.toString(), "--rank", "2",
+        "--epsilon", "1", "--delta", "1e-6", "--mechanism", "local-robust", "--out",
+        out.toString(), "--clip", "10"));
+    a.addAll(List.of(extra));
+    return a.toArray(String[]::new);
+  }
+
   @Test
-  void localRobust_refusalSaysWhy() {
-    Run r = run(args(csv, dir.resolve("never"), "local-robust"));
-    assertEquals(2, r.code());
-    assertTrue(r.err().contains("paper 000") && r.err().contains("docs/privacy/local-pca.md"), r.err());
+  void localRobust_writesOrthonormalV_noS_andAPureEpsilonReleaseWithEveryScale() throws IOException {
+    String seed = "cd".repeat(32);
+    Path out = dir.resolve("lr");
+    Run r = run(localRobustArgs(out, "--seed", seed));
+    assertEquals(0, r.code(), r.err());
+    int[] shape = new int[2];
+    double[] v = Npy.readDoubles(out.resolve("V.npy"), shape);
+    assertArrayEquals(new int[] {5, 2}, shape);
+    for (int a = 0; a < 2; a++) {
+      for (int b = 0; b < 2; b++) {
+        double dot = 0;
+        for (int i = 0; i < 5; i++) {
+          dot += v[i * 2 + a] * v[i * 2 + b];
+        }
+        assertEquals(a == b ? 1 : 0, dot, 1e-9);
+      }
+    }
+    assertFalse(Files.exists(out.resolve("S.npy")), "S is in sketch units: not released");
+    Map<String, Object> doc = release(out);
+    assertEquals("local-robust", doc.get("mechanism"));
+    assertEquals(0.0, ((Number) doc.get("delta")).doubleValue());
+    assertEquals(seed, doc.get("publicSeed"));
+    assertEquals("l1", doc.get("clipNorm"));
+    assertEquals(40L, ((Number) doc.get("users")).longValue(), "m is a protocol parameter");
+    assertEquals(5L, ((Number) doc.get("sketchCols")).longValue(), "t = min(4k, m, d)");
+    assertEquals(10L, ((Number) doc.get("sketchRows")).longValue(), "v = 2t");
+    assertTrue(String.valueOf(doc.get("neighbouringRelation")).startsWith("one row, local"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> noise = (Map<String, Object>) doc.get("noise");
+    for (String part : new String[] {"Yr", "Z"}) {
+      double sens = ((Number) noise.get("perReportSensitivity" + part)).doubleValue();
+      double b = ((Number) noise.get("perReportLaplaceScale" + part)).doubleValue();
+      assertTrue(sens >= 2 * 10 * 1e-3 && sens / b <= 0.5 && sens / b > 0.5 * (1 - 1e-6),
+          part + ": sensitivity " + sens + ", scale " + b + " (epsilon/2 each)");
+    }
+    assertTrue(doc.containsKey("calibration") && doc.containsKey("sensitivity"));
+    assertTrue(r.out().contains("1 rows with l1 norm above 10"), r.out());
+    assertFalse(Files.exists(key), "local-robust must not create a secret key");
+    Path again = dir.resolve("lr2");
+    assertEquals(0, run(localRobustArgs(again, "--seed", seed)).code());
+    assertEquals(doc.get("protocolId"), release(again).get("protocolId"));
+    assertEquals(noise, release(again).get("noise"), "the scales depend on the public seed only");
+  }
+
+  @Test
+  void localRobust_badOptions_areParameterErrors_andWriteNothing() {
+    String[][] bad = {
+        {"--key", "k"}, {"--p", "2"}, {"--p", "0.5"}, {"--stable-clip", "0"},
+        {"--sketch-cols", "6"}, {"--sketch-rows", "1"}, {"--alpha", "0.5"}, {"--seed", "xyz"},
+        {"--max-dim", "10"}};
+    for (int n = 0; n < bad.length; n++) {
+      Path out = dir.resolve("bad" + n);
+      Run r = run(localRobustArgs(out, bad[n]));
+      assertEquals(2, r.code(), String.join(" ", bad[n]) + ": " + r.err());
+      assertFalse(r.err().isBlank());
+      assertFalse(Files.exists(out), String.join(" ", bad[n]) + " left an output directory");
+    }
+    Run pElsewhere = run(args(csv, dir.resolve("x"), "analyze-gauss", "--p", "1.5"));
+    assertEquals(2, pElsewhere.code());
+    assertTrue(pElsewhere.err().contains("--p and --stable-clip apply to local-robust only"),
+        pElsewhere.err());
+    Run rankAboveRows = run("pca", "--input", csv.toString(), "--rank", "5", "--epsilon", "1",
+        "--delta", "1e-6", "--mechanism", "local-robust", "--out", dir.resolve("y").toString(),
+        "--cols", "5");
+    assertEquals(0, rankAboveRows.code(), "k = d = 5 <= m = 40 is fine: " + rankAboveRows.err());
   }
 
   private String[] localArgs(Path out, String... extra) {
@@ -238,7 +296,7 @@ class PcaCommandTest {
     assertTrue(withKey.err().contains("--key does not apply to local"), withKey.err());
     Run seedElsewhere = run(args(csv, dir.resolve("b"), "analyze-gauss", "--seed", "ab".repeat(32)));
     assertEquals(2, seedElsewhere.code());
-    assertTrue(seedElsewhere.err().contains("--seed applies to local only"), seedElsewhere.err());
+    assertTrue(seedElsewhere.err().contains("--seed applies to local and local-robust only"), seedElsewhere.err());
     Run narrow = run(localArgs(dir.resolve("c"), "--sketch-cols", "1"));
     assertEquals(2, narrow.code());
     assertTrue(narrow.err().contains("sketch-cols (t) must be in k..d"), narrow.err());

@@ -3,6 +3,7 @@ package io.dplrf.sketch.lra;
 import io.dplrf.sketch.matrix.SketchMatrix;
 import io.dplrf.sketch.params.Preconditions;
 import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.PublicSeed;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.randomness.StableMatrices;
 
@@ -42,7 +43,13 @@ public final class RobustMatrices {
   final double c;
   final double d;
 
-  private RobustMatrices(SecretKey key, String instance, SketchSizes sz, double p, boolean pca,
+  /** Where the entries come from: a secret key (central) or a public seed (local-DP clients). */
+  @FunctionalInterface
+  private interface Source {
+    SketchMatrix stable(String label, int rows, int cols, double p, double clip, double scale);
+  }
+
+  private RobustMatrices(Source key, String instance, SketchSizes sz, double p, boolean pca,
       double stableClip) {
     StableMatrices.checkP(p);
     Preconditions.check(stableClip > 0, "stable-clip", "> 0 (infinity: no clipping)", stableClip);
@@ -80,17 +87,33 @@ public final class RobustMatrices {
    */
   public static RobustMatrices generate(SecretKey key, String instance, SketchSizes sizes,
       double p, boolean pca, double stableClip) {
-    return new RobustMatrices(key, instance, sizes, p, pca, stableClip);
+    java.util.Objects.requireNonNull(key, "key");
+    return new RobustMatrices((label, r, c, pp, clip, scale)
+        -> StableMatrices.stable(key, label, r, c, pp, clip, scale), instance, sizes, p, pca,
+        stableClip);
+  }
+
+  /**
+   * The same matrices derived from a <b>public</b> seed instead of a secret key, for the local
+   * protocol LOCAL-ROBUST-PCA (paper 001, Appendix C, Algorithm 3 line 1: "all these matrices
+   * are publicly available"). The sensitivity factors are computed exactly as for secret ones:
+   * the argument of robust.md §3 holds for every fixed draw, public or not.
+   */
+  public static RobustMatrices generatePublic(PublicSeed seed, String instance, SketchSizes sizes,
+      double p, boolean pca, double stableClip) {
+    java.util.Objects.requireNonNull(seed, "seed");
+    return new RobustMatrices((label, r, c, pp, clip, scale)
+        -> StableMatrices.stable(seed, label, r, c, pp, clip, scale), instance, sizes, p, pca,
+        stableClip);
   }
 
   /** Default clip level factor: τ = 1·rows, every scaled entry in [−1, 1]. */
   public static final double DEFAULT_STABLE_CLIP = 1;
 
-  private static CachedColumns matrix(SecretKey key, String label, int rows, int cols, double p,
+  private static CachedColumns matrix(Source key, String label, int rows, int cols, double p,
       double stableClip) {
     // τ = stableClip·rows, then ×1/rows: entries in [−stableClip, stableClip] (robust.md §2).
-    return new CachedColumns(
-        StableMatrices.stable(key, label, rows, cols, p, stableClip * rows, 1.0 / rows));
+    return new CachedColumns(key.stable(label, rows, cols, p, stableClip * rows, 1.0 / rows));
   }
 
   private static double maxColumnL1(CachedColumns m) {
@@ -141,6 +164,11 @@ public final class RobustMatrices {
   /** max_i ‖S[:, i]‖₁ · max_j ‖T[j, :]‖₁ (rounded up): the factor of Z = SAT. */
   public double stFactor() {
     return Math.nextUp(c * d);
+  }
+
+  /** Φ (t×m): column i is what row i of A adds to Yr = ΦA (a local client's own column). */
+  public SketchMatrix phi() {
+    return phi;
   }
 
   /** S (v×m), for post-processing (Z_c = S·Yc). */

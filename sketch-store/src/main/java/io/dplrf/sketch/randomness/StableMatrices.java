@@ -38,12 +38,28 @@ public final class StableMatrices {
   public static SketchMatrix stable(
       SecretKey key, String label, int rows, int cols, double p, double clip, double scale) {
     Objects.requireNonNull(key, "key");
+    checkArguments(rows, cols, p, clip, scale);
+    return new KeyedStableMatrix(KeyStream.of(key, label), rows, cols, p, clip, scale);
+  }
+
+  /**
+   * As {@link #stable(SecretKey, String, int, int, double, double, double)}, derived from a
+   * <b>public</b> seed ({@link KeyStream#ofPublic}): the same entry layout, for the public
+   * p-stable matrices of a local-DP protocol that every client regenerates. Not secret.
+   */
+  public static SketchMatrix stable(
+      PublicSeed seed, String label, int rows, int cols, double p, double clip, double scale) {
+    Objects.requireNonNull(seed, "seed");
+    checkArguments(rows, cols, p, clip, scale);
+    return new KeyedStableMatrix(KeyStream.ofPublic(seed, label), rows, cols, p, clip, scale);
+  }
+
+  private static void checkArguments(int rows, int cols, double p, double clip, double scale) {
     Preconditions.checkPositive("rows", rows);
     Preconditions.checkPositive("cols", cols);
     checkP(p);
     Preconditions.check(clip > 0, "clip", "> 0", clip);
     Preconditions.checkPositiveFinite("scale", scale);
-    return new KeyedStableMatrix(KeyStream.of(key, label), rows, cols, p, clip, scale);
   }
 
   /** Checks p ∈ [1, 2): the range of the robust mechanisms (paper 000, Definition 2). */

@@ -113,6 +113,26 @@ class StableMatricesTest {
     assertTrue(other[0] != all[0]);
   }
 
+  /**
+   * A public seed gives the same law through the public namespace: reproducible from the seed
+   * alone, unrelated to the secret-key stream of the same bytes and label.
+   */
+  @Test
+  void publicSeed_regeneratesTheSameMatrix_andDiffersFromTheKeyedOne() {
+    PublicSeed seed = PublicSeed.parse("00".repeat(32));
+    double[] a = StableMatrices.stable(seed, "pub", 5, 9, 1, 5, 0.2).column(3);
+    double[] b = StableMatrices.stable(PublicSeed.parse("00".repeat(32)), "pub", 5, 9, 1, 5, 0.2)
+        .column(3);
+    assertArrayEquals(a, b, 0.0);
+    for (double x : a) {
+      assertTrue(Math.abs(x) <= 1, "clip 5 and scale 0.2 bound the entries by 1");
+    }
+    double[] keyed = StableMatrices.stable(SecretKey.forTesting(0), "pub", 5, 9, 1, 5, 0.2)
+        .column(3);
+    assertTrue(a[0] != keyed[0]);
+    assertThrows(IllegalArgumentException.class, () -> StableMatrices.stable(seed, "x", 2, 2, 2, 1, 1));
+  }
+
   @Test
   void p_outsideOneToTwo_isRejected() {
     assertThrows(IllegalArgumentException.class, () -> StableMatrices.stable(KEY, "x", 2, 2, 2, 1, 1));

@@ -1,0 +1,202 @@
+package io.dplrf.client;
+
+import io.dplrf.sketch.lra.RobustMatrices;
+import io.dplrf.sketch.lra.RobustPlan;
+import io.dplrf.sketch.params.Preconditions;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.PublicSeed;
+import io.dplrf.sketch.randomness.StableMatrices;
+import java.util.Objects;
+
+/**
+ * The public parameters of LOCAL-ROBUST-PCA (paper 001 = the supplement of paper 000, Appendix C,
+ * Algorithm 3 / Figure 3, Theorem 24): the public seed, the number of user slots m, the row
+ * dimension d, the rank k, the sketch sizes t ≤ v, the stability index p, the row bound C (ℓ1)
+ * and ε. Every client and the server derive from them the same public p-stable matrices and the
+ * same Laplace scales. Immutable and thread-safe. Derivation: docs/privacy/local-pca.md §4.
+ *
+ * <h2>The protocol, in dplrf's orientation</h2>
+ *
+ * <p>Algorithm 3 is ROBUST-PCA (paper 000, Algorithm 2) with each user computing her own share
+ * of its two sketches. In dplrf's orientation (docs/privacy/robust.md §1: A is m×d, one row per
+ * user) ROBUST-PCA keeps Yr = ΦA (t×d) and Z = SAT (v×v), with Φ (t×m) and S (v×m) acting on
+ * the users and T (d×v) on the features. Line 4's A⁽ⁱ⁾ (the matrix whose only non-zero row is
+ * user i's row x) makes both sums of per-user terms, so user i (slot i ∈ [0, m)) sends
+ *
+ * <pre>
+ *   Yr_i = Φ[:, i] xᵀ + N1_i          (t×d)     Algorithm 3's Y_c,i = A⁽ⁱ⁾Ψ (paper orientation)
+ *   Z_i  = S[:, i] (xᵀT) + N2_i       (v×v)     Algorithm 3's Y_r,i = Φ A⁽ⁱ⁾ T
+ * </pre>
+ *
+ * with N1_i, N2_i exact grid Laplace from her own coins. Line 5's third message Z_i = Y_r,i is a
+ * copy of the second (S and N2 of line 3 are drawn but never used, exactly as in the central
+ * Algorithm 2, whose "Z = Y_r" we read the same way), so it is not sent: sending it twice would
+ * add nothing. The server sums the reports (line 9) and runs ROBUST-PCA's post-processing
+ * (lines 10–14; {@code release.RobustRelease.basis}, our reading in robust.md §1).
+ *
+ * <h2>Privacy: the exact ℓ1 sensitivity of one report (pure ε-LDP)</h2>
+ *
+ * <p>Local neighbours are any two rows x, x' the user could hold. The client clips its row to
+ * ‖x‖₁ ≤ C (ℓ1, because the Laplace calibration is in ℓ1: an ℓ2 bound would have to be turned
+ * into ‖x‖₁ ≤ √d·C, loose by up to √d for rows that are not flat). With δ = x − x',
+ * ‖δ‖₁ ≤ 2C, and for slot i
+ *
+ * <pre>
+ *   ‖Yr_i(x) − Yr_i(x')‖₁ = ‖Φ[:, i]‖₁ ‖δ‖₁                          ≤ 2C·a
+ *   ‖Z_i(x) − Z_i(x')‖₁  = ‖S[:, i]‖₁ ‖δᵀT‖₁ ≤ ‖S[:, i]‖₁ Σ_j |δ_j| ‖T[j, :]‖₁ ≤ 2C·c·d
+ * </pre>
+ *
+ * a, c, d the largest column ℓ1 norms of Φ, S and of Tᵀ computed from the matrices actually
+ * drawn ({@link RobustMatrices}; entries clipped at τ = sketch dimension by default). Both are
+ * attained: x = C e_j, x' = −C e_j with j the row of T of largest norm, at the slot of largest
+ * ‖Φ[:, i]‖₁ (resp. ‖S[:, i]‖₁). The change of a user's report is thus a change of the central
+ * sketches by D = e_i δᵀ with ‖D‖₁ ≤ 2C, so the central calibration {@link RobustPlan#calibrate}
+ * with clip 2C is exactly this report's: ε/2 to each part, Laplace scale (2C·factor + grid
+ * slack)/(ε/2). The matrices are public and fixed before any data: for every draw each report is
+ * ε-DP — no δ, no high-probability step. The query's floating-point error (one product per entry
+ * of Yr_i; a d-term dot product per entry of xᵀT) is below (d + 2)·2⁻⁵³ relative, inside the 10⁻⁹
+ * margin of the ℓ1 clip.
+ *
+ * <p>Why m is public: Φ and S have one column per user slot. In the local model the relation is
+ * replacing a user's row, which leaves m unchanged; m is part of the protocol, like d.
+ */
+public final class LocalRobustProtocol {
+  /** Name and version of the protocol; part of the {@link #id()}. */
+  public static final String FORMAT = "dplrf-local-robust-pca/1";
+
+  static final String INSTANCE = "local-robust-pca";
+
+  private final PublicSeed seed;
+  private final SketchSizes sizes;
+  private final double p;
+  private final double clip;
+  private final double stableClip;
+  private final PrivacyParams privacy;
+  private final RobustMatrices matrices;
+  private final RobustPlan plan;
+  private final double[] transposedT; // Tᵀ (v×d) column-major: column j = T[j, :]
+  private final String id;
+
+  private LocalRobustProtocol(PublicSeed seed, SketchSizes sizes, double p, double clip,
+      double stableClip, PrivacyParams privacy) {
+    this.seed = seed;
+    this.sizes = sizes;
+    this.p = p;
+    this.clip = clip;
+    this.stableClip = stableClip;
+    this.privacy = privacy;
+    this.matrices = RobustMatrices.generatePublic(seed, INSTANCE, sizes, p, true, stableClip);
+    // A report's change is the central sketches' change under D = e_i (x − x')ᵀ, ‖D‖₁ ≤ 2C.
+    this.plan = RobustPlan.calibrate(privacy, 2 * clip, matrices);
+    this.transposedT = new double[sizes.v() * sizes.n()];
+    matrices.tTransposed().columns(0, sizes.n(), transposedT);
+    this.id = fingerprint();
+  }
+
+  /**
+   * The protocol.
+   *
+   * @param seed the public seed the server publishes (not a secret)
+   * @param users m, the number of user slots (each user reports under her own slot 0..m−1)
+   * @param dimension d, the length of every row (public: the schema)
+   * @param rank k, the rank of the released basis
+   * @param t width of Φ: null for {@link RobustPlan#defaultSizes}'s min(4k, m, d)
+   * @param v width of S, T: null for 2t
+   * @param p stability index in [1, 2)
+   * @param clip C: rows are clipped to ‖x‖₁ ≤ C
+   * @param stableClip clip level factor of the p-stable entries ({@link
+   *     RobustMatrices#DEFAULT_STABLE_CLIP}; ∞ for none)
+   * @param privacy ε of each report (δ is not used: pure ε-LDP)
+   */
+  public static LocalRobustProtocol of(PublicSeed seed, int users, int dimension, int rank,
+      Integer t, Integer v, double p, double clip, double stableClip, PrivacyParams privacy) {
+    Objects.requireNonNull(seed, "seed");
+    Objects.requireNonNull(privacy, "privacy");
+    Preconditions.checkPositive("users (m)", users);
+    Preconditions.checkPositive("dimension (d)", dimension);
+    Preconditions.checkPositive("rank (k)", rank);
+    Preconditions.check(rank <= Math.min(users, dimension), "rank (k)",
+        "<= min(users, d) = " + Math.min(users, dimension), rank);
+    StableMatrices.checkP(p);
+    Preconditions.checkPositiveFinite("clip", clip);
+    SketchSizes sizes = RobustPlan.defaultSizes(users, dimension, rank, t, v);
+    Preconditions.check(sizes.t() <= dimension, "sketch-cols (t)", "<= d = " + dimension,
+        sizes.t());
+    Preconditions.check((long) sizes.t() * dimension + (long) sizes.v() * sizes.v()
+        <= Integer.MAX_VALUE / 2, "t*d + v*v", "<= 2^30", (long) sizes.t() * dimension);
+    return new LocalRobustProtocol(seed, sizes, p, clip, stableClip, privacy);
+  }
+
+  public PublicSeed seed() {
+    return seed;
+  }
+
+  /** m, d, k, t, v. */
+  public SketchSizes sizes() {
+    return sizes;
+  }
+
+  public int users() {
+    return sizes.m();
+  }
+
+  public int dimension() {
+    return sizes.n();
+  }
+
+  public double p() {
+    return p;
+  }
+
+  /** C, the ℓ1 row bound. */
+  public double clip() {
+    return clip;
+  }
+
+  public double stableClip() {
+    return stableClip;
+  }
+
+  public PrivacyParams privacy() {
+    return privacy;
+  }
+
+  /** The public p-stable matrices (Φ, S, Tᵀ) and their exact column-norm maxima. */
+  public RobustMatrices matrices() {
+    return matrices;
+  }
+
+  /** The per-report Laplace calibration: {@code yr()} and {@code z()}, ε/2 each. */
+  public RobustPlan plan() {
+    return plan;
+  }
+
+  /** Tᵀ column-major (column j = T[j, :]) without a copy, for the randomizer. */
+  double[] transposedT() {
+    return transposedT;
+  }
+
+  /**
+   * 16 hex digits identifying every parameter (format, seed, m, d, k, t, v, p, C, stable clip,
+   * ε): reports carry it, and an aggregate refuses reports of another protocol.
+   */
+  public String id() {
+    return id;
+  }
+
+  private String fingerprint() {
+    return LocalPcaProtocol.fingerprint(FORMAT + "|seed=" + seed + "|m=" + sizes.m() + "|d="
+        + sizes.n() + "|k=" + sizes.k() + "|t=" + sizes.t() + "|v=" + sizes.v() + "|p="
+        + Double.doubleToLongBits(p) + "|clip=" + Double.doubleToLongBits(clip) + "|stableClip="
+        + Double.doubleToLongBits(stableClip) + "|epsilon="
+        + Double.doubleToLongBits(privacy.epsilon()));
+  }
+
+  @Override
+  public String toString() {
+    return "LocalRobustProtocol[id=" + id + ", m=" + sizes.m() + ", d=" + sizes.n() + ", t="
+        + sizes.t() + ", v=" + sizes.v() + ", p=" + p + ", C=" + clip + ", eps="
+        + privacy.epsilon() + "]";
+  }
+}
