@@ -30,7 +30,7 @@ import java.util.Objects;
  * </pre>
  *
  * with N1_i, N2_i exact grid Laplace from her own coins. Line 5's third message Z_i = Y_r,i is a
- * copy of the second (S and N2 of line 3 are drawn but never used, exactly as in the central
+ * copy of the second (the paper's S (s×d) and N2_i of line 3 are drawn but never used, exactly as in the central
  * Algorithm 2, whose "Z = Y_r" we read the same way), so it is not sent: sending it twice would
  * add nothing. The server sums the reports (line 9) and runs ROBUST-PCA's post-processing
  * (lines 10–14; {@code release.RobustRelease.basis}, our reading in robust.md §1).
@@ -115,6 +115,9 @@ public final class LocalRobustProtocol {
     Objects.requireNonNull(privacy, "privacy");
     Preconditions.checkPositive("users (m)", users);
     Preconditions.checkPositive("dimension (d)", dimension);
+    // The floating-point argument of docs/privacy/local-pca.md §4 (query within (d + 2)·2⁻⁵³
+    // relative of the exact one, inside the 10⁻⁹ margin of the ℓ1 clip) needs d < 10⁶.
+    Preconditions.check(dimension < 1_000_000, "dimension (d)", "< 10^6", dimension);
     Preconditions.checkPositive("rank (k)", rank);
     Preconditions.check(rank <= Math.min(users, dimension), "rank (k)",
         "<= min(users, d) = " + Math.min(users, dimension), rank);

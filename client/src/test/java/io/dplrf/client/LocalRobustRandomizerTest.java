@@ -67,7 +67,12 @@ class LocalRobustRandomizerTest {
     RobustMatrices mats = p.matrices();
     assertEquals(2 * 1.5 * mats.phiFactor(), p.plan().yr().l1Sensitivity(), 0);
     assertEquals(2 * 1.5 * mats.stFactor(), p.plan().z().l1Sensitivity(), 0);
+    // Rounding slack charged for every entry of a report (two rows may differ in all d
+    // coordinates, so every entry of Yr_i (t×d) and Z_i (v×v) may move), for one rounding each.
+    assertEquals((long) p.sizes().t() * 12, p.plan().yr().entries());
+    assertEquals((long) p.sizes().v() * p.sizes().v(), p.plan().z().entries());
     for (LaplaceSketchNoise n : new LaplaceSketchNoise[] {p.plan().yr(), p.plan().z()}) {
+      assertEquals(1, n.roundedNodes());
       assertEquals(0.5, n.epsilon(), 0);
       assertTrue(n.sensitivityWithSlack() / n.scale() <= 0.5, n.toString());
       assertTrue(n.sensitivityWithSlack() / n.scale() > 0.5 * (1 - 1e-6), "noise not minimal: " + n);

@@ -1,5 +1,6 @@
 package io.dplrf.client;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.sketch.lra.LaplaceSketchNoise;
@@ -38,9 +39,10 @@ class NeighbouringRowsRobustPrivacyTest {
     p.matrices().phi().columns(0, m, phi);
     double[] s = new double[v * m];
     p.matrices().s().columns(0, m, s);
-    // The slot of the largest Φ column (Yr's worst case); Z's own worst slot is checked by the
-    // sensitivity test.
+    // The slot of the largest Φ column (Yr's worst case). Z's worst case needs the largest S
+    // column at the same slot, or a Z-only noise error could go unseen here: required below.
     int slot = argmax(phi, t, m);
+    assertEquals(argmax(s, v, m), slot, "test key " + SEED + ": Yr's and Z's worst slots differ");
     int feature = argmax(p.transposedT(), v, d);
     double[] x = new double[d];
     double[] y = new double[d];

@@ -8,8 +8,9 @@ import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.randomness.StableMatrices;
 
 /**
- * The secret p-stable sketching matrices of ROBUST-LRA / ROBUST-PCA (paper 000, Algorithm 1
- * line 2, in dplrf's orientation, docs/privacy/robust.md §1): Φ (t×m), Ψ (n×t, kept as Ψᵀ t×n),
+ * The p-stable sketching matrices of ROBUST-LRA / ROBUST-PCA — secret (from the service's key)
+ * centrally, public (from a published seed, {@link #generatePublic}) for local-robust — (paper
+ * 000, Algorithm 1 line 2, in dplrf's orientation, docs/privacy/robust.md §1): Φ (t×m), Ψ (n×t, kept as Ψᵀ t×n),
  * S (v×m), T (n×v, kept as Tᵀ v×n). Entries are clipped at τ = the sketch dimension (t or v) and
  * scaled by 1/τ (supplement Lemma 19's 1/s), so every entry lies in [−1, 1]. ROBUST-PCA has no Yc
  * and no Ψ.

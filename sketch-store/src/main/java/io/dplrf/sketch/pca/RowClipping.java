@@ -3,7 +3,8 @@ package io.dplrf.sketch.pca;
 import io.dplrf.sketch.params.Preconditions;
 
 /**
- * Clips a row to ℓ2 norm ≤ C: x ↦ x·min(1, C/‖x‖₂). This is what makes the row relation
+ * Clips a row to ℓ2 norm ≤ C: x ↦ x·min(1, C/‖x‖₂) ({@link #clipInPlace}), or to ℓ1 norm ≤ C
+ * ({@link #clipL1InPlace}: the local-robust protocol, whose Laplace noise is calibrated in ℓ1). This is what makes the row relation
  * {@link io.dplrf.sketch.params.NeighbouringRelation#ONE_ROW} hold for arbitrary input, so it runs
  * on every row before any private statistic sees it. A long row is scaled to a computed norm of
  * at most C·(1 − 10⁻⁹): the computed norm of d entries is within a relative (d + 2)·2⁻⁵³ of the
@@ -32,6 +33,15 @@ public final class RowClipping {
       java.util.function.ToDoubleFunction<double[]> normOf, String nonFinite) {
     Preconditions.checkPositiveFinite("clip", clip);
     double norm = normOf.applyAsDouble(x);
+    while (norm == Double.POSITIVE_INFINITY && allFinite(x)) {
+      // Finite entries whose norm exceeds the largest double: scale by 1/4 (a power of two: the
+      // direction is kept, but for entries that become subnormal) until it does not; the row is
+      // then clipped like any long row.
+      for (int j = 0; j < x.length; j++) {
+        x[j] = Math.scalb(x[j], -2);
+      }
+      norm = normOf.applyAsDouble(x);
+    }
     if (!Double.isFinite(norm)) {
       throw new IllegalArgumentException(nonFinite);
     }
@@ -65,13 +75,37 @@ public final class RowClipping {
     return clip(x, clip, RowClipping::l1Norm, "row entries must be finite (and their l1 norm too)");
   }
 
-  /** ‖x‖₁ (NaN if an entry is NaN, ∞ if an entry is infinite or the sum overflows). */
+  private static boolean allFinite(double[] x) {
+    for (double v : x) {
+      if (!Double.isFinite(v)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * ‖x‖₁ (NaN if an entry is NaN, ∞ if an entry is infinite), without intermediate overflow: summed
+   * as max·Σ|x_j|/max, like {@link #norm}. ∞ for finite entries only if ‖x‖₁ itself exceeds the
+   * largest double (e.g. {1e308, 1e308}); the clip then scales the row down first, so that a finite
+   * row is always clipped, never refused (a refusal would depend on the data).
+   */
   public static double l1Norm(double[] x) {
+    double max = 0;
+    for (double v : x) {
+      if (Double.isNaN(v)) {
+        return Double.NaN;
+      }
+      max = Math.max(max, Math.abs(v));
+    }
+    if (max == 0 || max == Double.POSITIVE_INFINITY) {
+      return max;
+    }
     double s = 0;
     for (double v : x) {
-      s += Math.abs(v);
+      s += Math.abs(v) / max;
     }
-    return s;
+    return max * s;
   }
 
   /** ‖x‖₂, without overflow for large entries. */

@@ -47,4 +47,21 @@ class RowClippingTest {
         () -> RowClipping.clipL1InPlace(new double[] {Double.POSITIVE_INFINITY}, 1));
     assertFalse(RowClipping.clipL1InPlace(new double[] {0.25, -0.25}, 1));
   }
+
+  /** A finite row whose plain ℓ1 sum overflows is clipped, not refused (refusal is data-dependent). */
+  @Test
+  void clipL1_clipsFiniteRowsWhoseSumWouldOverflow() {
+    double[] x = {1e308, -1e308, 1e308};
+        assertTrue(RowClipping.clipL1InPlace(x, 1));
+    assertTrue(RowClipping.l1Norm(x) <= 1 - RowClipping.MARGIN);
+    assertEquals(1.0 / 3, x[0], 1e-9);
+    assertEquals(-1.0 / 3, x[1], 1e-9);
+    double[] wide = new double[1000];
+    java.util.Arrays.fill(wide, Double.MAX_VALUE);
+    assertTrue(RowClipping.clipL1InPlace(wide, 2));
+    assertEquals(0.002, wide[999], 0.002 * 2 * RowClipping.MARGIN); // scaled to C(1 − margin)
+    double[] l2 = {Double.MAX_VALUE, Double.MAX_VALUE};
+    assertTrue(RowClipping.clipInPlace(l2, 1));
+    assertEquals(Math.sqrt(0.5), l2[0], 1e-9);
+  }
 }
