@@ -25,6 +25,8 @@ public abstract sealed class NoisyLinearSketch
   final String nodeLabel;
   final boolean noiseless;
   private long updates;
+  /** Set by {@link #intoNode}: the data now belongs to a node; this object must not be used. */
+  private boolean handedOver;
 
   NoisyLinearSketch(int m, int n, SecretKey key, String nodeLabel, boolean noiseless) {
     this.m = m;
@@ -99,6 +101,8 @@ public abstract sealed class NoisyLinearSketch
    *     belongs to another mechanism, plan, instance or key
    */
   public final void absorb(NoisyLinearSketch accumulator) {
+    requireNotHandedOver();
+    accumulator.requireNotHandedOver();
     if (accumulator == this || !(accumulator.noiseless || accumulator.startsEmpty())) {
       throw new IllegalArgumentException("only another sketch holding data only can be absorbed "
           + "(node " + accumulator.nodeLabel + ")");
@@ -130,6 +134,7 @@ public abstract sealed class NoisyLinearSketch
    * @throws IllegalStateException for a noisy sketch: its padding and noise must never be wiped
    */
   public final void reset() {
+    requireNotHandedOver();
     if (!noiseless) {
       throw new IllegalStateException("only a noiseless accumulator can be reset: " + nodeLabel);
     }
@@ -138,6 +143,42 @@ public abstract sealed class NoisyLinearSketch
       java.util.Arrays.fill(a, 0.0);
     }
     updates = 0;
+  }
+
+  /**
+   * The node {@code nodeLabel} holding exactly this noiseless accumulator's data, made without a
+   * copy: the node takes the accumulator's arrays (its noise is drawn at release from its own
+   * label, as for any node of a mechanism whose state is data only). Equivalent to a new node that
+   * {@link #absorb}s this accumulator, minus one sketch-size allocation and addition. This object
+   * is then spent: {@link #absorb} and {@link #reset} refuse it, and the caller must drop it (and
+   * must not {@link #update} it).
+   *
+   * @throws IllegalStateException unless this is a noiseless sketch of a mechanism whose nodes
+   *     hold data only (Priv2, robust; not Priv1, whose nodes hold their padding), not yet handed
+   *     over
+   */
+  public final NoisyLinearSketch intoNode(String nodeLabel) {
+    requireNotHandedOver();
+    if (!noiseless || !startsEmpty()) {
+      throw new IllegalStateException("only a noiseless accumulator whose state is data only can "
+          + "become a node: " + this.nodeLabel);
+    }
+    flushPending();
+    NoisyLinearSketch node = withState(java.util.Objects.requireNonNull(nodeLabel, "nodeLabel"));
+    node.updates = updates;
+    handedOver = true;
+    return node;
+  }
+
+  /** A noisy sketch labelled {@code nodeLabel} sharing this one's state arrays ({@link #intoNode}). */
+  NoisyLinearSketch withState(String nodeLabel) {
+    throw new IllegalStateException(getClass().getSimpleName() + " nodes hold more than data");
+  }
+
+  private void requireNotHandedOver() {
+    if (handedOver) {
+      throw new IllegalStateException("accumulator " + nodeLabel + " was handed over to a node");
+    }
   }
 
   /** The mechanism's plan record, for compatibility checks. */

@@ -41,6 +41,23 @@ public final class Priv2Sketch extends BufferedSketch {
     banded = mats.sparsity > 0 ? new BandedUpdates((long) y.length + zT.length) : null;
   }
 
+  /** A noisy node on {@code data}'s arrays ({@link #intoNode}); nodes take no updates, no buffer. */
+  private Priv2Sketch(Priv2Sketch data, String nodeLabel) {
+    super(data.m, data.n, data.key, nodeLabel, false);
+    this.plan = data.plan;
+    this.mats = data.mats;
+    this.tw = data.tw;
+    this.v = data.v;
+    this.y = data.y;
+    this.zT = data.zT;
+    this.banded = null;
+  }
+
+  @Override
+  NoisyLinearSketch withState(String nodeLabel) {
+    return new Priv2Sketch(this, nodeLabel);
+  }
+
   public static Priv2Sketch create(
       Priv2Plan plan, Priv2Matrices mats, SecretKey key, String nodeLabel) {
     return new Priv2Sketch(plan, mats, key, nodeLabel, false);

@@ -53,6 +53,23 @@ public final class RobustSketch extends NoisyLinearSketch {
     z = new double[Math.multiplyExact(v, v)];
   }
 
+  /** A noisy node on {@code data}'s arrays ({@link #intoNode}). */
+  private RobustSketch(RobustSketch data, String nodeLabel) {
+    super(data.m, data.n, data.key, nodeLabel, false);
+    this.plan = data.plan;
+    this.mats = data.mats;
+    this.tw = data.tw;
+    this.v = data.v;
+    this.yrT = data.yrT;
+    this.yc = data.yc;
+    this.z = data.z;
+  }
+
+  @Override
+  NoisyLinearSketch withState(String nodeLabel) {
+    return new RobustSketch(this, nodeLabel);
+  }
+
   public static RobustSketch create(
       RobustPlan plan, RobustMatrices mats, SecretKey key, String nodeLabel) {
     return new RobustSketch(plan, mats, key, nodeLabel, false);

@@ -158,18 +158,23 @@ public final class ContinualSketch {
     }
     requireNoPendingClose();
     int e = epochsClosed + 1;
-    Map<NodeId, NoisyLinearSketch> justClosed = factory.nodesStartEmpty()
-        ? mergeUp(e, accumulator) : foldIntoOpenNodes(e);
     // Archive every closing node before changing any state: if a write fails, closeEpoch can be
     // retried and computes the same nodes again.
-    for (Map.Entry<NodeId, NoisyLinearSketch> c : justClosed.entrySet()) {
-      archive.put(c.getKey(), c.getValue());
-    }
-    if (factory.nodesStartEmpty()) { // Priv1's foldIntoOpenNodes has emptied it already
+    Map<NodeId, NoisyLinearSketch> justClosed;
+    if (factory.nodesStartEmpty()) {
+      NodeId leaf = new NodeId(0, e - 1);
+      NoisyLinearSketch leafNode = factory.node(leaf);
+      leafNode.absorb(accumulator);
+      justClosed = mergeUpAndArchive(leaf, leafNode);
       accumulator.reset();
-    }
-    for (NodeId id : justClosed.keySet()) {
-      open[id.level()] = null;
+    } else {
+      justClosed = foldIntoOpenNodes(e); // Priv1: empties the accumulator
+      for (Map.Entry<NodeId, NoisyLinearSketch> c : justClosed.entrySet()) {
+        archive.put(c.getKey(), c.getValue());
+      }
+      for (NodeId id : justClosed.keySet()) {
+        open[id.level()] = null;
+      }
     }
     install(e, justClosed);
     if (e < config.epochs() && !factory.nodesStartEmpty()) {
@@ -209,10 +214,11 @@ public final class ContinualSketch {
 
   /**
    * Makes and archives the nodes of a begun close (the heavy part: applying the epoch's buffered
-   * updates, the leaf and parent sums, the node-file writes), then installs them: {@link
-   * #epochsClosed} advances and the emptied accumulator becomes the spare. May run on another
-   * thread than the owner's, concurrently with {@link #update}: it reads only the closed nodes and
-   * the set-aside accumulator, which the owner no longer touches.
+   * updates, the parent sums, the node-file writes), then installs them: {@link #epochsClosed}
+   * advances. The set-aside accumulator becomes the leaf itself ({@link
+   * NoisyLinearSketch#intoNode}: no copy), and a new empty accumulator is made as the spare for the
+   * next close. May run on another thread than the owner's, concurrently with {@link #update}: it
+   * reads only the closed nodes and the set-aside accumulator, which the owner no longer touches.
    *
    * @throws UncheckedIOException if a node cannot be written; the close stays pending then, and
    *     the tree must not be used further (the caller's state is that of its last snapshot)
@@ -221,14 +227,10 @@ public final class ContinualSketch {
     if (p != pending || p.finished) {
       throw new IllegalStateException("not the pending close: " + p);
     }
-    Map<NodeId, NoisyLinearSketch> made = mergeUp(p.epoch, p.epochData);
-    for (Map.Entry<NodeId, NoisyLinearSketch> c : made.entrySet()) {
-      archive.put(c.getKey(), c.getValue());
-    }
-    p.epochData.reset();
-    install(p.epoch, made);
+    NodeId leaf = new NodeId(0, p.epoch - 1);
+    install(p.epoch, mergeUpAndArchive(leaf, p.epochData.intoNode(factory.label(leaf))));
     p.finished = true;
-    spare = p.epochData;
+    spare = factory.accumulator(); // made here, off the owner's thread, after the nodes not kept are dropped
     pending = null;
   }
 
@@ -273,27 +275,34 @@ public final class ContinualSketch {
     epochsClosed = e;
   }
 
-  /** The nodes ending at epoch e, made from the epoch's data and retained left siblings. */
-  private Map<NodeId, NoisyLinearSketch> mergeUp(int e, NoisyLinearSketch epochData) {
-    Map<NodeId, NoisyLinearSketch> made = new LinkedHashMap<>();
-    NodeId id = new NodeId(0, e - 1);
-    NoisyLinearSketch node = factory.node(id);
-    node.absorb(epochData);
-    made.put(id, node);
+  /**
+   * Makes and archives the nodes ending at the leaf's epoch e, bottom-up: each parent is the sum of
+   * its retained left sibling and the node just made. Of these only the topmost belongs to the
+   * prefix decomposition of [1, e] (a node ending at e whose parent also ends at e is covered by
+   * that parent), so each lower node is written and dropped as soon as its parent is made: at most
+   * two new nodes in memory at once.
+   *
+   * @return the topmost node, the only one to retain
+   */
+  private Map<NodeId, NoisyLinearSketch> mergeUpAndArchive(NodeId leaf, NoisyLinearSketch leafNode) {
+    NodeId id = leaf;
+    NoisyLinearSketch node = leafNode;
     while ((id.index() & 1) == 1) { // a right child: its parent ends at e too
       NoisyLinearSketch left = retained.get(new NodeId(id.level(), id.index() - 1));
       if (left == null) {
         throw new IllegalStateException("node " + id + " closes but its left sibling is not "
             + "retained");
       }
-      id = new NodeId(id.level() + 1, id.index() >> 1);
-      NoisyLinearSketch parent = factory.node(id);
+      NodeId parentId = new NodeId(id.level() + 1, id.index() >> 1);
+      NoisyLinearSketch parent = factory.node(parentId);
       parent.absorb(left);
       parent.absorb(node);
-      made.put(id, parent);
+      archive.put(id, node);
+      id = parentId;
       node = parent;
     }
-    return made;
+    archive.put(id, node);
+    return Map.of(id, node);
   }
 
   /**

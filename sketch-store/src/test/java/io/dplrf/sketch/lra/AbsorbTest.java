@@ -1,6 +1,7 @@
 package io.dplrf.sketch.lra;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.dplrf.sketch.params.PrivacyParams;
@@ -40,6 +41,36 @@ class AbsorbTest {
     assertArrayEquals(a.yc().data(), b.yc().data(), 1e-9);
     assertArrayEquals(a.yr().data(), b.yr().data(), 1e-9);
     assertArrayEquals(a.z().data(), b.z().data(), 1e-9);
+  }
+
+  /**
+   * An accumulator handed over with intoNode is exactly a fresh node that absorbed it (same data,
+   * same count, same noise from the node's label), for the sparse Priv2 accumulator of the tree
+   * with updates still buffered; the spent accumulator refuses further use.
+   */
+  @Test
+  void intoNode_equalsAFreshNodeThatAbsorbedTheAccumulator_andSpendsIt() {
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(1, 1e-6), 1, SIZES, 2, 1);
+    Priv2Matrices mats = Priv2Matrices.generate(KEY, "i", SIZES, true, 2);
+    Priv2Sketch acc = Priv2Sketch.createWithoutNoise(plan, mats, KEY, "i/acc");
+    for (int x = 0; x < 20; x++) {
+      acc.update(x % 12, (3 * x) % 9, x - 4.5);
+    }
+    Priv2Sketch absorbed = Priv2Sketch.create(plan, mats, KEY, "i/node");
+    absorbed.absorb(acc);
+    NoisyLinearSketch node = acc.intoNode("i/node");
+    assertEquals(false, node.isNoiseless());
+    assertEquals(20, node.updateCount());
+    Priv2Sketches a = absorbed.release();
+    Priv2Sketches b = (Priv2Sketches) node.release();
+    assertArrayEquals(a.y().data(), b.y().data(), 0.0);
+    assertArrayEquals(a.z().data(), b.z().data(), 0.0);
+    assertThrows(IllegalStateException.class, acc::reset);
+    assertThrows(IllegalStateException.class, () -> absorbed.absorb(acc));
+    assertThrows(IllegalStateException.class, () -> acc.intoNode("i/again"));
+    assertThrows(IllegalStateException.class, () -> node.intoNode("i/x"), "a noisy node");
+    assertThrows(IllegalStateException.class, () -> acc("i").intoNode("i/x"),
+        "Priv1 state holds more than data");
   }
 
   @Test
