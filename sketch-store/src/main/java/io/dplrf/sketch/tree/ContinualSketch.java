@@ -39,7 +39,9 @@ import java.util.function.Supplier;
  *
  * <p><b>Memory.</b> Live objects: the accumulator, ≤ L open nodes (Priv1 only) and the ≤ L closed
  * nodes of the prefix decomposition of [1, epochsClosed] (every future prefix release needs only
- * these or nodes not yet closed). Every closed node is also archived as {@code SketchCodec} bytes for
+ * these or nodes not yet closed); while a close runs, at most two nodes it makes (each lower node
+ * of its chain is written and dropped once its parent is made); with the pipelined close, one
+ * more accumulator (the next epoch's, while the set-aside one becomes the leaf). Every closed node is also archived as {@code SketchCodec} bytes for
  * range releases and releases of earlier prefixes: in memory by default (O(T) sketches, part of
  * the snapshot), or as files in {@code nodeStore} (O(L) sketches in memory).
  *
