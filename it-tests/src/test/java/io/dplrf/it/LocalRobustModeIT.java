@@ -207,6 +207,134 @@ class LocalRobustModeIT {
         firstBatch + PER_EPOCH - 1, sinTheta(v2, truth), Math.sqrt(K));
   }
 
+  /**
+   * Exactly once across a hard crash: the service runs as a child JVM and is killed with SIGKILL
+   * (no final snapshot) mid-stream after its first release, then restarted on the same state
+   * directory. 3,000 reports for slots 0..2999 in shuffled order, each 10th slot sent a second
+   * time later in the stream (300 duplicates), paced over about 6 s on one partition. Afterwards
+   * every record is consumed once, each slot counted once, each duplicate dead-lettered once,
+   * and the last release equals the basis of the first report of every slot (offline, as above):
+   * a report applied twice or lost across the crash would move it far beyond 1e-6.
+   */
+  @Test
+  void localRobust_killDashNineMidStream_thenRestart_countsEverySlotExactlyOnce(
+      KafkaEnvironment kafka) throws Throwable {
+    int m = 3000;
+    int epoch = 330;
+    String topic = "it-local-robust-crash-" + UUID.randomUUID();
+    kafka.createTopic(topic, 1);
+    Path state = Files.createTempDirectory("dplrf-it-lr-crash-state");
+    Path logs = Files.createTempDirectory("dplrf-it-lr-crash-log");
+    Map<String, String> settings = RunningService.settings("mode", "local", "local-mechanism",
+        "local-robust", "rows", "" + m, "cols", "" + D, "rank", "" + K, "epsilon", "5",
+        "epochs", "10", "epoch-updates", "" + epoch, "clip", "1", "seed", "3c".repeat(32),
+        "bootstrap-servers", kafka.bootstrapServers(), "topic", topic,
+        "state-dir", state.toString(), "http-port", "0", "operator-port", "0");
+    LocalRobustProtocol protocol = LocalRobustProtocol.of(PublicSeed.parse("3c".repeat(32)), m, D,
+        K, null, null, 1, 1, io.dplrf.sketch.lra.RobustMatrices.DEFAULT_STABLE_CLIP,
+        new PrivacyParams(5, 1e-6));
+    SplittableRandom rnd = new SplittableRandom(42);
+    double[][] w = LocalModeIT.orthonormal(rnd, K, D);
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < m; i++) {
+      order.add(i);
+    }
+    java.util.Collections.shuffle(order, new java.util.Random(43));
+    List<byte[]> records = new ArrayList<>();
+    for (int r = 0; r < m; r++) {
+      int slot = order.get(r);
+      records.add(LocalRobustReportCodec.encode(
+          LocalRobustRandomizer.create(protocol).report(slot, row(rnd, w))));
+      if (r >= 100 && order.get(r - 100) % 10 == 0) { // slot sent 100 records ago, again
+        records.add(LocalRobustReportCodec.encode(
+            LocalRobustRandomizer.create(protocol).report(order.get(r - 100), row(rnd, w))));
+      }
+    }
+    for (int r = m - 100; r < m; r++) { // the last 100 slots' repeats at the end
+      if (order.get(r) % 10 == 0) {
+        records.add(LocalRobustReportCodec.encode(
+            LocalRobustRandomizer.create(protocol).report(order.get(r), row(rnd, w))));
+      }
+    }
+    int duplicates = records.size() - m;
+    assertEquals(m / 10, duplicates, "test parameters");
+    int epochs = records.size() / epoch; // 3300 / 330 = 10 = T
+    List<ChildService> children = new ArrayList<>();
+    try {
+      ChildService first = ChildService.start(settings, logs.resolve("serve-1.log"),
+          Duration.ofSeconds(60));
+      children.add(first);
+      java.util.concurrent.CompletableFuture<Void> producing =
+          java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+              sendPaced(kafka.bootstrapServers(), topic, records, 550);
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          });
+      Poll.until("the first release", DEADLINE, () -> Http.object(first.api(
+          "/v1/release/latest")), r -> longOf(r, "epoch") >= 1);
+      Map<String, Object> beforeKill = Http.object(first.operator("/admin/ingest"));
+      first.kill();
+      System.out.println("local-robust crash: killed after " + beforeKill);
+      assertTrue(longOf(beforeKill, "recordsConsumed") < records.size(),
+          "the kill must come mid-stream: " + beforeKill);
+      producing.get(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+
+      ChildService second = ChildService.start(settings, logs.resolve("serve-2.log"),
+          Duration.ofSeconds(60));
+      children.add(second);
+      Map<String, Object> after = Poll.until("every record consumed after the restart",
+          DEADLINE, () -> Http.object(second.operator("/admin/ingest")),
+          a -> longOf(a, "recordsConsumed") >= records.size()
+              && longOf(a, "epochsClosed") >= epochs);
+      System.out.println("local-robust crash: after restart " + after);
+      assertEquals(records.size(), longOf(after, "recordsConsumed"), "read once: " + after);
+      assertEquals(m, longOf(after, "reportsApplied"), "each slot once: " + after);
+      Map<String, Object> dl = objectOf(after, "recordsDeadLettered");
+      assertEquals(duplicates, longOf(dl, "duplicate_slot"), "" + after);
+      assertEquals(duplicates, dl.values().stream().mapToLong(x -> ((Number) x).longValue())
+          .sum(), "no other dead letters: " + after);
+      Map<String, Object> last = Poll.until("the release of epoch " + epochs, DEADLINE,
+          () -> Http.object(second.api("/v1/release/latest")), r -> longOf(r, "epoch") == epochs);
+      assertSameSubspace(Http.matrix(last.get("U")),
+          offlineBasis(kafka, topic, protocol, records.size()), "after the crash");
+    } catch (Throwable t) {
+      for (ChildService c : children) {
+        System.out.println("---- output of " + c.log + " ----\n" + c.output());
+      }
+      throw t;
+    } finally {
+      for (ChildService c : children) {
+        c.kill();
+      }
+      RunningService.deleteTree(state);
+      RunningService.deleteTree(logs);
+    }
+  }
+
+  /** Sends the records in order at about {@code perSecond}; waits for every ack. */
+  private static void sendPaced(String bootstrap, String topic, List<byte[]> records,
+      int perSecond) throws Exception {
+    long t0 = System.nanoTime();
+    try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> p =
+        Stream.producer(bootstrap)) {
+      List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
+      for (int r = 0; r < records.size(); r++) {
+        acks.add(p.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null,
+            records.get(r))));
+        long wait = t0 + (r + 1) * 1_000_000_000L / perSecond - System.nanoTime();
+        if (wait > 0) {
+          Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000)); // rate limit only
+        }
+      }
+      p.flush();
+      for (var a : acks) {
+        a.get();
+      }
+    }
+  }
+
   /** Runs {@code dplrf produce --local --mechanism local-robust} on rows [from, from+count). */
   private static void produce(KafkaEnvironment kafka, String topic, LocalRobustProtocol p,
       double[][] rows, int from, int count) throws Exception {

@@ -103,10 +103,9 @@ public final class LocalRobustTarget implements LocalAggregate {
   }
 
   @Override
-  public synchronized void ingestStats(Map<String, Object> m) {
+  public void ingestStats(Map<String, Object> m) {
     m.put("mechanism", "local-robust");
-    m.put("slotsCounted", reports);
-    m.put("slots", protocol.users());
+    m.put("slots", protocol.users()); // m, public; reportsApplied = slots counted
   }
 
   @Override
