@@ -76,14 +76,21 @@ final class LocalRobustMode {
     m.put("epsilon", p.privacy().epsilon());
     m.put("delta", 0.0);
     m.put("topic", topic);
-    m.put("perReportLaplaceScale", Map.of("yr", p.plan().yr().scale(), "z", p.plan().z().scale()));
-    m.put("perReportSensitivity", Map.of("yr", p.plan().yr().sensitivityWithSlack(),
-        "z", p.plan().z().sensitivityWithSlack()));
+    m.put("perReportLaplaceScale", parts(p.plan().yr().scale(), p.plan().z().scale()));
+    m.put("perReportSensitivity", parts(p.plan().yr().sensitivityWithSlack(),
+        p.plan().z().sensitivityWithSlack()));
     m.put("usage", "LocalRobustProtocol.of(PublicSeed.parse(seed), m, d, k, t, v, p, clip, "
         + "stableClip, new PrivacyParams(epsilon, any delta)) must give protocolId; the user of"
         + " slot i (0 <= i < m, one slot per user, assigned by the operator) sends"
         + " LocalRobustReportCodec.encode(LocalRobustRandomizer.create(protocol).report(i, row))"
         + " to the topic, once, without a key; a second report for a slot is not counted");
+    return m;
+  }
+
+  private static Map<String, Object> parts(double yr, double z) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("yr", yr);
+    m.put("z", z);
     return m;
   }
 
