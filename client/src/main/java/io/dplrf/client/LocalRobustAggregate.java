@@ -69,25 +69,15 @@ public final class LocalRobustAggregate {
    * one report).
    */
   public synchronized RobustSketches sketches() {
-    return sketches(protocol, yr.clone(), z.clone(), reports);
-  }
-
-  /**
-   * Sums made elsewhere (e.g. a streaming server's exact grid sums) as ROBUST-PCA's bundle: Yr
-   * = {@code yr} (t×d row-major, not copied), Z = {@code z} (v×v), the public S and Tᵀ, and per
-   * part the noise of {@code reports} reports.
-   */
-  public static RobustSketches sketches(LocalRobustProtocol protocol, double[] yr, double[] z,
-      long reports) {
     SketchSizes sz = protocol.sizes();
     RobustMatrices mats = protocol.matrices();
-    List<NoiseScale> noise = List.of(summed(protocol.plan().yr(), yr.length, reports),
-        summed(protocol.plan().z(), z.length, reports));
-    return new RobustSketches(sz.m(), sz.n(), protocol.p(), new Dense(sz.t(), sz.n(), yr),
-        null, new Dense(sz.v(), sz.v(), z), mats.s(), mats.tTransposed(), noise);
+    List<NoiseScale> noise = List.of(summed(protocol.plan().yr(), yr.length),
+        summed(protocol.plan().z(), z.length));
+    return new RobustSketches(sz.m(), sz.n(), protocol.p(), new Dense(sz.t(), sz.n(), yr.clone()),
+        null, new Dense(sz.v(), sz.v(), z.clone()), mats.s(), mats.tTransposed(), noise);
   }
 
-  private static NoiseScale summed(LaplaceSketchNoise n, long entries, long reports) {
+  private NoiseScale summed(LaplaceSketchNoise n, long entries) {
     NoiseScale one = n.scale(entries);
     return new NoiseScale(one.sketch(), one.sigma() * Math.sqrt(reports), one.sensitivity(),
         entries);

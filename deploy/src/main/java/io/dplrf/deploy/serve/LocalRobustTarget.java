@@ -1,12 +1,15 @@
 package io.dplrf.deploy.serve;
 
-import io.dplrf.client.LocalRobustAggregate;
 import io.dplrf.client.LocalRobustProtocol;
 import io.dplrf.client.LocalRobustReport;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.Release;
 import io.dplrf.ingest.IngestConfig;
+import io.dplrf.sketch.lra.LaplaceSketchNoise;
+import io.dplrf.sketch.lra.NoiseScale;
+import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.sketch.lra.RobustSketches;
+import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.SketchSizes;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -15,7 +18,9 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -178,11 +183,21 @@ public final class LocalRobustTarget implements LocalAggregate {
 
   /**
    * The sums as of the last closed epoch as ROBUST-PCA's bundle (Yr, Z, the public S and Tᵀ),
-   * in the units of the reports (rounded from exact), for {@code RobustRelease.basis}.
+   * in the units of the reports (rounded from exact), for {@code RobustRelease.basis}; as {@code
+   * LocalRobustAggregate.sketches()}, noise per part that of {@link #reportsAtClose} reports.
    */
   public synchronized RobustSketches closedSketches() {
-    return LocalRobustAggregate.sketches(protocol, yr.closedValues(), z.closedValues(),
-        reportsAtClose);
+    SketchSizes sz = protocol.sizes();
+    RobustMatrices mats = protocol.matrices();
+    List<NoiseScale> noise = new ArrayList<>();
+    for (LaplaceSketchNoise part : List.of(protocol.plan().yr(), protocol.plan().z())) {
+      NoiseScale one = part.scale(part == protocol.plan().yr() ? yr.size() : z.size());
+      noise.add(new NoiseScale(one.sketch(), one.sigma() * Math.sqrt(reportsAtClose),
+          one.sensitivity(), one.entries()));
+    }
+    return new RobustSketches(sz.m(), sz.n(), protocol.p(),
+        new Dense(sz.t(), sz.n(), yr.closedValues()), null,
+        new Dense(sz.v(), sz.v(), z.closedValues()), mats.s(), mats.tTransposed(), noise);
   }
 
   @Override
