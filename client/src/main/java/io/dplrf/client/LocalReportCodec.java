@@ -39,7 +39,9 @@ public final class LocalReportCodec {
     /** The protocol's id but another shape (d×t; local-robust t, d, v). */
     SHAPE,
     /** A value that is NaN, infinite or not on the protocol's noise grid γℤ. */
-    VALUE
+    VALUE,
+    /** Local-robust only: a user slot outside [0, m). */
+    SLOT
   }
 
   /** {@link #decode}'s refusal, naming the {@link Problem} and the first thing that is wrong. */
@@ -59,7 +61,7 @@ public final class LocalReportCodec {
   public static byte[] encode(LocalReport r) {
     Objects.requireNonNull(r, "report");
     double[] v = r.valuesUnsafe();
-    ByteBuffer b = ReportWire.start(HEADER + 8 * v.length, MAGIC, r.protocolId());
+    ByteBuffer b = ReportWire.start(HEADER + 8 * v.length, MAGIC, VERSION, r.protocolId());
     b.putInt(r.rows()).putInt(r.cols());
     for (double x : v) {
       b.putDouble(x);
@@ -76,7 +78,7 @@ public final class LocalReportCodec {
   public static LocalReport decode(byte[] bytes, LocalPcaProtocol protocol) {
     Objects.requireNonNull(bytes, "bytes");
     Objects.requireNonNull(protocol, "protocol");
-    ByteBuffer b = ReportWire.open(bytes, HEADER, MAGIC, WHAT, protocol.id());
+    ByteBuffer b = ReportWire.open(bytes, HEADER, MAGIC, VERSION, null, WHAT, protocol.id());
     int d = b.getInt();
     int t = b.getInt();
     if (d != protocol.dimension() || t != protocol.sketchCols()) {

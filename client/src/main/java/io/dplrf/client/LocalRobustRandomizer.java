@@ -65,7 +65,7 @@ public final class LocalRobustRandomizer {
     noisy(q[0], protocol.plan().yr());
     noisy(q[1], protocol.plan().z());
     SketchSizes sz = protocol.sizes();
-    return new LocalRobustReport(protocol.id(), sz.t(), sz.n(), sz.v(), q[0], q[1]);
+    return new LocalRobustReport(protocol.id(), user, sz.t(), sz.n(), sz.v(), q[0], q[1]);
   }
 
   private void noisy(double[] data, LaplaceSketchNoise noise) {

@@ -4,7 +4,8 @@ package io.dplrf.client;
  * The one message a user sends in LOCAL-ROBUST-PCA: the noisy sketches
  * Yr_i = round(Φ[:, i] xᵀ) + N1 (t×d) and Z_i = round(S[:, i] xᵀT) + N2 (v×v) of the user's
  * ℓ1-clipped row x ({@link LocalRobustProtocol}). It is ε-DP with respect to the row by itself,
- * so it may be sent, stored and published. It does not carry the user's slot.
+ * so it may be sent, stored and published. It carries the user's slot i (public: which columns of
+ * Φ and S she used, not data), so that a server can count each slot once.
  *
  * <p>As {@link LocalReport}: the constructor is package-private, a report is made only by
  * {@link LocalRobustRandomizer#report} or decoded by {@link LocalRobustReportCodec#decode}, and
@@ -12,18 +13,20 @@ package io.dplrf.client;
  */
 public final class LocalRobustReport {
   private final String protocolId;
+  private final int slot;
   private final int t;
   private final int d;
   private final int v;
   private final double[] yr;
   private final double[] z;
 
-  LocalRobustReport(String protocolId, int t, int d, int v, double[] yr, double[] z) {
+  LocalRobustReport(String protocolId, int slot, int t, int d, int v, double[] yr, double[] z) {
     if (yr.length != t * d || z.length != v * v) {
       throw new IllegalArgumentException("a report of t=" + t + ", d=" + d + ", v=" + v + " needs "
           + t * d + " + " + v * v + " values, got " + yr.length + " + " + z.length);
     }
     this.protocolId = protocolId;
+    this.slot = slot;
     this.t = t;
     this.d = d;
     this.v = v;
@@ -34,6 +37,11 @@ public final class LocalRobustReport {
   /** {@link LocalRobustProtocol#id()} of the protocol the report was made under. */
   public String protocolId() {
     return protocolId;
+  }
+
+  /** The user's slot i, 0 ≤ i &lt; m: the report was made with Φ[:, i] and S[:, i]. */
+  public int slot() {
+    return slot;
   }
 
   public int t() {
@@ -68,6 +76,7 @@ public final class LocalRobustReport {
 
   @Override
   public String toString() {
-    return "LocalRobustReport[protocol=" + protocolId + ", t=" + t + ", d=" + d + ", v=" + v + "]";
+    return "LocalRobustReport[protocol=" + protocolId + ", slot=" + slot + ", t=" + t + ", d=" + d
+        + ", v=" + v + "]";
   }
 }

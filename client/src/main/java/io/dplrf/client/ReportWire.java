@@ -14,23 +14,26 @@ import java.util.HexFormat;
  */
 final class ReportWire {
   static final int PREFIX = 16;
+  /** The version of the "DPLP" format (the "DPLR" format has its own). */
   static final short VERSION = 1;
 
   private ReportWire() {}
 
-  /** A buffer of {@code length} bytes with the header written. */
-  static ByteBuffer start(int length, int magic, String protocolId) {
+  /** A buffer of {@code length} bytes with the header (format {@code version}) written. */
+  static ByteBuffer start(int length, int magic, short version, String protocolId) {
     ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.BIG_ENDIAN);
-    b.putInt(magic).putShort(VERSION).putShort((short) 0);
+    b.putInt(magic).putShort(version).putShort((short) 0);
     b.put(HexFormat.of().parseHex(protocolId));
     return b;
   }
 
   /**
-   * Checks length ≥ {@code header}, magic, version and protocol id; returns the buffer positioned
-   * after the 16-byte prefix.
+   * Checks length ≥ {@code header}, magic, version ({@code version} only; {@code note}, if not
+   * null, explains a refused older version) and protocol id; returns the buffer positioned after
+   * the 16-byte prefix.
    */
-  static ByteBuffer open(byte[] bytes, int header, int magic, String what, String expectedId) {
+  static ByteBuffer open(byte[] bytes, int header, int magic, short expectedVersion, String note,
+      String what, String expectedId) {
     if (bytes.length < header) {
       throw new MalformedReportException(Problem.LENGTH,
           what + " too short: " + bytes.length + " bytes");
@@ -42,9 +45,10 @@ final class ReportWire {
           + Integer.toHexString(m) + ", expected 0x" + Integer.toHexString(magic));
     }
     short version = b.getShort();
-    if (version != VERSION) {
-      throw new MalformedReportException(Problem.NOT_A_REPORT,
-          what + " version " + version + ", this reader knows 1");
+    if (version != expectedVersion) {
+      throw new MalformedReportException(Problem.NOT_A_REPORT, what + " version " + version
+          + ", this reader knows " + expectedVersion
+          + (note != null && version < expectedVersion ? " (" + note + ")" : ""));
     }
     b.getShort();
     byte[] id = new byte[8];

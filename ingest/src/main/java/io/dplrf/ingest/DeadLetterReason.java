@@ -13,7 +13,8 @@ public enum DeadLetterReason {
   BAD_LENGTH,
   /**
    * An update's row or column index is outside {@code [0, rows)} or {@code [0, cols)}; rows mode:
-   * a column index outside {@code [0, d)}.
+   * a column index outside {@code [0, d)}; local-robust: a report's user slot outside
+   * {@code [0, m)}.
    */
   INDEX_OUT_OF_RANGE,
   /** An update's Δ is NaN or infinite. */
@@ -24,11 +25,14 @@ public enum DeadLetterReason {
   NON_FINITE_VALUE,
   /** Rows mode: a column index appears twice in one row. */
   DUPLICATE_INDEX,
-  /** Local mode: not a local report (wrong magic or version of {@code LocalReportCodec}). */
+  /**
+   * Local mode: not a local report (wrong magic or version of {@code LocalReportCodec}, or for
+   * local-robust of {@code LocalRobustReportCodec}, whose version 1 had no slot).
+   */
   NOT_A_REPORT,
   /** Local mode: a report made under another protocol (other seed, d, t, C, ε or δ). */
   FOREIGN_PROTOCOL,
-  /** Local mode: the protocol's id but another d×t. */
+  /** Local mode: the protocol's id but another d×t (local-robust: another t, d or v). */
   WRONG_SHAPE,
   /**
    * Local mode: a value NaN, infinite, off the protocol's noise grid γℤ, or beyond 2⁶²·γ in
@@ -36,5 +40,10 @@ public enum DeadLetterReason {
    */
   BAD_VALUE,
   /** Completion mode: a rating whose magnitude exceeds the configured bound C ({@code clip}). */
-  RATING_OUT_OF_RANGE
+  RATING_OUT_OF_RANGE,
+  /**
+   * Local-robust: a report for a user slot that already has a report in the sum; only the first
+   * report of each slot is counted, so repeated reports of one user never compose in a release.
+   */
+  DUPLICATE_SLOT
 }

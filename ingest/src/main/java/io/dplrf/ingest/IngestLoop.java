@@ -159,9 +159,12 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       case ROW_RECORD -> new RowDecoder(config.bounds());
       case USER_RATING -> new RatingDecoder(bounds);
       case LOCAL_REPORT -> {
+        if (config.localRobustProtocol() != null) {
+          yield new LocalRobustReportDecoder(config.localRobustProtocol());
+        }
         if (config.localProtocol() == null) {
           throw new IllegalArgumentException("unit LOCAL_REPORT needs the protocol: "
-              + "IngestConfig.withLocalProtocol");
+              + "IngestConfig.withLocalProtocol or withLocalRobustProtocol");
         }
         yield new LocalReportDecoder(config.localProtocol());
       }

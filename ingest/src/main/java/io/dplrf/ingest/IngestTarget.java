@@ -1,6 +1,7 @@
 package io.dplrf.ingest;
 
 import io.dplrf.client.LocalReport;
+import io.dplrf.client.LocalRobustReport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -41,6 +42,18 @@ public interface IngestTarget {
    */
   default void addReport(LocalReport report) {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no local reports");
+  }
+
+  /**
+   * Local-robust mode: adds one decoded, checked LOCAL-ROBUST-PCA report (of the configured
+   * protocol, slot in [0, m), every value on its part's noise grid with |value| ≤ 2⁶²·γ) to the
+   * aggregate, unless its slot already has a report there. Targets of the other modes refuse.
+   *
+   * @return true if added, false (nothing changed) if the slot was already counted
+   */
+  default boolean addRobustReport(LocalRobustReport report) {
+    throw new UnsupportedOperationException(
+        getClass().getSimpleName() + " takes no local-robust reports");
   }
 
   /**

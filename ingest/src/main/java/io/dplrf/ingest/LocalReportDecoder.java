@@ -86,6 +86,7 @@ final class LocalReportDecoder implements RecordDecoder {
       case FOREIGN_PROTOCOL -> DeadLetterReason.FOREIGN_PROTOCOL;
       case SHAPE -> DeadLetterReason.WRONG_SHAPE;
       case VALUE -> DeadLetterReason.BAD_VALUE;
+      case SLOT -> DeadLetterReason.INDEX_OUT_OF_RANGE;
     };
   }
 

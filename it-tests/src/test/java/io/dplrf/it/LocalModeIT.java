@@ -218,7 +218,7 @@ class LocalModeIT {
   }
 
   /** k random orthonormal vectors of length d (Gram–Schmidt on Gaussian vectors). */
-  private static double[][] orthonormal(SplittableRandom rnd, int k, int d) {
+  static double[][] orthonormal(SplittableRandom rnd, int k, int d) {
     double[][] w = new double[k][d];
     for (int l = 0; l < k; l++) {
       for (int j = 0; j < d; j++) {

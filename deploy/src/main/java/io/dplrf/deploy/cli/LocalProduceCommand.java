@@ -20,12 +20,17 @@ import java.util.function.Consumer;
  * randomizer ({@link LocalRandomizer}, the user's own noise) makes a report, and only the encoded
  * report ({@link LocalReportCodec}) is sent, one Kafka record each, no key. The protocol's
  * parameters (seed, d, t, C, ε, δ) must be those the server published; {@code --protocol-id}
- * checks that. The service side that aggregates a report topic is not implemented yet.
+ * checks that; {@code serve --mode local} sums them. {@code --mechanism local-robust} sends
+ * LOCAL-ROBUST-PCA reports instead ({@link LocalRobustProduceCommand}).
  */
 final class LocalProduceCommand {
   /** Options only {@code produce --local} takes. */
-  static final Set<String> OPTIONS =
-      Set.of("seed", "epsilon", "delta", "clip", "cols", "sketch-cols", "protocol-id");
+  static final Set<String> OPTIONS = Set.of("seed", "epsilon", "delta", "clip", "cols",
+      "sketch-cols", "protocol-id", "mechanism", "rows", "rank", "sketch-rows", "p", "first-slot");
+
+  /** Options of {@code --mechanism local-robust} only. */
+  private static final Set<String> ROBUST_ONLY =
+      Set.of("rows", "rank", "sketch-rows", "p", "first-slot");
 
   private LocalProduceCommand() {}
 
@@ -35,7 +40,21 @@ final class LocalProduceCommand {
       throw new Args.UsageException("produce --local: --key, --batch and --rate do not apply "
           + "(one report per record, no key: a key would link reports to users)");
     }
+    String mechanism = a.string("mechanism", "local");
+    if (!mechanism.equals("local") && !mechanism.equals("local-robust")) {
+      throw new Args.UsageException("produce --local: --mechanism must be local or local-robust."
+          + " Provided value: " + mechanism);
+    }
     RowInput in = RowInput.open(Path.of(a.required("input")));
+    if (mechanism.equals("local-robust")) {
+      return LocalRobustProduceCommand.run(a, in, out);
+    }
+    for (String o : ROBUST_ONLY) {
+      if (a.string(o, null) != null) {
+        throw new Args.UsageException("produce --local: --" + o + " applies to --mechanism"
+            + " local-robust only");
+      }
+    }
     PublicSeed seed = PublicSeed.parse(a.required("seed"));
     PrivacyParams privacy = new PrivacyParams(a.requiredNumber("epsilon"), a.requiredNumber("delta"));
     double clip = a.number("clip", 1.0);

@@ -31,6 +31,13 @@ final class ProduceCommand {
         randomized by the client library (clip to C, sketch with the public seed's Phi, the
         user's own noise) and only the report is sent. --protocol-id checks the parameters
         against the id the server published.
+             dplrf produce --local --mechanism local-robust --input FILE --seed HEX --rows M
+                           --rank K --epsilon E [--clip 1 (l1)] [--cols d] [--sketch-cols t]
+                           [--sketch-rows v] [--p 1] [--first-slot 0] [--protocol-id ID]
+                           [--topic dplrf-local-robust-reports] [--bootstrap-servers ...]
+        LOCAL-ROBUST-PCA: the row at position r of FILE is the user of slot first-slot + r (of
+        the M public slots); its report carries the slot, and the server counts one per slot.
+        Take every parameter from the server's /v1/local/protocol (its banner prints the command).
       """;
 
   private static final Set<String> OPTIONS = union(

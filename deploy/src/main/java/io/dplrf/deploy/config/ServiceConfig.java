@@ -61,6 +61,20 @@ public final class ServiceConfig {
    */
   public enum Mode { UPDATES, ROWS, LOCAL, COMPLETION }
 
+  /**
+   * Mode local's protocol (setting {@code local-mechanism}): {@code local}, paper 002's local-DP
+   * PCA (Gaussian, (ε, δ) per report; the default); {@code local-robust}, LOCAL-ROBUST-PCA (paper
+   * 001, Appendix C, Algorithm 3: Laplace, pure ε per report, m = {@code rows} user slots).
+   */
+  public enum LocalMechanism {
+    LOCAL, LOCAL_ROBUST;
+
+    /** The CLI / config spelling: local, local-robust. */
+    public String cliName() {
+      return SettingParser.cliName(this);
+    }
+  }
+
   /** The privacy unit of the stream neighbouring relation (DESIGN.md "Privacy model"). */
   public enum PrivacyUnit { UPDATE, KEY, ROW }
 
@@ -74,7 +88,8 @@ public final class ServiceConfig {
       "alpha", "p", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
       "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed",
       "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
-      "completion-row-norm", "completion-nuclear-norm", "completion-solver", "completion-offset");
+      "completion-row-norm", "completion-nuclear-norm", "completion-solver", "completion-offset",
+      "local-mechanism");
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
@@ -99,19 +114,32 @@ public final class ServiceConfig {
       }
     }
     boolean localMode = mode() == Mode.LOCAL;
-    boolean rowsMode = mode() == Mode.ROWS || localMode;
+    if (!localMode && raw.containsKey("local-mechanism")) {
+      throw parse.invalid("local-mechanism", "unset outside mode local");
+    }
+    parse.choice("local-mechanism", LocalMechanism.class, LocalMechanism.LOCAL);
+    // local-robust: m = rows user slots, v = sketch-rows, p; pure epsilon-LDP, so no delta.
+    boolean localRobust = localMode && localMechanism() == LocalMechanism.LOCAL_ROBUST;
+    boolean rowsMode = mode() == Mode.ROWS || localMode && !localRobust;
     if (localMode) {
-      for (String name : List.of("rows", "privacy-unit", "budget-policy", "mechanism",
-          "sketch-rows", "alpha", "key")) {
+      List<String> unset = localRobust
+          ? List.of("privacy-unit", "budget-policy", "mechanism", "alpha", "key", "delta")
+          : List.of("rows", "privacy-unit", "budget-policy", "mechanism", "sketch-rows", "alpha",
+              "key");
+      for (String name : unset) {
         if (raw.containsKey(name)) {
-          throw parse.invalid(name, "unset in mode local (clients randomize their own rows with the"
-              + " published protocol; the server sums reports with no key, mechanism or budget)");
+          throw parse.invalid(name, "unset in mode local" + (localRobust
+              ? " with local-mechanism local-robust (each report is pure epsilon-LDP: no delta)" : "")
+              + " (clients randomize their own rows with the published protocol; the server sums"
+              + " reports with no key, mechanism or budget)");
         }
       }
     } else if (raw.containsKey("seed")) {
       throw parse.invalid("seed", "unset outside mode local (it is the public seed of local-DP PCA)");
     }
-    if (rowsMode) {
+    if (localRobust) {
+      parse.positiveInt("rows"); // m, the public number of user slots
+    } else if (rowsMode) {
       for (String name : List.of("rows", "privacy-unit", "budget-policy")) {
         if (raw.containsKey(name)) {
           throw parse.invalid(name, "unset in mode rows (the privacy unit is one row record, clipped to"
@@ -151,16 +179,20 @@ public final class ServiceConfig {
       parse.positiveInt("rank");
     }
     parse.number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
-    parse.number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
+    if (localRobust) {
+      values.put("delta", 0.0); // pure epsilon-LDP: what /v1/status and releases say
+    } else {
+      parse.number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
+    }
     parse.choice("mechanism", Mechanism.class, Mechanism.PRIV2);
     if (rowsMode && mechanism() != Mechanism.PRIV2) {
       throw parse.invalid("mechanism", "priv2 in mode rows (the ata-sketch: Priv2 sketches of AᵀA, whose"
           + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"
           + " update of A)");
     }
-    boolean robust = mechanism().robust();
-    parse.number("p", robust ? "in [1, 2) (the robust mechanisms' l_p exponent)" : "1: only robust-lra "
-        + "and robust-pca take p", x -> robust ? x >= 1 && x < 2 : x == 1, 1.0);
+    boolean robust = mechanism().robust() || localRobust;
+    parse.number("p", robust ? "in [1, 2) (the robust mechanisms' l_p exponent)" : "1: only robust-lra, "
+        + "robust-pca and local-robust take p", x -> robust ? x >= 1 && x < 2 : x == 1, 1.0);
     if (!completion) {
       parse.positiveInt("epochs");
     }
@@ -178,7 +210,8 @@ public final class ServiceConfig {
     parse.path("key", values.get("state-dir") + "/secret.key");
     parse.string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
     parse.string("seed", null, "64 hexadecimal digits", s -> s.matches("[0-9A-Fa-f]{64}"));
-    parse.string("topic", localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows"
+    parse.string("topic", localRobust ? "dplrf-local-robust-reports"
+        : localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows"
         : completion ? "dplrf-ratings" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
         s -> TOPIC.matcher(s).matches());
     parse.string("dead-letter-topic", values.get("topic") + ".dead-letter",
@@ -234,6 +267,16 @@ public final class ServiceConfig {
 
   public Mode mode() {
     return (Mode) values.get("mode");
+  }
+
+  /** Mode local's protocol; {@link LocalMechanism#LOCAL} in the other modes (unused there). */
+  public LocalMechanism localMechanism() {
+    return (LocalMechanism) values.get("local-mechanism");
+  }
+
+  /** True in mode local with {@code local-mechanism = local-robust}. */
+  public boolean localRobust() {
+    return mode() == Mode.LOCAL && localMechanism() == LocalMechanism.LOCAL_ROBUST;
   }
 
   /** m; in mode rows, d = cols (the released matrix AᵀA is d×d). */
@@ -420,7 +463,12 @@ public final class ServiceConfig {
     if (rank() > min) {
       throw parse.invalid("rank", "<= min(rows, cols) = " + min);
     }
-    if (mode() == Mode.LOCAL) {
+    if (localRobust()) {
+      // t <= d and the sizes' own rules are checked by the protocol (LocalRobustProtocol.of).
+      if (sketchCols().isPresent() && sketchCols().getAsInt() > cols()) {
+        throw parse.invalid("sketch-cols", "<= cols = " + cols() + " with local-robust (t <= d)");
+      }
+    } else if (mode() == Mode.LOCAL) {
       if (localSketchCols() > cols()) {
         throw parse.invalid("sketch-cols", "<= cols = " + cols() + " in mode local (t <= d)");
       }

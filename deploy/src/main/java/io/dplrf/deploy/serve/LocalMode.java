@@ -49,6 +49,13 @@ final class LocalMode {
         new PrivacyParams(config.epsilon(), config.delta()));
   }
 
+  /** Mode local's aggregate for the configured {@code local-mechanism}, with its protocol. */
+  static LocalAggregate aggregate(ServiceConfig config) throws IOException {
+    return config.localRobust()
+        ? new LocalRobustTarget(LocalRobustMode.protocol(config), config.epochs())
+        : new LocalTarget(protocol(config), config.epochs());
+  }
+
   /**
    * The public seed: the one in {@code stateDir/public-seed} if there is one (it must equal
    * {@code configured} when that is set: the reports summed so far were made with it), else

@@ -2,7 +2,9 @@ package io.dplrf.deploy.serve;
 
 import io.dplrf.client.LocalPcaProtocol;
 import io.dplrf.client.LocalReport;
-import io.dplrf.ingest.IngestTarget;
+import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.deploy.http.Release;
+import io.dplrf.ingest.IngestConfig;
 import io.dplrf.sketch.matrix.Dense;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -10,18 +12,21 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * Local mode's {@link IngestTarget}: the exact sum Y = Σ_i report_i of the local-DP reports
+ * Local mode's {@link io.dplrf.ingest.IngestTarget} ({@link LocalAggregate}): the exact sum Y = Σ_i report_i of the local-DP reports
  * (d×t, docs/privacy/local-pca.md), plus the sum as of the last closed epoch, which is what is
  * released. It takes {@link LocalReport}s only (no rows, no updates) and adds no noise: each
  * report is already (ε, δ)-DP for its user, and the release is post-processing of the sum.
  *
  * <p><b>Exact.</b> Every report value is on the protocol's noise grid γℤ with |value| ≤ 2⁶²·γ
  * (checked by ingest's decoder), so value/γ is an exact {@code long}; the sum is kept in grid
- * units as 128-bit two's-complement integers (hi, lo), which cannot overflow before 2⁶⁵ reports.
+ * units as 128-bit two's-complement integers (hi, lo; {@link GridSum}), which cannot overflow
+ * before 2⁶⁵ reports.
  * So the sum is independent of the order of the reports and identical after any restart — the
  * snapshot stores it bit for bit — and converted to doubles only for the SVD.
  *
@@ -35,17 +40,13 @@ import java.util.Objects;
  *
  * <p>Thread-safety: {@link #addReport} from the ingest thread; the rest synchronized on this.
  */
-public final class LocalTarget implements IngestTarget {
+public final class LocalTarget implements LocalAggregate {
   private static final byte[] MAGIC = "DPLRLOC1".getBytes(StandardCharsets.US_ASCII);
   private static final int VERSION = 1;
 
   private final LocalPcaProtocol protocol;
   private final int epochs;
-  private final double gamma;
-  private final long[] hi;
-  private final long[] lo;
-  private final long[] closedHi;
-  private final long[] closedLo;
+  private final GridSum sum;
   private long reports;
   private long reportsAtClose;
   private int epochsClosed;
@@ -57,16 +58,42 @@ public final class LocalTarget implements IngestTarget {
       throw new IllegalArgumentException("epochs must be >= 1. Provided value: " + epochs);
     }
     this.epochs = epochs;
-    this.gamma = protocol.noise().grid().gamma();
-    int n = protocol.dimension() * protocol.sketchCols();
-    hi = new long[n];
-    lo = new long[n];
-    closedHi = new long[n];
-    closedLo = new long[n];
+    this.sum = new GridSum(protocol.dimension() * protocol.sketchCols(),
+        protocol.noise().grid().gamma());
   }
 
   public LocalPcaProtocol protocol() {
     return protocol;
+  }
+
+  @Override
+  public String protocolId() {
+    return protocol.id();
+  }
+
+  @Override
+  public IngestConfig ingestConfig(IngestConfig base) {
+    return base.withLocalProtocol(protocol);
+  }
+
+  @Override
+  public Map<String, Object> protocolJson(String topic) {
+    return LocalMode.protocolJson(protocol, topic);
+  }
+
+  @Override
+  public Release release(int epoch, int k, Instant at) {
+    return LocalMode.release(this, epoch, k, at);
+  }
+
+  @Override
+  public String banner(ServiceConfig config, String bootstrap, int httpPort, int operatorPort) {
+    return LocalMode.banner(config, protocol, bootstrap, httpPort, operatorPort);
+  }
+
+  @Override
+  public void ingestStats(Map<String, Object> m) {
+    m.put("mechanism", "local");
   }
 
   @Override
@@ -85,14 +112,7 @@ public final class LocalTarget implements IngestTarget {
       throw new IllegalArgumentException("report of protocol " + report.protocolId()
           + ", this aggregate's is " + protocol.id());
     }
-    double[] v = report.values();
-    for (int e = 0; e < v.length; e++) {
-      long k = (long) (v[e] / gamma); // exact: v on γℤ, |v/γ| ≤ 2^62, γ a power of two
-      long s = lo[e] + k;
-      // 128-bit add of sign-extended k: carry out of the unsigned low word, plus k's sign word.
-      hi[e] += (k >> 63) + (Long.compareUnsigned(s, lo[e]) < 0 ? 1 : 0);
-      lo[e] = s;
-    }
+    sum.add(report.values());
     reports++;
   }
 
@@ -101,8 +121,7 @@ public final class LocalTarget implements IngestTarget {
     if (epochsClosed >= epochs) {
       throw new IllegalStateException("all " + epochs + " epochs are closed");
     }
-    System.arraycopy(hi, 0, closedHi, 0, hi.length);
-    System.arraycopy(lo, 0, closedLo, 0, lo.length);
+    sum.close();
     reportsAtClose = reports;
     epochsClosed++;
   }
@@ -129,21 +148,7 @@ public final class LocalTarget implements IngestTarget {
 
   /** Y as of the last closed epoch, d×t, in the units of the reports (rounded from exact). */
   public synchronized Dense closedSum() {
-    double[] y = new double[hi.length];
-    for (int e = 0; e < y.length; e++) {
-      y[e] = toDouble(closedHi[e], closedLo[e]) * gamma; // γ a power of two: exact scaling
-    }
-    return new Dense(protocol.dimension(), protocol.sketchCols(), y);
-  }
-
-  /** The 128-bit integer hi·2⁶⁴ + lo (lo unsigned), rounded to a double. */
-  static double toDouble(long hi, long lo) {
-    if (hi == (lo >> 63)) {
-      return (double) lo; // fits in 64 bits
-    }
-    // Two roundings (each ≤ 2^-53 relative); the release is an SVD, far coarser than that.
-    double low = (double) (lo >>> 1) * 2.0 + (lo & 1);
-    return Math.scalb((double) hi, 64) + low;
+    return new Dense(protocol.dimension(), protocol.sketchCols(), sum.closedValues());
   }
 
   @Override
@@ -158,12 +163,7 @@ public final class LocalTarget implements IngestTarget {
     d.writeInt(epochsClosed);
     d.writeLong(reports);
     d.writeLong(reportsAtClose);
-    for (long[][] pair : new long[][][] {{hi, lo}, {closedHi, closedLo}}) {
-      for (int e = 0; e < hi.length; e++) {
-        d.writeLong(pair[0][e]);
-        d.writeLong(pair[1][e]);
-      }
-    }
+    sum.write(d);
     d.flush();
   }
 
@@ -194,16 +194,12 @@ public final class LocalTarget implements IngestTarget {
     epochsClosed = d.readInt();
     reports = d.readLong();
     reportsAtClose = d.readLong();
-    for (long[][] pair : new long[][][] {{hi, lo}, {closedHi, closedLo}}) {
-      for (int e = 0; e < hi.length; e++) {
-        pair[0][e] = d.readLong();
-        pair[1][e] = d.readLong();
-      }
-    }
+    sum.read(d);
   }
 
   /** Bytes of the four sum arrays. */
+  @Override
   public long sizeInBytes() {
-    return 4L * 8 * hi.length;
+    return sum.sizeInBytes();
   }
 }

@@ -68,7 +68,7 @@ public final class Service implements AutoCloseable {
   /** The tree (modes updates and rows), or null in mode local. */
   private final TreeTarget target;
   /** Mode local: the sum of the reports, and its protocol; null otherwise. */
-  private final LocalTarget local;
+  private final LocalAggregate local;
   /** Mode completion: the ratings store, the fits and their endpoints; null otherwise. */
   private final CompletionMode completion;
   private final EmbeddedKafka embedded;
@@ -125,7 +125,7 @@ public final class Service implements AutoCloseable {
     } else if (ServiceDescription.localMode(config)) {
       // No secret key, no tree, no server noise: each report is private by itself (LocalMode).
       completion = null;
-      local = new LocalTarget(LocalMode.protocol(config), config.epochs());
+      local = LocalMode.aggregate(config);
       target = null;
       cache = new ReleaseCache();
     } else {
@@ -154,7 +154,7 @@ public final class Service implements AutoCloseable {
       createTopics();
 
       IngestConfig ingest = local == null ? ServiceDescription.ingestConfig(config)
-          : ServiceDescription.ingestConfig(config).withLocalProtocol(local.protocol());
+          : local.ingestConfig(ServiceDescription.ingestConfig(config));
       Map<String, Object> clientProps = new HashMap<>();
       clientProps.put("bootstrap.servers", bootstrap);
       createdLoop = IngestLoop.create(ingest, clientProps, store,
@@ -198,8 +198,7 @@ public final class Service implements AutoCloseable {
       createdLoop.restore();
       loop = createdLoop;
 
-      Map<String, Object> protocolJson = local == null ? null
-          : LocalMode.protocolJson(local.protocol(), config.topic());
+      Map<String, Object> protocolJson = local == null ? null : local.protocolJson(config.topic());
       createdPublicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
           new InetSocketAddress(config.bind(), config.httpPort()), cache, this::status, metrics,
           protocolJson, completion));
@@ -361,7 +360,7 @@ public final class Service implements AutoCloseable {
     long t0 = System.nanoTime();
     Instant now = Instant.now();
     if (local != null) {
-      cache.publish(LocalMode.release(local, epoch, config.rank(), now));
+      cache.publish(local.release(epoch, config.rank(), now));
     } else {
       var r = Releases.factorize(target.prefix(epoch), config.rank());
       cache.publish(Release.prefix(epoch, r.factorization(), r.report(), now));

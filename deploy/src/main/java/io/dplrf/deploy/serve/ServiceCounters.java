@@ -22,14 +22,14 @@ final class ServiceCounters {
   private final Metrics metrics;
   /** The mode's state: exactly one of completion, local, target is non-null. */
   private final CompletionMode completion;
-  private final LocalTarget local;
+  private final LocalAggregate local;
   private final TreeTarget target;
   private final ReleaseCache cache;
   private final PrintStream log;
   private IngestStats lastStats = new IngestStats();
 
   ServiceCounters(ServiceConfig config, Metrics metrics, CompletionMode completion,
-      LocalTarget local, TreeTarget target, ReleaseCache cache, PrintStream log) {
+      LocalAggregate local, TreeTarget target, ReleaseCache cache, PrintStream log) {
     this.config = config;
     this.metrics = metrics;
     this.completion = completion;
@@ -57,7 +57,8 @@ final class ServiceCounters {
       // Local mode counts each valid report as one update (IngestStats): name them reports here.
       m.put("mode", "local");
       m.put("reportsApplied", s.updatesApplied());
-      m.put("protocolId", local.protocol().id());
+      m.put("protocolId", local.protocolId());
+      local.ingestStats(m);
     } else if (ServiceDescription.rowsMode(config)) {
       // Rows mode counts each valid row as one update (IngestStats): name them rows here.
       m.put("mode", "rows");

@@ -48,7 +48,8 @@ final class ServiceDescription {
 
   /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */
   static String mechanismName(ServiceConfig config) {
-    return completionMode(config) ? "private-frank-wolfe" : localMode(config) ? "local"
+    return completionMode(config) ? "private-frank-wolfe"
+        : localMode(config) ? config.localMechanism().cliName()
         : rowsMode(config) ? "ata-sketch" : config.mechanism().cliName();
   }
 
@@ -58,6 +59,9 @@ final class ServiceDescription {
    */
   static String neighbouring(ServiceConfig config) {
     String c = String.valueOf(config.clip());
+    if (config.localRobust()) {
+      return LocalRobustMode.neighbouring(config.clip());
+    }
     if (localMode(config)) {
       return LocalMode.neighbouring(config.clip());
     }
@@ -87,10 +91,10 @@ final class ServiceDescription {
   }
 
   /** The startup banner: what is served and where to push and pull (ports as bound). */
-  static String banner(ServiceConfig config, LocalTarget local, String bootstrap, int httpPort,
+  static String banner(ServiceConfig config, LocalAggregate local, String bootstrap, int httpPort,
       int operatorPort) {
     if (local != null) {
-      return LocalMode.banner(config, local.protocol(), bootstrap, httpPort, operatorPort);
+      return local.banner(config, bootstrap, httpPort, operatorPort);
     }
     if (rowsMode(config)) {
       return String.format(Locale.ROOT, """

@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dplrf.client.LocalPcaAggregate;
 import io.dplrf.client.LocalPcaProtocol;
 import io.dplrf.client.LocalReportCodec;
+import io.dplrf.client.LocalRobustAggregate;
+import io.dplrf.client.LocalRobustProtocol;
+import io.dplrf.client.LocalRobustReport;
+import io.dplrf.client.LocalRobustReportCodec;
+import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.deploy.io.RowInput;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.PublicSeed;
@@ -44,6 +49,53 @@ class LocalProduceCommandTest {
       server.add(LocalReportCodec.decode(b, p));
     }
     assertEquals(3, server.reports());
+  }
+
+  @Test
+  void robustReports_oneReportPerRow_inSlotsFromFirstSlot_inFileOrder() throws Exception {
+    LocalRobustProtocol p = LocalRobustProtocol.of(PublicSeed.parse(SEED), 8, 3, 1, null, null,
+        1, 1, RobustMatrices.DEFAULT_STABLE_CLIP, new PrivacyParams(1, Double.MIN_VALUE));
+    List<byte[]> sent = new ArrayList<>();
+    LocalRobustProduceCommand.reports(p, 4, RowInput.open(csv()), sent::add);
+    assertEquals(3, sent.size());
+    LocalRobustAggregate server = new LocalRobustAggregate(p);
+    for (int r = 0; r < 3; r++) {
+      LocalRobustReport rep = LocalRobustReportCodec.decode(sent.get(r), p);
+      assertEquals(4 + r, rep.slot(), "row " + r + " in slot first-slot + r");
+      server.add(rep);
+    }
+    assertEquals(3, server.reports());
+  }
+
+  @Test
+  void robustRefusals_beforeAnyConnection() throws IOException {
+    String in = csv().toString();
+    String[] base = {"produce", "--local", "--mechanism", "local-robust", "--input", in, "--seed",
+        SEED, "--rank", "1", "--epsilon", "1"};
+    Run tooFew = run(concat(base, "--rows", "4", "--first-slot", "2"));
+    assertEquals(2, tooFew.code());
+    assertTrue(tooFew.err().contains("exceeds the protocol's 4 user slots"), tooFew.err());
+    Run noRows = run(base);
+    assertEquals(2, noRows.code());
+    assertTrue(noRows.err().contains("--rows is required"), noRows.err());
+    Run delta = run(concat(base, "--rows", "4", "--delta", "1e-6"));
+    assertEquals(2, delta.code());
+    assertTrue(delta.err().contains("--delta does not apply"), delta.err());
+    Run wrongId = run(concat(base, "--rows", "4", "--protocol-id", "0000000000000000"));
+    assertEquals(2, wrongId.code());
+    assertTrue(wrongId.err().contains("differs from --protocol-id"), wrongId.err());
+    Run slotForLocal = run("produce", "--local", "--input", in, "--seed", SEED, "--epsilon", "1",
+        "--delta", "1e-6", "--first-slot", "3");
+    assertEquals(2, slotForLocal.code());
+    assertTrue(slotForLocal.err().contains("local-robust only"), slotForLocal.err());
+    Run badMechanism = run("produce", "--local", "--mechanism", "gauss", "--input", in);
+    assertEquals(2, badMechanism.code());
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   private record Run(int code, String err) {}

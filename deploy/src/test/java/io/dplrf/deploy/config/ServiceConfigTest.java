@@ -154,7 +154,7 @@ class ServiceConfigTest {
         "--delta", "1");
     assertMessage("mechanism must be one of priv1, priv2, priv2-sparse, robust-lra, robust-pca. "
         + "Provided value: dense (flag --mechanism)", "--mechanism", "dense");
-    assertMessage("p must be 1: only robust-lra and robust-pca take p. Provided value: 1.5 (flag --p)",
+    assertMessage("p must be 1: only robust-lra, robust-pca and local-robust take p. Provided value: 1.5 (flag --p)",
         "--p", "1.5");
     assertMessage("rows must be an integer >= 1. Provided value: 0 (flag --rows)", "--rows", "0");
     assertMessage("http-port must be an integer in [0, 65535]. Provided value: 70000 (flag --http-port)",
@@ -317,6 +317,59 @@ class ServiceConfigTest {
     ConfigException e = assertThrows(ConfigException.class,
         () -> ServiceConfig.load(with("--seed", "ab".repeat(32)), 0, Map.of()));
     assertTrue(e.getMessage().contains("mode local"), e.getMessage());
+  }
+
+  private static final String[] LOCAL_ROBUST = {
+      "--mode", "local", "--local-mechanism", "local-robust", "--rows", "500", "--cols", "20",
+      "--rank", "3", "--epsilon", "2", "--epochs", "8", "--epoch-seconds", "5"};
+
+  private static String[] localRobust(String... extra) {
+    String[] args = java.util.Arrays.copyOf(LOCAL_ROBUST, LOCAL_ROBUST.length + extra.length);
+    System.arraycopy(extra, 0, args, LOCAL_ROBUST.length, extra.length);
+    return args;
+  }
+
+  @Test
+  void localRobust_takesUserSlotsSketchSizesAndP_hasNoDelta_andItsOwnTopic() {
+    ServiceConfig c = ServiceConfig.load(LOCAL_ROBUST, 0, Map.of());
+    assertEquals(ServiceConfig.LocalMechanism.LOCAL_ROBUST, c.localMechanism());
+    assertTrue(c.localRobust());
+    assertEquals(500, c.rows(), "m user slots");
+    assertEquals(0.0, c.delta(), "pure epsilon-LDP");
+    assertEquals(1.0, c.p());
+    assertEquals("dplrf-local-robust-reports", c.topic());
+    ServiceConfig sized = ServiceConfig.load(localRobust("--sketch-cols", "6", "--sketch-rows",
+        "12", "--p", "1.5"), 0, Map.of());
+    assertEquals(6, sized.sketchCols().getAsInt());
+    assertEquals(12, sized.sketchRows().getAsInt());
+    assertEquals(1.5, sized.p());
+    ServiceConfig plain = ServiceConfig.load(LOCAL_MODE, 0, Map.of());
+    assertEquals(ServiceConfig.LocalMechanism.LOCAL, plain.localMechanism());
+    assertFalse(plain.localRobust());
+  }
+
+  @Test
+  void localRobust_refusesDeltaAndSettingsWithoutMeaning_andNeedsRows() {
+    for (String[] extra : new String[][] {{"--delta", "1e-6"}, {"--privacy-unit", "key"},
+        {"--mechanism", "robust-pca"}, {"--alpha", "0.5"}, {"--key", "/tmp/k"}}) {
+      ConfigException e = assertThrows(ConfigException.class,
+          () -> ServiceConfig.load(localRobust(extra), 0, Map.of()));
+      assertTrue(e.getMessage().startsWith(extra[0].substring(2) + " must be "), e.getMessage());
+      assertTrue(e.getMessage().contains("local-robust"), e.getMessage());
+    }
+    String[] noRows = {"--mode", "local", "--local-mechanism", "local-robust", "--cols", "20",
+        "--rank", "3", "--epsilon", "2", "--epochs", "8", "--epoch-seconds", "5"};
+    assertThrows(ConfigException.class, () -> ServiceConfig.load(noRows, 0, Map.of()));
+    assertThrows(ConfigException.class, () -> ServiceConfig.load(localRobust("--p", "2"), 0,
+        Map.of()));
+    assertThrows(ConfigException.class, () -> ServiceConfig.load(localRobust("--sketch-cols",
+        "21"), 0, Map.of()), "t <= d");
+    ConfigException other = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(local("--local-mechanism", "robust"), 0, Map.of()));
+    assertTrue(other.getMessage().contains("local, local-robust"), other.getMessage());
+    ConfigException outside = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(with("--local-mechanism", "local"), 0, Map.of()));
+    assertTrue(outside.getMessage().contains("outside mode local"), outside.getMessage());
   }
 
   private static String[] completion(String... extra) {

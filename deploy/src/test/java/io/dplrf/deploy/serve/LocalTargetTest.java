@@ -80,10 +80,10 @@ class LocalTargetTest {
 
   @Test
   void toDouble_of128BitSums_isCorrectAcrossTheLowWord() {
-    assertEquals(-1.0, LocalTarget.toDouble(-1, -1));
-    assertEquals(0x1p64, LocalTarget.toDouble(1, 0));
-    assertEquals(0x1p63, LocalTarget.toDouble(0, Long.MIN_VALUE)); // lo unsigned 2^63
-    assertEquals(-0x1p64, LocalTarget.toDouble(-1, 0));
+    assertEquals(-1.0, GridSum.toDouble(-1, -1));
+    assertEquals(0x1p64, GridSum.toDouble(1, 0));
+    assertEquals(0x1p63, GridSum.toDouble(0, Long.MIN_VALUE)); // lo unsigned 2^63
+    assertEquals(-0x1p64, GridSum.toDouble(-1, 0));
     LocalTarget t = new LocalTarget(P, 1);
     assertTrue(t.sizeInBytes() > 0);
   }
