@@ -78,6 +78,12 @@ public final class ContinualSketch {
   final Map<NodeId, NoisyLinearSketch> retained = new HashMap<>();
   /** Epochs whose nodes are made and archived (releasable once the caller has made them durable). */
   volatile int epochsClosed;
+  /**
+   * Epochs ended: closed, plus a pipelined close begun. Written by the owner's thread only (at a
+   * close or its start), so that {@link #exhausted} never sees a close half-installed by the
+   * closer thread (epochsClosed advanced, pending not yet cleared).
+   */
+  int epochsEnded;
 
   ContinualSketch(TreeConfig config, SecretKey key, String instance, NodeFactory factory,
       NoisyLinearSketch accumulator, NodeArchive archive) {
@@ -179,6 +185,7 @@ public final class ContinualSketch {
       }
     }
     install(e, justClosed);
+    epochsEnded = e;
     if (e < config.epochs() && !factory.nodesStartEmpty()) {
       openNodesStartingAt(e + 1);
     }
@@ -211,6 +218,7 @@ public final class ContinualSketch {
     accumulator = spare != null ? spare : factory.accumulator();
     spare = null;
     pending = p;
+    epochsEnded = p.epoch;
     return p;
   }
 
@@ -347,9 +355,9 @@ public final class ContinualSketch {
     return epochsEnded() == config.epochs();
   }
 
-  /** Epochs closed plus a pipelined close begun and not finished. */
+  /** Epochs closed plus a pipelined close begun and not finished (owner's thread). */
   public int epochsEnded() {
-    return epochsClosed + (pending == null ? 0 : 1);
+    return epochsEnded;
   }
 
   /** L = ⌈log₂T⌉ + 1. */

@@ -274,6 +274,7 @@ final class TreeCodec {
     }
     ContinualSketch tree = new ContinualSketch(config, key, instance, factory, acc, archive);
     tree.epochsClosed = closedEpochs;
+    tree.epochsEnded = closedEpochs;
     Set<NodeId> expectedOpen = new HashSet<>();
     if (closedEpochs < config.epochs()) {
       for (int level = 0; level < config.depth(); level++) {

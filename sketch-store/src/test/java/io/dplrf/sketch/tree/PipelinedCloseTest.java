@@ -108,6 +108,33 @@ class PipelinedCloseTest {
     TreeCodecTest.assertSameFuture(sync, restored);
   }
 
+  /**
+   * While another thread finishes epoch 1's close, the owner keeps updating epoch 2 of T = 2 and
+   * reading exhausted(): it must never see the tree exhausted (a close half-installed by the
+   * closer — epochsClosed advanced, the close still pending — once counted epoch 1 twice and
+   * made update() throw "all T epochs are closed" mid-epoch).
+   */
+  @Test
+  void owner_neverSeesTheTreeExhausted_whileTheCloserInstallsAClose(@TempDir Path dir)
+      throws Exception {
+    for (int run = 0; run < 200; run++) {
+      TreeConfig c = new TreeConfig(StreamMechanism.PRIV2_SPARSE, SIZES, TreeFixtures.PRIVACY,
+          2.0, 2, false);
+      ContinualSketch tree = ContinualSketch.create(c, KEY, "race", dir.resolve("n" + run));
+      feed(tree, 1, 0, PER_EPOCH);
+      ContinualSketch.PendingClose p = tree.beginClose();
+      CompletableFuture<Void> finishing = CompletableFuture.runAsync(() -> tree.finishClose(p));
+      int x = 0;
+      while (!finishing.isDone()) {
+        assertFalse(tree.exhausted(), "run " + run + ": exhausted after 1 of 2 epochs");
+        tree.update(x % SIZES.m(), x % SIZES.n(), 1);
+        x++;
+      }
+      finishing.get();
+      assertEquals(1, tree.epochsEnded());
+    }
+  }
+
   @Test
   void whilePending_synchronousCloseSnapshotAndSecondBeginAreRefused(@TempDir Path dir)
       throws IOException {
