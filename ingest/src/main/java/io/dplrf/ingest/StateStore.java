@@ -7,7 +7,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
-import java.io.FilterInputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -290,14 +289,14 @@ public final class StateStore implements Checkpoint {
     verifyChecksum(size);
     long body = size - 4;
     try (InputStream raw = Files.newInputStream(file)) {
-      CountingInputStream counted = new CountingInputStream(new BufferedInputStream(raw, 1 << 16));
+      SnapshotStreams.CountingInputStream counted = new SnapshotStreams.CountingInputStream(new BufferedInputStream(raw, 1 << 16));
       DataInputStream d = new DataInputStream(counted);
       Header h = readHeader(d, bounds, file);
       long stateLength = body - counted.count;
       if (stateLength < 0) {
         throw corrupt("truncated header", null);
       }
-      LimitedInputStream state = new LimitedInputStream(counted, stateLength);
+      SnapshotStreams.LimitedInputStream state = new SnapshotStreams.LimitedInputStream(counted, stateLength);
       try {
         target.readState(state);
       } catch (EOFException e) {
@@ -428,85 +427,5 @@ public final class StateStore implements Checkpoint {
         + "; refusing to start from scratch, which would be a new run on the same data (restore"
         + " a good snapshot, or start a new run deliberately in a new, empty state directory)",
         cause);
-  }
-
-  private static final class CountingInputStream extends FilterInputStream {
-    long count;
-
-    CountingInputStream(InputStream in) {
-      super(in);
-    }
-
-    @Override
-    public int read() throws IOException {
-      int b = in.read();
-      if (b >= 0) {
-        count++;
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      int r = in.read(b, off, len);
-      if (r > 0) {
-        count += r;
-      }
-      return r;
-    }
-  }
-
-  /** Exactly {@code remaining} bytes of the underlying stream; ignores close. */
-  private static final class LimitedInputStream extends FilterInputStream {
-    long remaining;
-
-    LimitedInputStream(InputStream in, long limit) {
-      super(in);
-      this.remaining = limit;
-    }
-
-    @Override
-    public int read() throws IOException {
-      if (remaining <= 0) {
-        return -1;
-      }
-      int b = in.read();
-      if (b >= 0) {
-        remaining--;
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      if (remaining <= 0) {
-        return len == 0 ? 0 : -1;
-      }
-      int r = in.read(b, off, (int) Math.min(len, remaining));
-      if (r > 0) {
-        remaining -= r;
-      }
-      return r;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      long s = in.skip(Math.min(n, remaining));
-      remaining -= s;
-      return s;
-    }
-
-    @Override
-    public int available() throws IOException {
-      return (int) Math.min(in.available(), remaining);
-    }
-
-    @Override
-    public void close() {}
-
-    @Override
-    public boolean markSupported() {
-      return false;
-    }
   }
 }

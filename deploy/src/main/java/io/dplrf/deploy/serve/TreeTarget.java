@@ -8,6 +8,7 @@ import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.ContinualSketch;
+import io.dplrf.sketch.tree.PendingClose;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
 import java.io.InputStream;
@@ -108,7 +109,7 @@ public final class TreeTarget implements IngestTarget {
     if (!t.closesInBackground()) {
       return null;
     }
-    ContinualSketch.PendingClose p;
+    PendingClose p;
     synchronized (lock) {
       p = t.beginClose();
     }

@@ -218,7 +218,7 @@ public final class ContinualSketch {
     accumulator = spare != null ? spare : factory.accumulator();
     spare = null;
     pending = p;
-    epochsEnded = p.epoch;
+    epochsEnded = p.epoch();
     return p;
   }
 
@@ -234,40 +234,19 @@ public final class ContinualSketch {
    *     the tree must not be used further (the caller's state is that of its last snapshot)
    */
   public void finishClose(PendingClose p) {
-    if (p != pending || p.finished) {
+    if (p != pending || p.finished()) {
       throw new IllegalStateException("not the pending close: " + p);
     }
-    NodeId leaf = new NodeId(0, p.epoch - 1);
-    install(p.epoch, mergeUpAndArchive(leaf, p.epochData.intoNode(factory.label(leaf))));
-    p.finished = true;
-    spare = factory.accumulator(); // made here, off the owner's thread, after the nodes not kept are dropped
+    NodeId leaf = new NodeId(0, p.epoch() - 1);
+    install(p.epoch(), mergeUpAndArchive(leaf, p.epochData().intoNode(factory.label(leaf))));
+    p.finish();
+    spare = factory.accumulator(); // here, off the owner's thread, once the nodes not kept are dropped
     pending = null;
-  }
-
-  /** A close begun by {@link #beginClose}: its epoch and the accumulator holding its updates. */
-  public static final class PendingClose {
-    private final int epoch;
-    private final NoisyLinearSketch epochData;
-    private boolean finished;
-
-    private PendingClose(int epoch, NoisyLinearSketch epochData) {
-      this.epoch = epoch;
-      this.epochData = epochData;
-    }
-
-    public int epoch() {
-      return epoch;
-    }
-
-    @Override
-    public String toString() {
-      return "PendingClose[epoch " + epoch + (finished ? ", finished]" : "]");
-    }
   }
 
   private void requireNoPendingClose() {
     if (pending != null) {
-      throw new IllegalStateException("epoch " + pending.epoch + " is still closing");
+      throw new IllegalStateException("epoch " + pending.epoch() + " is still closing");
     }
   }
 
@@ -471,7 +450,7 @@ public final class ContinualSketch {
   public long sizeInBytes() {
     NoisyLinearSketch idle = spare;
     PendingClose p = pending;
-    NoisyLinearSketch second = idle != null ? idle : p != null ? p.epochData : null;
+    NoisyLinearSketch second = idle != null ? idle : p != null ? p.epochData() : null;
     long b = accumulator.sizeInBytes() + archive.bytesInMemory()
         + (second == null ? 0 : second.sizeInBytes());
     for (NoisyLinearSketch n : open) {

@@ -58,7 +58,7 @@ class PipelinedCloseTest {
     for (int e = 1; e <= T; e++) {
       sync.closeEpoch();
       byte[] syncSnapshot = TreeCodecTest.bytes(sync);
-      ContinualSketch.PendingClose p = piped.beginClose();
+      PendingClose p = piped.beginClose();
       assertEquals(e, p.epoch());
       assertEquals(e - 1, piped.epochsClosed(), "nodes are not made yet");
       assertEquals(e, piped.epochsEnded());
@@ -97,7 +97,7 @@ class PipelinedCloseTest {
       feed(sync, e, 0, PER_EPOCH);
       sync.closeEpoch();
       feed(piped, e, e == 1 ? 0 : 3, PER_EPOCH);
-      ContinualSketch.PendingClose p = piped.beginClose();
+      PendingClose p = piped.beginClose();
       feed(piped, e + 1, 0, 3); // epoch 3's are lost below: beyond the snapshot's offsets
       piped.finishClose(p);
     }
@@ -122,7 +122,7 @@ class PipelinedCloseTest {
           2.0, 2, false);
       ContinualSketch tree = ContinualSketch.create(c, KEY, "race", dir.resolve("n" + run));
       feed(tree, 1, 0, PER_EPOCH);
-      ContinualSketch.PendingClose p = tree.beginClose();
+      PendingClose p = tree.beginClose();
       CompletableFuture<Void> finishing = CompletableFuture.runAsync(() -> tree.finishClose(p));
       int x = 0;
       while (!finishing.isDone()) {
@@ -141,7 +141,7 @@ class PipelinedCloseTest {
     ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "x",
         dir.resolve("nodes"));
     feed(tree, 1, 0, PER_EPOCH);
-    ContinualSketch.PendingClose p = tree.beginClose();
+    PendingClose p = tree.beginClose();
     assertThrows(IllegalStateException.class, tree::closeEpoch);
     assertThrows(IllegalStateException.class, tree::beginClose);
     assertThrows(IllegalStateException.class, () -> tree.writeTo(new ByteArrayOutputStream()));
@@ -174,7 +174,7 @@ class PipelinedCloseTest {
     });
     ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "f", failing);
     feed(tree, 1, 0, PER_EPOCH);
-    ContinualSketch.PendingClose p = tree.beginClose();
+    PendingClose p = tree.beginClose();
     assertThrows(UncheckedIOException.class, () -> tree.finishClose(p));
     assertEquals(0, tree.epochsClosed());
     assertThrows(IllegalStateException.class, () -> tree.writeTo(new ByteArrayOutputStream()),
