@@ -2,6 +2,7 @@ package io.dplrf.release;
 
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.matrix.SketchMatrix;
+import io.dplrf.sketch.randomness.SparseSignMatrix;
 import org.ojalgo.function.constant.PrimitiveMath;
 import org.ojalgo.matrix.decomposition.QR;
 import org.ojalgo.matrix.decomposition.SingularValue;
@@ -87,6 +88,9 @@ final class Linalg {
       throw new IllegalArgumentException(
           "shape mismatch " + v + "x" + c + " times " + q.countRows() + "x" + t);
     }
+    if (s instanceof SparseSignMatrix sparse) {
+      return sparseTimes(sparse, q);
+    }
     R064Store acc = R064Store.FACTORY.make(v, t);
     double[] full = new double[v * BLOCK];
     for (int from = 0; from < c; from += BLOCK) {
@@ -104,6 +108,74 @@ final class Linalg {
       acc.modifyMatching(PrimitiveMath.ADD, sBlock.multiply(qBlock));
     }
     return acc;
+  }
+
+  /**
+   * S·Q for a sparse sign matrix: Σ_i S[:, i] ⊗ Q[i, :] over the s non-zeros of each column, O(c·s·t)
+   * instead of the dense O(v·c·t) (the released sparse Priv2 sketch's S is 400 × 100,000 with 4
+   * non-zeros per column).
+   */
+  private static R064Store sparseTimes(SparseSignMatrix s, MatrixStore<Double> q) {
+    int v = s.rows();
+    int c = s.cols();
+    int t = Math.toIntExact(q.countColumns());
+    int nz = s.nonZerosPerColumn();
+    double[] acc = new double[v * t]; // column-major v×t
+    double[] qi = new double[t];
+    for (int i = 0; i < c; i++) {
+      for (int j = 0; j < t; j++) {
+        qi[j] = q.doubleValue(i, j);
+      }
+      for (int b = 0; b < nz; b++) {
+        int row = s.row(i, b);
+        double e = s.entry(i, b);
+        for (int j = 0; j < t; j++) {
+          acc[j * v + row] += e * qi[j];
+        }
+      }
+    }
+    return R064Store.wrap(acc, v);
+  }
+
+  /** Columns of the output kept in cache together by {@link #transposeTimes}. */
+  private static final int TRANSPOSE_BLOCK = 1024;
+
+  /**
+   * dᵀ·m for a row-major r×c array d and an r×p store m, as Σ_b d[b, :]ᵀ ⊗ m[b, :]: every row of d
+   * is read once, contiguously, into a block of the output that stays in cache. (ojAlgo's product
+   * of {@link #transposeView}(d) with m reads each row of dᵀ with stride c instead: ≈ 3 s for the
+   * 100,000 × 400 Zᵀ of a 100k×100k Priv2 release.)
+   */
+  static R064Store transposeTimes(Dense d, MatrixStore<Double> m) {
+    int r = d.rows();
+    int c = d.cols();
+    int p = Math.toIntExact(m.countColumns());
+    if (m.countRows() != r) {
+      throw new IllegalArgumentException(
+          "shape mismatch (" + r + "x" + c + ")^T times " + m.countRows() + "x" + p);
+    }
+    double[] a = d.data();
+    double[] w = new double[r * p];
+    for (int b = 0; b < r; b++) {
+      for (int k = 0; k < p; k++) {
+        w[b * p + k] = m.doubleValue(b, k);
+      }
+    }
+    double[] out = new double[c * p]; // column-major c×p
+    for (int j0 = 0; j0 < c; j0 += TRANSPOSE_BLOCK) {
+      int j1 = Math.min(c, j0 + TRANSPOSE_BLOCK);
+      for (int b = 0; b < r; b++) {
+        int row = b * c;
+        for (int k = 0; k < p; k++) {
+          double x = w[b * p + k];
+          int col = k * c;
+          for (int j = j0; j < j1; j++) {
+            out[col + j] += x * a[row + j];
+          }
+        }
+      }
+    }
+    return R064Store.wrap(out, c);
   }
 
   /**

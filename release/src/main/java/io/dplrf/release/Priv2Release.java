@@ -48,8 +48,7 @@ public final class Priv2Release {
     double[] sInv = Linalg.pinv(ss.s(), v, p);
     // X = (SU)⁺ Z = Vs Σs⁺ Usᵀ Z. We form the tall Xᵀ = Zᵀ Us Σs⁺ Vsᵀ (n×t), reading Zᵀ in
     // place, and swap the factors of its SVD: Xᵀ = P Σ Rᵀ ⇒ X = R Σ Pᵀ, Ux = R, Vx = P.
-    MatrixStore<Double> xT = Linalg.transposeView(sk.z())
-        .multiply(Linalg.scaleColumns(ss.u(), sInv))
+    MatrixStore<Double> xT = Linalg.transposeTimes(sk.z(), Linalg.scaleColumns(ss.u(), sInv))
         .multiply(ss.v().transpose());
     Svd xs = Linalg.svd(xT).top(k);
     Factorization f = Linalg.factorization(u.multiply(xs.v()), xs.s(), xs.u());

@@ -21,6 +21,43 @@ class LinalgTest {
     }
   }
 
+  /** 2,500 columns of d: two full output blocks of 1,024 and a partial one. */
+  @Test
+  void transposeTimes_matchesNaiveProductOfTheTranspose() {
+    long seed = 431;
+    Random rnd = new Random(seed);
+    Dense d = TestMatrices.gaussian(rnd, 9, 2500, 1);
+    Dense m = TestMatrices.gaussian(rnd, 9, 6, 1);
+    Dense expected = TestMatrices.multiply(Linalg.toDense(Linalg.transposeView(d)), m);
+    Dense got = Linalg.toDense(Linalg.transposeTimes(d, Linalg.copyOf(m)));
+    assertEquals(2500, got.rows());
+    for (int x = 0; x < expected.data().length; x++) {
+      assertEquals(expected.data()[x], got.data()[x], 1e-10, "seed " + seed + " entry " + x);
+    }
+  }
+
+  /** The sparse path of sketchTimes is the product with the same matrix made dense. */
+  @Test
+  void sketchTimes_ofASparseSignMatrix_matchesItsDenseColumns() {
+    long seed = 441;
+    var s = io.dplrf.sketch.randomness.SparseSignMatrix.of(
+        io.dplrf.sketch.randomness.SecretKey.forTesting(seed), "s", 16, 700, 3);
+    double[] colMajor = new double[16 * 700];
+    s.columns(0, 700, colMajor);
+    Dense dense = new Dense(16, 700);
+    for (int i = 0; i < 16; i++) {
+      for (int j = 0; j < 700; j++) {
+        dense.data()[i * 700 + j] = colMajor[j * 16 + i];
+      }
+    }
+    Dense q = TestMatrices.gaussian(new Random(seed), 700, 5, 1);
+    Dense expected = TestMatrices.multiply(dense, q);
+    Dense got = Linalg.toDense(Linalg.sketchTimes(s, Linalg.copyOf(q)));
+    for (int x = 0; x < expected.data().length; x++) {
+      assertEquals(expected.data()[x], got.data()[x], 1e-10, "seed " + seed + " entry " + x);
+    }
+  }
+
   /** The re-orthonormalisation of Priv1 step 6 must not change the represented matrix. */
   @Test
   void rebalance_keepsProductAndOrthonormalises() {
