@@ -67,7 +67,7 @@ public final class ContinualSketch {
   final NodeFactory factory;
   /** The current epoch's updates. Replaced by the spare when a pipelined close begins. */
   NoisyLinearSketch accumulator;
-  /** Pipelined close: the emptied accumulator of the last finished close, or null. */
+  /** Pipelined close: the empty accumulator made by the last finished close, or null. */
   private NoisyLinearSketch spare;
   /** Pipelined close: the close begun and not finished, or null. */
   private volatile PendingClose pending;
@@ -227,7 +227,7 @@ public final class ContinualSketch {
    * updates, the parent sums, the node-file writes), then installs them: {@link #epochsClosed}
    * advances. The set-aside accumulator becomes the leaf itself ({@link
    * NoisyLinearSketch#intoNode}: no copy), and a new empty accumulator is made as the spare for the
-   * next close. May run on another thread than the owner's, concurrently with {@link #update}: it
+   * next close (none after the last epoch). May run on another thread than the owner's, concurrently with {@link #update}: it
    * reads only the closed nodes and the set-aside accumulator, which the owner no longer touches.
    *
    * @throws UncheckedIOException if a node cannot be written; the close stays pending then, and
@@ -240,7 +240,8 @@ public final class ContinualSketch {
     NodeId leaf = new NodeId(0, p.epoch() - 1);
     install(p.epoch(), mergeUpAndArchive(leaf, p.epochData().intoNode(factory.label(leaf))));
     p.finish();
-    spare = factory.accumulator(); // here, off the owner's thread, once the nodes not kept are dropped
+    // Made here, off the owner's thread, once the nodes not kept are dropped; none after epoch T.
+    spare = p.epoch() < config.epochs() ? factory.accumulator() : null;
     pending = null;
   }
 
