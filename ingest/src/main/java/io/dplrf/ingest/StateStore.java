@@ -132,14 +132,23 @@ public final class StateStore implements Checkpoint {
   @Override
   public void write(Header header, ContributionBounds bounds, IngestTarget target)
       throws IOException {
-    write(encodeHeader(header, bounds), target::writeState);
+    write(d -> writeHeader(d, header, bounds), target::writeState);
   }
 
-  /** The header and budgets encoded now (a few bytes per budget entry); the file written later. */
+  /**
+   * The header and budgets encoded now, the file written later: a copy of the budgets as of the
+   * boundary (a few bytes per budget entry; the synchronous {@link #write} streams them instead).
+   */
   @Override
   public DeferredWrite capture(Header header, ContributionBounds bounds) throws IOException {
     byte[] head = encodeHeader(header, bounds);
-    return target -> write(head, target);
+    return target -> write(d -> d.write(head), target);
+  }
+
+  /** Writes the header part of the snapshot. */
+  @FunctionalInterface
+  private interface HeaderPart {
+    void writeTo(DataOutputStream d) throws IOException;
   }
 
   private static byte[] encodeHeader(Header header, ContributionBounds bounds) throws IOException {
@@ -150,14 +159,14 @@ public final class StateStore implements Checkpoint {
     return b.toByteArray();
   }
 
-  private void write(byte[] head, TargetState target) throws IOException {
+  private void write(HeaderPart head, TargetState target) throws IOException {
     // Owner-only from creation: the snapshot holds noiseless sketches, record keys and counters.
     try (FileChannel ch = StateFiles.createForWriting(temp)) {
       OutputStream raw = Channels.newOutputStream(ch);
       CRC32C crc = new CRC32C();
       DataOutputStream d =
           new DataOutputStream(new CheckedOutputStream(new BufferedOutputStream(raw, 1 << 16), crc));
-      d.write(head);
+      head.writeTo(d);
       target.writeTo(new FilterOutputStream(d) {
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
@@ -289,14 +298,14 @@ public final class StateStore implements Checkpoint {
     verifyChecksum(size);
     long body = size - 4;
     try (InputStream raw = Files.newInputStream(file)) {
-      SnapshotStreams.CountingInputStream counted = new SnapshotStreams.CountingInputStream(new BufferedInputStream(raw, 1 << 16));
+      var counted = new SnapshotStreams.CountingInputStream(new BufferedInputStream(raw, 1 << 16));
       DataInputStream d = new DataInputStream(counted);
       Header h = readHeader(d, bounds, file);
       long stateLength = body - counted.count;
       if (stateLength < 0) {
         throw corrupt("truncated header", null);
       }
-      SnapshotStreams.LimitedInputStream state = new SnapshotStreams.LimitedInputStream(counted, stateLength);
+      var state = new SnapshotStreams.LimitedInputStream(counted, stateLength);
       try {
         target.readState(state);
       } catch (EOFException e) {
