@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -52,6 +53,8 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class IngestBench {
   private static final String TOPIC = "bench-updates";
+  /** Name of the thread the benchmark computes releases on ({@link ThreadCpu}). */
+  static final String RELEASE_THREAD = "dplrf-bench-release";
 
   /** One bare-consumer run. */
   public record BareRun(long updates, double seconds, double checksum) {
@@ -72,13 +75,15 @@ public final class IngestBench {
    *     written), overlapping ingest; 0 for a close made on the ingest thread
    * @param snapshotSeconds per epoch: from the end of the close to the end of the StateStore write
    *     (small tree state, fsync, rename)
+   * @param cpuSeconds CPU seconds per group of threads from the loop's start until the last epoch
+   *     was durable (the ingest window; {@link ThreadCpu})
    * @param releaseSeconds releasePrefix(T) + Releases.factorize after the last epoch (each
    *     epoch's release runs on a second thread during ingest, as in the service)
    */
   public record DplrfRun(long updates, double startupSeconds, double ingestSeconds,
       double[] closeSeconds, double[] finishSeconds, double[] snapshotSeconds,
       double releaseSeconds, long sketchBytes,
-      long heapBytes, long applied) {
+      long heapBytes, long applied, Map<String, Double> cpuSeconds) {
     double rate() {
       return updates / ingestSeconds;
     }
@@ -197,7 +202,9 @@ public final class IngestBench {
     long[] lastEpochAt = new long[1];
     // As in the service (Service.releaseLater): each epoch's release is computed on a second
     // thread while ingest goes on, so the ingest rate below pays for the releases' CPU share.
-    ExecutorService releaser = Executors.newSingleThreadExecutor();
+    ExecutorService releaser = Executors.newSingleThreadExecutor(r -> new Thread(r, RELEASE_THREAD));
+    Map<Long, Long> cpuAtStart = new HashMap<>();
+    List<Map<String, Double>> cpuInWindow = new ArrayList<>();
     List<Future<Double>> releases = new ArrayList<>();
     try (IngestLoop loop = IngestLoop.create(IngestConfig.byUpdates(TOPIC, bounds, updates / epochs),
         props, store, timed, new EpochListener() {
@@ -205,6 +212,9 @@ public final class IngestBench {
           public void epochClosed(int epoch) {
             timed.snapshotDone(epoch);
             lastEpochAt[0] = System.nanoTime();
+            if (epoch == epochs) { // on the closer thread, still alive: the ingest window ends
+              cpuInWindow.add(ThreadCpu.since(cpuAtStart));
+            }
             releases.add(releaser.submit(() -> {
               long r0 = System.nanoTime();
               if (Releases.factorize(tree.prefix(epoch), k).factorization() == null) {
@@ -217,6 +227,7 @@ public final class IngestBench {
           @Override
           public void restored(int epochsClosed) {}
         })) {
+      cpuAtStart.putAll(ThreadCpu.sample());
       long t1 = System.nanoTime();
       loop.run();
       if (loop.state() != IngestLoop.State.EXHAUSTED || timed.epochsClosed() != epochs) {
@@ -234,7 +245,8 @@ public final class IngestBench {
       long sketchBytes = tree.sizeInBytes();
       long heap = heapUsed();
       return new DplrfRun(updates, (t1 - t0) / 1e9, (lastEpochAt[0] - t1) / 1e9, timed.close,
-          timed.finish, timed.snapshot, lastRelease, sketchBytes, heap, applied);
+          timed.finish, timed.snapshot, lastRelease, sketchBytes, heap, applied,
+          cpuInWindow.isEmpty() ? Map.of() : cpuInWindow.get(0));
     } finally {
       releaser.shutdownNow();
     }
@@ -263,6 +275,14 @@ public final class IngestBench {
     }
     row(out, "release latency epoch " + epochs + " (s)",
         dplrf.stream().map(d -> String.format("%.2f", d.releaseSeconds())).toList());
+    java.util.SortedSet<String> groups = new java.util.TreeSet<>();
+    dplrf.forEach(d -> groups.addAll(d.cpuSeconds().keySet()));
+    for (String g : groups) {
+      row(out, "CPU s, " + g, dplrf.stream().map(d -> String.format("%.1f",
+          d.cpuSeconds().getOrDefault(g, 0.0))).toList());
+    }
+    row(out, "  cores x ingest window (s)", dplrf.stream().map(d -> String.format("%.1f",
+        Runtime.getRuntime().availableProcessors() * d.ingestSeconds())).toList());
     row(out, "sketch memory (MiB)", dplrf.stream().map(d -> mib(d.sketchBytes())).toList());
     row(out, "  vs dense m x n (" + mib(dense) + " MiB)",
         dplrf.stream().map(d -> String.format("%.4f", d.sketchBytes() / (double) dense)).toList());
