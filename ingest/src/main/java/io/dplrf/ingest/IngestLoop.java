@@ -88,8 +88,9 @@ import org.slf4j.LoggerFactory;
  * <p>Size: past STYLE's 500 lines on purpose. Restore, poll, apply, dead-letter flush, epoch close
  * and snapshot share the invariants above (offsets at a record boundary, snapshot before release,
  * dead letters flushed before the snapshot that covers them); they are kept in one class so those
- * orderings can be checked in one reading. Decoding and bounds live elsewhere
- * ({@link RecordDecoder}, {@link ContributionBounds}, {@link StateStore}).
+ * orderings can be checked in one reading — the pipelined close's included, which is where they
+ * are easiest to get wrong. Decoding, bounds, storage and the closer's thread live elsewhere
+ * ({@link RecordDecoder}, {@link ContributionBounds}, {@link StateStore}, {@link EpochCloser}).
  */
 public final class IngestLoop implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IngestLoop.class);
