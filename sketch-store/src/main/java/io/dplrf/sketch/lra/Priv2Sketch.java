@@ -38,7 +38,8 @@ public final class Priv2Sketch extends BufferedSketch {
     this.v = plan.sizes().v();
     y = new double[Math.multiplyExact(m, tw)];
     zT = new double[Math.multiplyExact(n, v)];
-    banded = mats.sparsity > 0 ? new BandedUpdates((long) y.length + zT.length) : null;
+    banded = mats.sparsity > 0
+        ? new BandedUpdates(mats.phiTSparse, y, tw, mats.sSparse, zT, v) : null;
   }
 
   /** A noisy node on {@code data}'s arrays ({@link #intoNode}); nodes take no updates, no buffer. */
@@ -107,8 +108,8 @@ public final class Priv2Sketch extends BufferedSketch {
   void apply(int i, int j, double delta) {
     if (banded == null) {
       super.apply(i, j, delta);
-    } else if (banded.add(i, j, delta)) {
-      flushOwnBuffer();
+    } else {
+      banded.add(i, j, delta);
     }
   }
 
@@ -116,7 +117,7 @@ public final class Priv2Sketch extends BufferedSketch {
   @Override
   void flushOwnBuffer() {
     if (banded != null) {
-      banded.flush(mats.phiTSparse, y, tw, mats.sSparse, zT, v);
+      banded.flush();
     }
   }
 

@@ -2,6 +2,8 @@ package io.dplrf.sketch.lra;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.sketch.randomness.SecretKey;
@@ -29,28 +31,80 @@ class BandedUpdatesTest {
     double[] zT = new double[n * v];
     double[] yOne = new double[m * tw];
     double[] zTOne = new double[n * v];
-    BandedUpdates banded = new BandedUpdates((long) y.length + zT.length);
+    BandedUpdates banded = new BandedUpdates(phiT, y, tw, s, zT, v);
     assertEquals(1 << 15, banded.capacity()); // (120,000 + 160,000) / 8 → 35,000 → 2^15
     SplittableRandom r = new SplittableRandom(3);
-    int updates = 2 * banded.capacity() + 1234;
-    int flushes = 0;
+    int updates = 3 * banded.capacity() + 1234; // two full buffers flushed in the background
     for (int u = 0; u < updates; u++) {
       int i = r.nextInt(m);
       int j = r.nextInt(n);
       double d = r.nextInt(-9, 10);
       phiT.addColumn(j, d, yOne, i * tw);
       s.addColumn(i, d, zTOne, j * v);
-      if (banded.add(i, j, d)) {
-        banded.flush(phiT, y, tw, s, zT, v);
-        flushes++;
-      }
+      banded.add(i, j, d);
     }
-    assertEquals(2, flushes);
-    assertEquals(1234, banded.size());
-    banded.flush(phiT, y, tw, s, zT, v);
+    // The third full buffer may still be in flight; with the 1,234 filling, all are pending.
+    assertEquals(banded.capacity() + 1234, banded.size());
+    banded.flush();
     assertEquals(0, banded.size());
     assertArrayEquals(yOne, y);
     assertArrayEquals(zTOne, zT);
+  }
+
+  /**
+   * A flush in the background applies its buffer exactly as a flush waited for at once: the same
+   * order, so the same rounding. Non-integer Δ, so a different order would show in the last bits.
+   */
+  @Test
+  void backgroundFlush_isBitIdenticalToWaitingForEachFlush() {
+    int m = 3000;
+    int n = 2500;
+    int tw = 40;
+    int v = 64;
+    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", tw, n, 4);
+    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", v, m, 4);
+    double[] y = new double[m * tw];
+    double[] zT = new double[n * v];
+    double[] yWaited = new double[m * tw];
+    double[] zTWaited = new double[n * v];
+    BandedUpdates background = new BandedUpdates(phiT, y, tw, s, zT, v);
+    BandedUpdates waited = new BandedUpdates(phiT, yWaited, tw, s, zTWaited, v);
+    SplittableRandom r = new SplittableRandom(5);
+    for (int u = 0; u < 5 * background.capacity() + 77; u++) {
+      int i = r.nextInt(m);
+      int j = r.nextInt(n);
+      double d = r.nextDouble(-1, 1);
+      background.add(i, j, d);
+      waited.add(i, j, d);
+      if (waited.size() == waited.capacity()) {
+        waited.flush(); // the buffer just filled: wait for its flush before the next update
+      }
+    }
+    background.flush();
+    waited.flush();
+    assertArrayEquals(yWaited, y);
+    assertArrayEquals(zTWaited, zT);
+  }
+
+  /**
+   * A pass that fails in the background (here an index the ingest path would have refused) is
+   * reported at the next flush point, and at every one after it: the sketch is incomplete.
+   */
+  @Test
+  void failedBackgroundFlush_isRethrownAtEveryLaterFlush() {
+    int m = 3000;
+    int n = 2500;
+    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", 40, n, 4);
+    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", 64, m, 4);
+    BandedUpdates banded =
+        new BandedUpdates(phiT, new double[m * 40], 40, s, new double[n * 64], 64);
+    banded.add(m, 0, 1.0); // row m of Y does not exist
+    for (int u = 1; u < banded.capacity(); u++) {
+      banded.add(0, 0, 1.0);
+    }
+    IllegalStateException first = assertThrows(IllegalStateException.class, banded::flush);
+    assertInstanceOf(ArrayIndexOutOfBoundsException.class, first.getCause());
+    assertThrows(IllegalStateException.class, banded::flush);
   }
 
   /** The sparse Priv2 sketch buffers: nothing reaches its state before a flush point. */
