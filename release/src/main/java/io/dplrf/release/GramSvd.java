@@ -54,11 +54,12 @@ final class GramSvd {
   /**
    * @param a row-major rows×cols; read only
    * @param r number of triplets, 1 ≤ r ≤ cols
+   * @param name prefix of the steps' names in {@code steps}
    * @return u (rows×r, orthonormal), s descending, v (cols×r), or null if the Gram route cannot
    *     guarantee them (see the class comment) or A is not tall; the caller then uses a
    *     Householder-based SVD
    */
-  static Svd top(double[] a, int rows, int cols, int r, Steps steps) {
+  static Svd top(double[] a, int rows, int cols, int r, Steps steps, String name) {
     if (r < 1 || r > cols || a.length != rows * cols) {
       throw new IllegalArgumentException(
           "need 1 <= r <= cols and a rows*cols array, got r=" + r + " for " + rows + "x" + cols);
@@ -67,7 +68,7 @@ final class GramSvd {
       return null; // not tall: no saving, and G would be singular
     }
     double[] g = gram(a, rows, cols);
-    steps.lap("Gram AᵀA");
+    steps.lap(name + ": Gram matrix");
 
     Eigenvalue<Double> eig = Eigenvalue.R064.make(cols, true);
     if (!eig.decompose(R064Store.wrap(g, cols))) {
@@ -93,10 +94,10 @@ final class GramSvd {
         m[i * r + j] = x / root[j];
       }
     }
-    steps.lap("eigen-decomposition of G");
+    steps.lap(name + ": eigendecomposition of G");
 
     double[] u0 = times(a, rows, cols, m, r);
-    steps.lap("U₀ = A W Λ^-½");
+    steps.lap(name + ": U₀ = A W Λ^-½");
 
     // CholeskyQR of U₀ and the core SVD: U = U₀ R⁻¹ Uc with R⁻¹ = L⁻ᵀ = (U₀ᵀU₀)⁻¹ L.
     R064Store c = R064Store.wrap(gram(u0, rows, r), r);
@@ -120,13 +121,19 @@ final class GramSvd {
       }
     }
     double[] u = times(u0, rows, r, fr, r);
-    steps.lap("CholeskyQR of U₀");
+    steps.lap(name + ": CholeskyQR of U₀");
 
     if (orthogonalityLoss(gram(u, rows, r), r) > MAX_ORTHOGONALITY_LOSS) {
       return null;
     }
-    steps.lap("check UᵀU = I");
-    return new Svd(R064Store.wrap(u, r).transpose(), cs.s(), wr.multiply(cs.v()));
+    steps.lap(name + ": check UᵀU = I");
+    R064Store uc = R064Store.FACTORY.make(rows, r); // column-major, as the later products want
+    for (int i = 0; i < rows; i++) {
+      for (int j = 0; j < r; j++) {
+        uc.set(i, j, u[i * r + j]);
+      }
+    }
+    return new Svd(uc, cs.s(), wr.multiply(cs.v()));
   }
 
   /** max |g − I| over the entries of an r×r matrix. */

@@ -82,7 +82,7 @@ public final class Priv2Release {
     int p = basisWidth(t, k);
     // Top-p left singular vectors of Y (m×t): two passes over Y and a t×t eigenproblem
     // (GramSvd), or, where that is not numerically safe, Householder QR (householderTop).
-    Svd ys = route == Route.GRAM ? GramSvd.top(sk.y().data(), m, t, p, steps) : null;
+    Svd ys = route == Route.GRAM ? GramSvd.top(sk.y().data(), m, t, p, steps, "Y") : null;
     String yRoute = ys != null ? "gram" : fallback(route);
     MatrixStore<Double> u = ys != null ? ys.u() : householderTop(sk, p, steps); // m×p
     Svd ss = Linalg.svd(Linalg.sketchTimes(sk.s(), u)); // SU = Us Σs Vsᵀ (v×p)
@@ -90,10 +90,14 @@ public final class Priv2Release {
     steps.lap("S·U and its SVD");
     // X = (SU)⁺ Z = Vs Σs⁺ Usᵀ Z. We form the tall Xᵀ = Zᵀ Us Σs⁺ Vsᵀ (n×p), reading Zᵀ in
     // place, and swap the factors of its SVD: Xᵀ = P Σ Rᵀ ⇒ X = R Σ Pᵀ, Ux = R, Vx = P.
-    MatrixStore<Double> xT = Linalg.transposeTimes(sk.z(), Linalg.scaleColumns(ss.u(), sInv))
-        .multiply(ss.v().transpose());
+    // The Householder route keeps the previous order (the n×p product with Vsᵀ by ojAlgo); the
+    // Gram route folds Vsᵀ into the v×p factor first, which saves that pass over Xᵀ.
+    MatrixStore<Double> xT = route == Route.GRAM
+        ? Linalg.transposeTimes(sk.z(), Linalg.scaleColumns(ss.u(), sInv).multiply(ss.v().transpose()))
+        : Linalg.transposeTimes(sk.z(), Linalg.scaleColumns(ss.u(), sInv))
+            .multiply(ss.v().transpose());
     steps.lap("Xᵀ = Zᵀ (SU)⁺ᵀ");
-    Svd xs = route == Route.GRAM ? GramSvd.top(Linalg.toDense(xT).data(), n, p, k, steps) : null;
+    Svd xs = route == Route.GRAM ? GramSvd.top(Linalg.toDense(xT).data(), n, p, k, steps, "Xᵀ") : null;
     String xRoute = xs != null ? "gram" : fallback(route);
     if (xs == null) {
       xs = Linalg.svd(xT).top(k);

@@ -34,7 +34,7 @@ class GramSvdTest {
     int t = 100;
     int r = 20;
     Dense y = gapped(rnd, m, t, r, 0.01);
-    Svd g = GramSvd.top(y.data(), m, t, r, new Steps());
+    Svd g = GramSvd.top(y.data(), m, t, r, new Steps(), "A");
     assertNotNull(g, "seed " + seed + ": the Gram route refused a well-conditioned matrix");
     Svd h = householderTop(y, r);
 
@@ -73,16 +73,16 @@ class GramSvdTest {
     long seed = 511;
     Random rnd = new Random(seed);
     Dense y = TestMatrices.rankK(rnd, 400, 30, 5);
-    assertNull(GramSvd.top(y.data(), 400, 30, 10, new Steps()), "seed " + seed);
-    assertNotNull(GramSvd.top(y.data(), 400, 30, 5, new Steps()), "seed " + seed + ": rank 5");
+    assertNull(GramSvd.top(y.data(), 400, 30, 10, new Steps(), "A"), "seed " + seed);
+    assertNotNull(GramSvd.top(y.data(), 400, 30, 5, new Steps(), "A"), "seed " + seed + ": rank 5");
   }
 
   /** All-zero Y (λ₁ = 0, nothing to keep) and a wide one: both left to the fallback. */
   @Test
   void top_zeroOrWideMatrix_returnsNull() {
-    assertNull(GramSvd.top(new double[50 * 6], 50, 6, 2, new Steps()));
+    assertNull(GramSvd.top(new double[50 * 6], 50, 6, 2, new Steps(), "A"));
     Dense wide = TestMatrices.gaussian(new Random(531), 6, 50, 1);
-    assertNull(GramSvd.top(wide.data(), 6, 50, 2, new Steps()), "seed 531");
+    assertNull(GramSvd.top(wide.data(), 6, 50, 2, new Steps(), "A"), "seed 531");
   }
 
   /** The cache-blocked kernels against naive products, with a row count not a multiple of 4. */
