@@ -92,12 +92,14 @@ public final class Priv2Release {
     // place, and swap the factors of its SVD: Xᵀ = P Σ Rᵀ ⇒ X = R Σ Pᵀ, Ux = R, Vx = P.
     // The Householder route keeps the previous order (the n×p product with Vsᵀ by ojAlgo); the
     // Gram route folds Vsᵀ into the v×p factor first, which saves that pass over Xᵀ.
+    MatrixStore<Double> usInv = Linalg.scaleColumns(ss.u(), sInv);
     MatrixStore<Double> xT = route == Route.GRAM
-        ? Linalg.transposeTimes(sk.z(), Linalg.scaleColumns(ss.u(), sInv).multiply(ss.v().transpose()))
-        : Linalg.transposeTimes(sk.z(), Linalg.scaleColumns(ss.u(), sInv))
-            .multiply(ss.v().transpose());
+        ? Linalg.transposeTimes(sk.z(), usInv.multiply(ss.v().transpose()))
+        : Linalg.transposeTimes(sk.z(), usInv).multiply(ss.v().transpose());
     steps.lap("Xᵀ = Zᵀ (SU)⁺ᵀ");
-    Svd xs = route == Route.GRAM ? GramSvd.top(Linalg.toDense(xT).data(), n, p, k, steps, "Xᵀ") : null;
+    Svd xs = route == Route.GRAM
+        ? GramSvd.top(Linalg.toDense(xT).data(), n, p, k, steps, "Xᵀ")
+        : null;
     String xRoute = xs != null ? "gram" : fallback(route);
     if (xs == null) {
       xs = Linalg.svd(xT).top(k);
