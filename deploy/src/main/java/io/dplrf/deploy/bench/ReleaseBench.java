@@ -156,8 +156,8 @@ public final class ReleaseBench {
     int t = sizes.t();
     int v = sizes.v();
     SplittableRandom rnd = new SplittableRandom(seed);
-    double[] x = gaussian(rnd, m * k, 1 / Math.sqrt(m));
-    double[] w = gaussian(rnd, n * k, 1 / Math.sqrt(n));
+    double[] x = scaled(Datasets.normals(rnd, m * k), 1 / Math.sqrt(m));
+    double[] w = scaled(Datasets.normals(rnd, n * k), 1 / Math.sqrt(n));
     double floor = sy * (Math.sqrt(m) + Math.sqrt(t)); // ≈ ‖N1‖₂
     double[] s = new double[k];
     for (int l = 0; l < k; l++) {
@@ -165,11 +165,8 @@ public final class ReleaseBench {
     }
     // Y = X diag(s) (WᵀΦ) + N1, WᵀΦ (k×t) accumulated over the rows of Φ.
     double[] wPhi = new double[k * t];
-    double[] phi = new double[t];
     for (int j = 0; j < n; j++) {
-      for (int c = 0; c < t; c++) {
-        phi[c] = rnd.nextGaussian() / Math.sqrt(t);
-      }
+      double[] phi = scaled(Datasets.normals(rnd, t), 1 / Math.sqrt(t));
       for (int l = 0; l < k; l++) {
         double wl = w[j * k + l];
         for (int c = 0; c < t; c++) {
@@ -180,8 +177,9 @@ public final class ReleaseBench {
     Dense y = new Dense(m, t);
     double[] yd = y.data();
     for (int i = 0; i < m; i++) {
+      double[] noise = Datasets.normals(rnd, t);
       for (int c = 0; c < t; c++) {
-        double acc = sy * rnd.nextGaussian();
+        double acc = sy * noise[c];
         for (int l = 0; l < k; l++) {
           acc += x[i * k + l] * s[l] * wPhi[l * t + c];
         }
@@ -200,8 +198,9 @@ public final class ReleaseBench {
     Dense z = new Dense(v, n);
     double[] zd = z.data();
     for (int b = 0; b < v; b++) {
+      double[] noise = Datasets.normals(rnd, n);
       for (int j = 0; j < n; j++) {
-        double acc = sz * rnd.nextGaussian();
+        double acc = sz * noise[j];
         for (int l = 0; l < k; l++) {
           acc += sx[l * v + b] * w[j * k + l];
         }
@@ -275,11 +274,10 @@ public final class ReleaseBench {
     return acc;
   }
 
-  private static double[] gaussian(SplittableRandom rnd, int len, double sd) {
-    double[] out = new double[len];
-    for (int i = 0; i < len; i++) {
-      out[i] = sd * rnd.nextGaussian();
+  private static double[] scaled(double[] x, double f) {
+    for (int i = 0; i < x.length; i++) {
+      x[i] *= f;
     }
-    return out;
+    return x;
   }
 }
