@@ -126,13 +126,13 @@ final class GramSvd {
     if (orthogonalityLoss(gram(u, rows, r), r) > MAX_ORTHOGONALITY_LOSS) {
       return null;
     }
-    steps.lap(name + ": check UᵀU = I");
     R064Store uc = R064Store.FACTORY.make(rows, r); // column-major, as the later products want
     for (int i = 0; i < rows; i++) {
       for (int j = 0; j < r; j++) {
         uc.set(i, j, u[i * r + j]);
       }
     }
+    steps.lap(name + ": check UᵀU = I, copy out");
     return new Svd(uc, cs.s(), wr.multiply(cs.v()));
   }
 
