@@ -26,14 +26,16 @@ import org.ojalgo.matrix.store.R064Store;
  * ‖δG‖₂ ≤ γ_rows ‖A‖_F². By Weyl each λ_l moves by at most that much, and by Davis–Kahan the
  * span of the top r eigenvectors (= A's top-r right singular subspace) turns by
  * sin θ ≤ ‖δG‖₂ / (λ_r − λ_{r+1}). Against Householder's ε·σ₁/(σ_r − σ_{r+1}) that is a factor
- * σ₁/(σ_r + σ_{r+1}) more: harmless for the directions we keep, which sit well above
- * 10⁻⁶·σ₁ (we require λ_r > {@value #MIN_EIGEN_RATIO}·λ₁, below which we refuse). U₀'s
+ * σ₁/(σ_r + σ_{r+1}) more: harmless for the directions we keep, which sit well above 10⁻⁶·σ₁
+ * (we require λ_r > {@value #MIN_EIGEN_RATIO}·λ₁ and refuse below; in the synthetic Priv2 release
+ * of {@code dplrf bench release} σ₁/σ_p ≈ 10 and the two routes' releases are 1e-12 apart). U₀'s
  * orthogonality is lost by about ‖δG‖₂/λ_r (typically ε√rows·λ₁/λ_r, rounding errors being
  * random); as long as that is well below 1, one CholeskyQR pass restores it to
  * O(ε·cond(U₀)²) = O(ε) (Yamamoto et al. 2015, the CholeskyQR2 analysis), and a final pass
- * measures max |UᵀU − I| rather than trusting the estimate. Anything off — a non-positive or tiny λ_r (A of rank
- * below r), a failed Cholesky, a loss above {@value #MAX_ORTHOGONALITY_LOSS} — returns null,
- * and the caller falls back to the Householder path. Every column of U₀ lies in col(A) by
+ * measures max |UᵀU − I| rather than trusting the estimate. Anything off — a non-positive or
+ * tiny λ_r (A of rank below r), a failed Cholesky, a loss above
+ * {@value #MAX_ORTHOGONALITY_LOSS} — returns null, and the caller falls back to the Householder
+ * path. Every column of U₀ lies in col(A) by
  * construction, so on a rank-deficient A this route cannot invent a spurious direction: it fails.
  *
  * <p>The large products are plain loops over row-major arrays (as {@link Linalg#transposeTimes});
