@@ -4,6 +4,7 @@ import static io.dplrf.sketch.params.Preconditions.check;
 
 import io.dplrf.release.Linalg.Svd;
 import io.dplrf.sketch.lra.Priv2Sketches;
+import java.util.List;
 import org.ojalgo.matrix.store.MatrixStore;
 
 /**
@@ -19,6 +20,11 @@ import org.ojalgo.matrix.store.MatrixStore;
  * costs no privacy. Measured on the issue's 2000×3000 rank-10 benchmark (t = 100, v = 400,
  * ε = 1): error 1850 vs 2120 with the full basis (dense baseline 941).
  *
+ * <p>Speed. The two tall SVDs (of Y, m×t, and of Xᵀ, n×p) go through their small Gram matrices
+ * ({@link Route#GRAM}, {@code GramSvd}), with the Householder path as fallback where that is not
+ * numerically safe: at m = n = 100,000, t = 100, v = 400, k = 10 the release's post-processing
+ * takes ≈ 1.3 s instead of ≈ 6 s ({@code dplrf bench release}, docs/benchmarks-ingest.md).
+ *
  * <p>Pure post-processing, no randomness. S is streamed in blocks of {@value Linalg#BLOCK}
  * columns. Stateless and thread-safe.
  */
@@ -31,31 +37,105 @@ public final class Priv2Release {
    * @return U (m×k) and V (n×k) with orthonormal columns, Σ descending, and the utility report
    */
   public static Release factorize(Priv2Sketches sk, int k) {
+    return profile(sk, k, Route.GRAM).release();
+  }
+
+  /**
+   * How the two tall SVDs of the release (of Y, m×t, and of Xᵀ, n×p) are computed. Both give the
+   * same release up to rounding (tested); GRAM is several times faster at m = n = 100,000.
+   */
+  public enum Route {
+    /**
+     * Through the t×t and p×p Gram matrices ({@code GramSvd}), falling back to HOUSEHOLDER for
+     * a matrix where that is not numerically safe (rank below the kept width, tiny singular
+     * values, loss of orthogonality).
+     */
+    GRAM,
+    /** Block Householder QR of Y, the SVD of QᵀY, and ojAlgo's SVD of the tall Xᵀ (the baseline). */
+    HOUSEHOLDER
+  }
+
+  /** One timed step of a release. */
+  public record Step(String name, double seconds) {}
+
+  /**
+   * A release with the wall time of each step and the route each tall SVD took (for
+   * {@code dplrf bench release}).
+   *
+   * @param yRoute "gram", "householder" or "householder (fallback)"; xRoute likewise
+   */
+  public record Profile(Release release, String yRoute, String xRoute, List<Step> steps) {
+    public Profile {
+      steps = List.copyOf(steps);
+    }
+
+    public double seconds() {
+      return steps.stream().mapToDouble(Step::seconds).sum();
+    }
+  }
+
+  /** {@link #factorize} by the given route, timing each step. */
+  public static Profile profile(Priv2Sketches sk, int k, Route route) {
     int m = sk.m();
     int n = sk.n();
     int t = sk.y().cols();
     int v = sk.z().rows();
     int limit = Math.min(t, Math.min(m, n));
     check(k >= 1 && k <= limit, "k", "in [1, min(t, m, n)] = [1, " + limit + "]", k);
+    Steps steps = new Steps();
 
     int p = basisWidth(t, k);
-    // Top-p left singular vectors of Y via Y = QR (fast block QR for tall Y) and the SVD of the
-    // small t×t R: U = Q·U_R.
-    MatrixStore<Double> y = Linalg.copyOf(sk.y());
-    MatrixStore<Double> q = Linalg.orthonormalColumns(y); // m×t
-    MatrixStore<Double> u = q.multiply(Linalg.svd(q.transpose().multiply(y)).top(p).u()); // m×p
+    // Top-p left singular vectors of Y (m×t): two passes over Y and a t×t eigenproblem
+    // (GramSvd), or, where that is not numerically safe, Householder QR (householderTop).
+    Svd ys = route == Route.GRAM ? GramSvd.top(sk.y().data(), m, t, p, steps, "Y") : null;
+    String yRoute = ys != null ? "gram" : fallback(route);
+    MatrixStore<Double> u = ys != null ? ys.u() : householderTop(sk, p, steps); // m×p
     Svd ss = Linalg.svd(Linalg.sketchTimes(sk.s(), u)); // SU = Us Σs Vsᵀ (v×p)
     double[] sInv = Linalg.pinv(ss.s(), v, p);
-    // X = (SU)⁺ Z = Vs Σs⁺ Usᵀ Z. We form the tall Xᵀ = Zᵀ Us Σs⁺ Vsᵀ (n×t), reading Zᵀ in
+    steps.lap("S·U and its SVD");
+    // X = (SU)⁺ Z = Vs Σs⁺ Usᵀ Z. We form the tall Xᵀ = Zᵀ Us Σs⁺ Vsᵀ (n×p), reading Zᵀ in
     // place, and swap the factors of its SVD: Xᵀ = P Σ Rᵀ ⇒ X = R Σ Pᵀ, Ux = R, Vx = P.
-    MatrixStore<Double> xT = Linalg.transposeTimes(sk.z(), Linalg.scaleColumns(ss.u(), sInv))
-        .multiply(ss.v().transpose());
-    Svd xs = Linalg.svd(xT).top(k);
+    // The Householder route keeps the previous order (the n×p product with Vsᵀ by ojAlgo); the
+    // Gram route folds Vsᵀ into the v×p factor first, which saves that pass over Xᵀ.
+    MatrixStore<Double> usInv = Linalg.scaleColumns(ss.u(), sInv);
+    MatrixStore<Double> xT = route == Route.GRAM
+        ? Linalg.transposeTimes(sk.z(), usInv.multiply(ss.v().transpose()))
+        : Linalg.transposeTimes(sk.z(), usInv).multiply(ss.v().transpose());
+    steps.lap("Xᵀ = Zᵀ (SU)⁺ᵀ");
+    Svd xs = route == Route.GRAM
+        ? GramSvd.top(Linalg.toDense(xT).data(), n, p, k, steps, "Xᵀ")
+        : null;
+    String xRoute = xs != null ? "gram" : fallback(route);
+    if (xs == null) {
+      xs = Linalg.svd(xT).top(k);
+      steps.lap("SVD of Xᵀ (ojAlgo)");
+    }
     Factorization f = Linalg.factorization(u.multiply(xs.v()), xs.s(), xs.u());
+    steps.lap("U·Ux and output copies");
 
     UtilityReport report = Reports.priv2(sk.noise(), m, n, t, f.s(), k,
         ss.rank(), Linalg.smallestInverted(ss.s(), v, p));
-    return new Release(f, report);
+    return new Profile(new Release(f, report), yRoute, xRoute, steps.laps());
+  }
+
+  /**
+   * The previous path: Y = QR (block Householder QR for tall Y) and the SVD of the small t×t
+   * QᵀY: U = Q·U_R.
+   */
+  private static MatrixStore<Double> householderTop(Priv2Sketches sk, int p, Steps steps) {
+    MatrixStore<Double> y = Linalg.copyOf(sk.y());
+    steps.lap("copy Y");
+    MatrixStore<Double> q = Linalg.orthonormalColumns(y); // m×t
+    steps.lap("Householder Q of Y");
+    MatrixStore<Double> ur = Linalg.svd(q.transpose().multiply(y)).top(p).u();
+    steps.lap("QᵀY and its SVD");
+    MatrixStore<Double> u = q.multiply(ur);
+    steps.lap("Q·U_R");
+    return u;
+  }
+
+  private static String fallback(Route route) {
+    return route == Route.GRAM ? "householder (fallback)" : "householder";
   }
 
   /** Width p = min(t, 2k) of the denoised range basis (see the class comment). */

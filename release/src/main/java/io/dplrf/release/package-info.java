@@ -13,7 +13,8 @@
  * the non-private PCA oracle of paper 003's Algorithm 1 (exact eigenvectors and eigengap of the
  * exact Gram matrix, which only ojAlgo here can compute) and hands it straight to sketch-store's
  * {@code SmoothSensitivity}, which adds the noise; nothing else in this module sees raw data.
- * The ojAlgo glue ({@code Linalg}) and the report formulas ({@code Reports}) are package-private.
+ * The ojAlgo glue ({@code Linalg}), the Gram-matrix SVD of tall matrices ({@code GramSvd}) and
+ * the report formulas ({@code Reports}) are package-private.
  * This is the only module that may import ojAlgo (STYLE.md 6); no ojAlgo type appears in the
  * public API. Random sketching matrices S and T are streamed column block by column block and
  * never materialised.

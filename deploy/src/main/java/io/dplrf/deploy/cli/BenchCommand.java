@@ -5,6 +5,7 @@ import io.dplrf.deploy.bench.CompletionBench;
 import io.dplrf.deploy.bench.Datasets;
 import io.dplrf.deploy.bench.IngestBench;
 import io.dplrf.deploy.bench.PcaBench;
+import io.dplrf.deploy.bench.ReleaseBench;
 import io.dplrf.deploy.bench.RobustBench;
 import io.dplrf.deploy.oneshot.MechanismName;
 import io.dplrf.deploy.oneshot.PcaMechanism;
@@ -48,19 +49,22 @@ final class BenchCommand {
                                    [--sketch-rows v] [--stable-clips 1,inf] [--seed 1]
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
+             dplrf bench release   [--rows 100000] [--cols 100000] [--rank 10] [--sketch-cols 100]
+                                   [--sketch-rows 400] [--epsilon 1] [--delta 1e-6] [--epochs 4]
+                                   [--repeats 3] [--seed 1]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
       "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
       "epochs", "mechanism", "batch", "seeds", "large-rows", "datasets", "synthetic-users", "runs",
       "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate", "outlier-factor",
-      "stable-clips");
+      "stable-clips", "epsilon", "repeats");
 
   private BenchCommand() {}
 
   static int run(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
-      throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust, completion or ingest");
+      throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust, completion, ingest or release");
     }
     String which = argv[1];
     Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("no-oja"));
@@ -73,6 +77,13 @@ final class BenchCommand {
     }
     if (which.equals("robust")) {
       return robust(a, out);
+    }
+    if (which.equals("release")) {
+      new ReleaseBench(new SketchSizes(a.integer("rows", 100_000), a.integer("cols", 100_000), k,
+          a.integer("sketch-cols", 100), a.integer("sketch-rows", 400)), a.number("epsilon", 1),
+          a.number("delta", 1e-6), a.integer("epochs", 4), a.integer("repeats", 3),
+          a.integer("seed", 1)).run(out);
+      return 0;
     }
     double[] eps = Arrays.stream(a.string("epsilons", "0.5,1,2,4").split(","))
         .mapToDouble(s -> Double.parseDouble(s.trim())).toArray();

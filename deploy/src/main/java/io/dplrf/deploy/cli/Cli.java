@@ -21,7 +21,7 @@ public final class Cli {
         factorize   one-shot private factorization of a matrix file
         pca         one-shot row-level private PCA (one row per user) of a matrix file
         complete    private matrix completion (joint DP, Frank-Wolfe) of a ratings file, with test RMSE
-        bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench pca', 'dplrf bench ingest'
+        bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench pca', 'dplrf bench ingest', 'dplrf bench release'
         health      exit 0 when a running service answers on /health (for container health checks)
         help        this text
 
