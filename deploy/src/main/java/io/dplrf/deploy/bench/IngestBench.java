@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -118,7 +119,15 @@ public final class IngestBench {
     this.sizes = SketchSizes.of(m, n, k, null, null, SketchSizes.DEFAULT_ALPHA);
   }
 
+  /**
+   * Alternates {@code rounds} bare and dplrf runs and prints their table, with the median ratio:
+   * on a shared host the bare consumer alone varies by 2× from round to round, so compare builds
+   * by the median of several rounds run back to back.
+   */
   public void run(int rounds, PrintStream out) throws Exception {
+    if (rounds < 1) {
+      throw new IllegalArgumentException("rounds must be >= 1. Provided value: " + rounds);
+    }
     Path dir = Files.createTempDirectory("dplrf-ingest-bench");
     try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), "127.0.0.1", 0)) {
       kafka.createTopic(TOPIC, 1);
@@ -261,11 +270,20 @@ public final class IngestBench {
     out.println();
     row(out, "bare consumer (updates/s)", bare.stream().map(b -> fmt(b.rate())).toList());
     row(out, "dplrf ingest (updates/s)", dplrf.stream().map(d -> fmt(d.rate())).toList());
-    List<String> ratios = new ArrayList<>();
+    double[] ratios = new double[bare.size()];
     for (int r = 0; r < bare.size(); r++) {
-      ratios.add(String.format("%.3f", dplrf.get(r).rate() / bare.get(r).rate()));
+      ratios[r] = dplrf.get(r).rate() / bare.get(r).rate();
     }
-    row(out, "ratio (target >= 0.5)", ratios);
+    row(out, "ratio (target >= 0.5)",
+        Arrays.stream(ratios).mapToObj(x -> String.format("%.3f", x)).toList());
+    if (ratios.length > 1) {
+      double[] sorted = ratios.clone();
+      Arrays.sort(sorted);
+      int h = sorted.length / 2;
+      double median = sorted.length % 2 == 1 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
+      row(out, "median ratio of " + sorted.length + " rounds",
+          List.of(String.format("%.3f", median)));
+    }
     row(out, "startup (s)", dplrf.stream().map(d -> String.format("%.2f", d.startupSeconds())).toList());
     for (int e = 0; e < epochs; e++) {
       int ee = e;

@@ -1,0 +1,44 @@
+package io.dplrf.deploy.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What {@code dplrf bench ingest} prints, on a small stream through its embedded broker (no
+ * timing asserted): one column per round, every dplrf run applying every update (the benchmark
+ * itself throws otherwise), and the median ratio over the rounds.
+ */
+class IngestBenchTest {
+  @Test
+  void run_threeRounds_printsEachRoundAndTheMedianRatio() throws Exception {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    new IngestBench(300, 200, 2, 20_000, 2, "priv2-sparse", 64, 5)
+        .run(3, new PrintStream(buf, true, StandardCharsets.UTF_8));
+    String out = buf.toString(StandardCharsets.UTF_8);
+    for (int r = 1; r <= 3; r++) {
+      assertTrue(out.contains("round " + r + " dplrf ingest"), out);
+    }
+    String median = out.lines().filter(l -> l.startsWith("median ratio of 3 rounds"))
+        .findFirst().orElseThrow(() -> new AssertionError(out));
+    String[] ratios = out.lines().filter(l -> l.startsWith("ratio (target >= 0.5)"))
+        .findFirst().orElseThrow().replace("ratio (target >= 0.5)", "").trim().split("\\s+");
+    assertEquals(3, ratios.length, out);
+    java.util.Arrays.sort(ratios); // "d.ddd" strings: text order is numeric order
+    assertEquals(ratios[1], median.replace("median ratio of 3 rounds", "").trim(), out);
+    assertTrue(out.contains("epoch 2 close|bg + snapshot (s)"), out);
+  }
+
+  @Test
+  void run_noRounds_isRefusedBeforeStartingAnything() {
+    IngestBench bench = new IngestBench(300, 200, 2, 20_000, 2, "priv2-sparse", 64, 5);
+    assertThrows(IllegalArgumentException.class,
+        () -> bench.run(0, new PrintStream(new ByteArrayOutputStream(), true,
+            StandardCharsets.UTF_8)));
+  }
+}
