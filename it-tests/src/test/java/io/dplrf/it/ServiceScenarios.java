@@ -408,7 +408,8 @@ abstract class ServiceScenarios {
     Poll.until("dplrf_release_exhausted 1", DEADLINE, svc::metrics,
         t -> RunningService.sample(t, "dplrf_release_exhausted", null, null) == 1
             && RunningService.sample(t, "dplrf_epochs_left", null, null) == 0
-            && RunningService.sample(t, "dplrf_epoch_current", null, null) == 2);
+            && RunningService.sample(t, "dplrf_epoch_current", null, null) == 2
+            && RunningService.sample(t, "dplrf_releases_pending", null, null) == 0);
 
     Map<String, Object> ingest = awaitIngest("ingest state exhausted",
         s -> "exhausted".equals(s.get("state")));

@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  * {@code dplrf_updates_clipped_total}, {@code dplrf_updates_dropped_total},
  * {@code dplrf_rows_applied_total}, {@code dplrf_rows_clipped_total} (rows mode),
  * {@code dplrf_records_dead_lettered_total{reason}}, {@code dplrf_epoch_current},
- * {@code dplrf_epochs_left}, {@code dplrf_consumer_lag{partition}}, {@code dplrf_sketch_memory_bytes},
+ * {@code dplrf_epochs_left}, {@code dplrf_releases_pending}, {@code dplrf_consumer_lag{partition}},
+ * {@code dplrf_sketch_memory_bytes},
  * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running}, {@code dplrf_release_duration_seconds},
  * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
  * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters; mode
@@ -60,6 +61,7 @@ public final class Metrics implements AutoCloseable {
   private final Map<String, Counter> deadLettered = new ConcurrentHashMap<>();
   private final AtomicLong epochCurrent = new AtomicLong();
   private final AtomicLong epochsLeft = new AtomicLong();
+  private final AtomicLong releasesPending = new AtomicLong();
   private final AtomicLong sketchMemory = new AtomicLong();
   private final AtomicLong exhausted = new AtomicLong();
   private final AtomicLong ingestRunning = new AtomicLong();
@@ -133,6 +135,10 @@ public final class Metrics implements AutoCloseable {
     Gauge.builder("dplrf.epochs.left", epochsLeft, AtomicLong::get)
         .description("releases left before the privacy budget is spent: T minus the latest released"
             + " epoch").register(registry);
+    Gauge.builder("dplrf.releases.pending", releasesPending, AtomicLong::get)
+        .description("epoch releases queued or being computed; above 1 for long, epochs close"
+            + " faster than releases are computed and the served release falls behind")
+        .register(registry);
     Gauge.builder("dplrf.sketch.memory", sketchMemory, AtomicLong::get).baseUnit("bytes")
         .description("memory held by the noisy sketches and tree nodes").register(registry);
     Gauge.builder("dplrf.release.exhausted", exhausted, AtomicLong::get)
@@ -265,6 +271,15 @@ public final class Metrics implements AutoCloseable {
   /** T minus the latest released epoch. */
   public void epochsLeft(long left) {
     epochsLeft.set(left);
+  }
+
+  /** An epoch's release was queued ({@link #releaseEnded} when it has run, or failed). */
+  public void releaseQueued() {
+    releasesPending.incrementAndGet();
+  }
+
+  public void releaseEnded() {
+    releasesPending.decrementAndGet();
   }
 
   /** Consumer lag (records) of one partition of the update topic. */

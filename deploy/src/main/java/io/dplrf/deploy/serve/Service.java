@@ -339,23 +339,31 @@ public final class Service implements AutoCloseable {
     }
   }
 
-  /** Computes and caches the prefix release after epoch {@code epoch}: once per epoch. */
   /**
    * Queues the release of epoch {@code epoch}, whose snapshot is durable. A failed release stops
    * the service like a failed ingest ({@link #awaitIngestFailure}): a process that no longer
    * releases must not look healthy.
    */
   private void releaseLater(int epoch) {
-    releaser.execute(() -> {
-      try {
-        release(epoch);
-      } catch (RuntimeException | Error e) {
-        log.println("dplrf: the release of epoch " + epoch + " failed: " + e);
-        ingestFailure.complete(e);
-      }
-    });
+    metrics.releaseQueued();
+    try {
+      releaser.execute(() -> {
+        try {
+          release(epoch);
+        } catch (RuntimeException | Error e) {
+          log.println("dplrf: the release of epoch " + epoch + " failed: " + e);
+          ingestFailure.complete(e);
+        } finally {
+          metrics.releaseEnded();
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      metrics.releaseEnded(); // shutting down
+      throw e;
+    }
   }
 
+  /** Computes and caches the prefix release after epoch {@code epoch}: once per epoch. */
   private void release(int epoch) {
     long t0 = System.nanoTime();
     Instant now = Instant.now();

@@ -20,11 +20,15 @@ class MetricsTest {
       m.epochsLeft(5);
       m.releaseExhausted(true);
       m.releaseDuration(Duration.ofMillis(20));
+      m.releaseQueued();
+      m.releaseQueued();
+      m.releaseEnded();
       String s = m.scrape();
       for (String line : new String[] {"dplrf_records_consumed_total 2.0",
           "dplrf_updates_consumed_total 7.0", "dplrf_updates_applied_total 6.0",
           "dplrf_updates_clipped_total 1.0", "dplrf_updates_dropped_total 1.0",
           "dplrf_epoch_current 3.0", "dplrf_epochs_left 5.0", "dplrf_release_exhausted 1.0",
+          "dplrf_releases_pending 1.0",
           "dplrf_release_duration_seconds_count 1", "dplrf_snapshot_duration_seconds_count 0",
           "jvm_threads_live_threads", "jvm_classes_loaded_classes", "system_cpu_count",
           "jvm_gc_"}) {
