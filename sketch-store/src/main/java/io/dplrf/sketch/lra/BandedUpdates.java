@@ -21,11 +21,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * v = 400: {@code ContinualSketch.update} 2.5–3.6 M updates/s one at a time, 4.4–5.3 M/s banded,
  * 6.6–9.1 M/s with the two passes on two threads (docs/benchmarks-ingest.md).
  *
- * <p>Double-buffered: when the buffer is full its flush is started on two {@link #FLUSHERS}
- * threads (the Y pass and the Zᵀ pass) and the caller goes on filling a second buffer; the next
- * full buffer, and every flush point ({@link #flush}), first waits for it. So decoding the next
- * updates overlaps applying the previous ones, and still one flush at a time applies, in the
- * order the buffers filled.
+ * <p>Double-buffered, two threads: when the buffer is full, its Zᵀ pass starts on the {@link
+ * #FLUSHER} thread, the caller applies its Y pass and goes on filling the second buffer; the next
+ * full buffer, and every flush point ({@link #flush}), first wait for that Zᵀ pass. So the caller
+ * decodes and applies Y (≈ half the work) while the flusher applies Zᵀ (the other half), each pass
+ * stays on one core with its band slices in that core's cache, and each accumulator still
+ * receives its buffers one at a time in the order they filled. (Measured before settling on
+ * this: both passes on two flusher threads while the caller fills — three busy threads on the
+ * two-core benchmark machine — was ≈ 30% faster on a quiet host and ≈ 35% slower on a busier
+ * one, its flush threads needing twice the CPU: docs/benchmarks-ingest.md.)
  *
  * <p>Exactness: the result is the same sum in another order, so it differs from applying the
  * updates one by one only in floating-point rounding (accumulators are not exact; privacy
@@ -54,11 +58,10 @@ final class BandedUpdates {
 
   private static final AtomicInteger FLUSHER_IDS = new AtomicInteger();
   /**
-   * The flush passes of every banded sketch in the JVM: two daemon threads, one per pass of a
-   * flush. Tasks only write their own sketch's arrays and never wait for one another, so sketches
-   * can share them.
+   * The Zᵀ passes of every banded sketch in the JVM: one daemon thread. Tasks only write their
+   * own sketch's arrays and never wait for one another, so sketches can share it.
    */
-  private static final ExecutorService FLUSHERS = Executors.newFixedThreadPool(2, r -> {
+  private static final ExecutorService FLUSHER = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "dplrf-banded-flush-" + FLUSHER_IDS.incrementAndGet());
     t.setDaemon(true);
     return t;
@@ -76,8 +79,7 @@ final class BandedUpdates {
   private Buffer other;
   private Pass yPass;
   private Pass zPass;
-  private Future<?> yInFlight; // the background flush of the buffer not filling, or null
-  private Future<?> zInFlight;
+  private Future<?> zInFlight; // the Zᵀ pass of the buffer not filling, or null
   private Throwable failure; // of a pass: sticky, the accumulators are incomplete
 
   /**
@@ -99,7 +101,10 @@ final class BandedUpdates {
     capacity = Integer.highestOneBit((int) c);
   }
 
-  /** Buffers one update; a full buffer starts its flush in the background (class comment). */
+  /**
+   * Buffers one update. A full buffer starts its Zᵀ pass on the flusher thread and applies its Y
+   * pass here, then the caller goes on filling the other buffer (class comment).
+   */
   void add(int i, int j, double delta) {
     requireNoFailure();
     if (filling == null) {
@@ -111,21 +116,21 @@ final class BandedUpdates {
       awaitInFlight(); // the other buffer is now empty
       Buffer full = filling;
       filling = other == null ? new Buffer(capacity) : other;
-      other = full; // emptied by awaitInFlight, once no pass reads it any more
+      other = full; // emptied by awaitInFlight, once the Zᵀ pass no longer reads it
       int n = full.size;
-      yInFlight = FLUSHERS.submit(() -> yPass(full, n));
-      zInFlight = FLUSHERS.submit(() -> zPass(full, n));
+      zInFlight = FLUSHER.submit(() -> zPass(full, n));
+      applyYPass(full, n, zInFlight);
     }
   }
 
-  /** Updates buffered and not yet applied, in flight or not. */
+  /** Updates buffered and not yet applied to both accumulators. */
   int size() {
-    return (filling == null ? 0 : filling.size) + (yInFlight == null ? 0 : other.size);
+    return (filling == null ? 0 : filling.size) + (zInFlight == null ? 0 : other.size);
   }
 
   /**
-   * Applies every buffered update: waits for a flush in flight, then applies the rest (the Zᵀ
-   * pass on a flusher thread while this thread does Y). On return the accumulators are complete
+   * Applies every buffered update: waits for a Zᵀ pass in flight, then applies the rest (the Zᵀ
+   * pass on the flusher thread while this thread does Y). On return the accumulators are complete
    * and this thread may read them.
    */
   void flush() {
@@ -136,16 +141,29 @@ final class BandedUpdates {
     }
     int n = filling.size;
     Buffer b = filling;
-    Future<?> z = FLUSHERS.submit(() -> zPass(b, n));
+    Future<?> z = FLUSHER.submit(() -> zPass(b, n));
+    applyYPass(b, n, z);
+    await(z);
+    b.size = 0;
+  }
+
+  /**
+   * The Y pass of {@code b} on this thread, while {@code z} applies its Zᵀ pass. A failure is
+   * recorded (sticky) and rethrown once {@code z} has ended: never leave a task writing zT behind.
+   */
+  private void applyYPass(Buffer b, int n, Future<?> z) {
     try {
       yPass(b, n);
     } catch (RuntimeException | Error e) {
       failure = e;
+      try {
+        z.get();
+      } catch (InterruptedException | ExecutionException | CancellationException ignored) {
+        // `failure` already holds the first error; an interrupt is restored by the caller's next
+        // wait, if any
+      }
       throw e;
-    } finally {
-      await(z); // also when the Y pass failed: never leave a task writing zT behind
     }
-    filling.size = 0;
   }
 
   /**
@@ -158,18 +176,14 @@ final class BandedUpdates {
     }
   }
 
-  /** Waits for the background flush, if any. */
+  /** Waits for the Zᵀ pass in flight, if any, and empties the buffer it read. */
   private void awaitInFlight() {
-    if (yInFlight == null) {
+    if (zInFlight == null) {
       return;
     }
-    try {
-      await(yInFlight);
-    } finally {
-      await(zInFlight);
-    }
-    yInFlight = null;
+    Future<?> z = zInFlight;
     zInFlight = null;
+    await(z);
     other.size = 0;
   }
 

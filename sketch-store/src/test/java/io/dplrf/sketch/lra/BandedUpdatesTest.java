@@ -87,24 +87,26 @@ class BandedUpdatesTest {
   }
 
   /**
-   * A pass that fails in the background (here an index the ingest path would have refused) is
-   * reported at the next flush point, and at every one after it: the sketch is incomplete.
+   * A Zᵀ pass that fails on the flusher thread (here the Zᵀ array is one row short, so the last
+   * column's update cannot land) is reported at the next flush point, and at every one after it:
+   * the sketch is incomplete.
    */
   @Test
-  void failedBackgroundFlush_isRethrownAtEveryLaterFlush() {
+  void failedBackgroundPass_isRethrownAtEveryLaterFlush() {
     int m = 3000;
     int n = 2500;
     SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", 40, n, 4);
     SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", 64, m, 4);
     BandedUpdates banded =
-        new BandedUpdates(phiT, new double[m * 40], 40, s, new double[n * 64], 64);
-    banded.add(m, 0, 1.0); // row m of Y does not exist
+        new BandedUpdates(phiT, new double[m * 40], 40, s, new double[(n - 1) * 64], 64);
+    banded.add(0, n - 1, 1.0); // fine for Y; Zᵀ has no row n − 1
     for (int u = 1; u < banded.capacity(); u++) {
-      banded.add(0, 0, 1.0);
+      banded.add(0, 0, 1.0); // the last one fills the buffer: Y applied here, Zᵀ in the background
     }
     IllegalStateException first = assertThrows(IllegalStateException.class, banded::flush);
     assertInstanceOf(ArrayIndexOutOfBoundsException.class, first.getCause());
     assertThrows(IllegalStateException.class, banded::flush);
+    assertThrows(IllegalStateException.class, () -> banded.add(1, 1, 1.0));
   }
 
   /** The sparse Priv2 sketch buffers: nothing reaches its state before a flush point. */
