@@ -157,10 +157,9 @@ final class BandedUpdates {
     } catch (RuntimeException | Error e) {
       failure = e;
       try {
-        z.get();
-      } catch (InterruptedException | ExecutionException | CancellationException ignored) {
-        // `failure` already holds the first error; an interrupt is restored by the caller's next
-        // wait, if any
+        await(z); // waits out interrupts too, and restores the flag
+      } catch (IllegalStateException ignored) {
+        // the Zᵀ pass failed as well: `failure` keeps the first error
       }
       throw e;
     }

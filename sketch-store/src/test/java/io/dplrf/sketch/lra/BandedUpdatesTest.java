@@ -109,6 +109,27 @@ class BandedUpdatesTest {
     assertThrows(IllegalStateException.class, () -> banded.add(1, 1, 1.0));
   }
 
+  /**
+   * A Y pass that fails on the caller (row m of Y does not exist) throws from the add that filled
+   * the buffer — after the Zᵀ pass running beside it has ended — and makes the sketch unusable.
+   */
+  @Test
+  void failedCallerPass_throwsAtOnceAndThenAtEveryCall() {
+    int m = 3000;
+    int n = 2500;
+    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", 40, n, 4);
+    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", 64, m, 4);
+    BandedUpdates banded =
+        new BandedUpdates(phiT, new double[m * 40], 40, s, new double[n * 64], 64);
+    banded.add(m, 0, 1.0);
+    for (int u = 1; u < banded.capacity() - 1; u++) {
+      banded.add(0, 0, 1.0);
+    }
+    assertThrows(ArrayIndexOutOfBoundsException.class, () -> banded.add(0, 0, 1.0));
+    IllegalStateException later = assertThrows(IllegalStateException.class, banded::flush);
+    assertInstanceOf(ArrayIndexOutOfBoundsException.class, later.getCause());
+  }
+
   /** The sparse Priv2 sketch buffers: nothing reaches its state before a flush point. */
   @Test
   void sparsePriv2Sketch_flushesAtReleaseAndSnapshot() throws Exception {
