@@ -13,6 +13,18 @@ import org.junit.jupiter.api.Test;
 
 class BandedUpdatesTest {
   private static final SecretKey KEY = SecretKey.forTesting(7);
+  // Bands of 2^20 / (8·40) → 2048 rows of Y and 2^20 / (8·64) → 2048 rows of Zᵀ.
+  private static final int M = 3000;
+  private static final int N = 2500;
+  private static final int TW = 40;
+  private static final int V = 64;
+  private static final SparseSignMatrix PHI_T = SparseSignMatrix.of(KEY, "t/phi", TW, N, 4);
+  private static final SparseSignMatrix S = SparseSignMatrix.of(KEY, "t/S", V, M, 4);
+
+  /** A buffer onto Y = {@code y} (M×TW) and Zᵀ = {@code zT} (N×V, or shorter in a failure test). */
+  private static BandedUpdates banded(double[] y, double[] zT) {
+    return new BandedUpdates(PHI_T, y, TW, S, zT, V);
+  }
 
   /**
    * Band by band gives the same sketch as one update at a time. Δ are small integers and the
@@ -21,26 +33,20 @@ class BandedUpdatesTest {
    */
   @Test
   void flush_equalsApplyingEachUpdateInArrivalOrder() {
-    int m = 3000;
-    int n = 2500;
-    int tw = 40;
-    int v = 64; // bands of 2^20 / (8·40) → 2048 rows of Y and 2^20 / (8·64) → 2048 rows of Zᵀ
-    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", tw, n, 4);
-    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", v, m, 4);
-    double[] y = new double[m * tw];
-    double[] zT = new double[n * v];
-    double[] yOne = new double[m * tw];
-    double[] zTOne = new double[n * v];
-    BandedUpdates banded = new BandedUpdates(phiT, y, tw, s, zT, v);
+    double[] y = new double[M * TW];
+    double[] zT = new double[N * V];
+    double[] yOne = new double[M * TW];
+    double[] zTOne = new double[N * V];
+    BandedUpdates banded = banded(y, zT);
     assertEquals(1 << 15, banded.capacity()); // (120,000 + 160,000) / 8 → 35,000 → 2^15
     SplittableRandom r = new SplittableRandom(3);
     int updates = 3 * banded.capacity() + 1234; // two full buffers flushed in the background
     for (int u = 0; u < updates; u++) {
-      int i = r.nextInt(m);
-      int j = r.nextInt(n);
+      int i = r.nextInt(M);
+      int j = r.nextInt(N);
       double d = r.nextInt(-9, 10);
-      phiT.addColumn(j, d, yOne, i * tw);
-      s.addColumn(i, d, zTOne, j * v);
+      PHI_T.addColumn(j, d, yOne, i * TW);
+      S.addColumn(i, d, zTOne, j * V);
       banded.add(i, j, d);
     }
     // The third full buffer may still be in flight; with the 1,234 filling, all are pending.
@@ -57,22 +63,16 @@ class BandedUpdatesTest {
    */
   @Test
   void backgroundFlush_isBitIdenticalToWaitingForEachFlush() {
-    int m = 3000;
-    int n = 2500;
-    int tw = 40;
-    int v = 64;
-    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", tw, n, 4);
-    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", v, m, 4);
-    double[] y = new double[m * tw];
-    double[] zT = new double[n * v];
-    double[] yWaited = new double[m * tw];
-    double[] zTWaited = new double[n * v];
-    BandedUpdates background = new BandedUpdates(phiT, y, tw, s, zT, v);
-    BandedUpdates waited = new BandedUpdates(phiT, yWaited, tw, s, zTWaited, v);
+    double[] y = new double[M * TW];
+    double[] zT = new double[N * V];
+    double[] yWaited = new double[M * TW];
+    double[] zTWaited = new double[N * V];
+    BandedUpdates background = banded(y, zT);
+    BandedUpdates waited = banded(yWaited, zTWaited);
     SplittableRandom r = new SplittableRandom(5);
     for (int u = 0; u < 5 * background.capacity() + 77; u++) {
-      int i = r.nextInt(m);
-      int j = r.nextInt(n);
+      int i = r.nextInt(M);
+      int j = r.nextInt(N);
       double d = r.nextDouble(-1, 1);
       background.add(i, j, d);
       waited.add(i, j, d);
@@ -93,13 +93,8 @@ class BandedUpdatesTest {
    */
   @Test
   void failedBackgroundPass_isRethrownAtEveryLaterFlush() {
-    int m = 3000;
-    int n = 2500;
-    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", 40, n, 4);
-    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", 64, m, 4);
-    BandedUpdates banded =
-        new BandedUpdates(phiT, new double[m * 40], 40, s, new double[(n - 1) * 64], 64);
-    banded.add(0, n - 1, 1.0); // fine for Y; Zᵀ has no row n − 1
+    BandedUpdates banded = banded(new double[M * TW], new double[(N - 1) * V]);
+    banded.add(0, N - 1, 1.0); // fine for Y; Zᵀ has no row N − 1
     for (int u = 1; u < banded.capacity(); u++) {
       banded.add(0, 0, 1.0); // the last one fills the buffer: Y applied here, Zᵀ in the background
     }
@@ -110,18 +105,13 @@ class BandedUpdatesTest {
   }
 
   /**
-   * A Y pass that fails on the caller (row m of Y does not exist) throws from the add that filled
+   * A Y pass that fails on the caller (row M of Y does not exist) throws from the add that filled
    * the buffer — after the Zᵀ pass running beside it has ended — and makes the sketch unusable.
    */
   @Test
   void failedCallerPass_throwsAtOnceAndThenAtEveryCall() {
-    int m = 3000;
-    int n = 2500;
-    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", 40, n, 4);
-    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", 64, m, 4);
-    BandedUpdates banded =
-        new BandedUpdates(phiT, new double[m * 40], 40, s, new double[n * 64], 64);
-    banded.add(m, 0, 1.0);
+    BandedUpdates banded = banded(new double[M * TW], new double[N * V]);
+    banded.add(M, 0, 1.0);
     for (int u = 1; u < banded.capacity() - 1; u++) {
       banded.add(0, 0, 1.0);
     }
