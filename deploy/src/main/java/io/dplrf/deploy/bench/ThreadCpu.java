@@ -9,9 +9,9 @@ import java.util.TreeMap;
 
 /**
  * CPU seconds by group of threads between two samples ({@link ThreadMXBean}): where the CPU of an
- * ingest run went — the ingest thread, the epoch closer, the release, the banded flush's thread
- * (its Zᵀ passes), ojAlgo's workers, the Kafka broker and clients. Threads that end between the
- * samples are not counted (none of the groups above does during a run).
+ * ingest run went — the ingest thread, the epoch closer, the release, the banded flush's second
+ * thread, ojAlgo's workers, the Kafka broker and clients. Threads that end between the samples
+ * are not counted (none of the groups above does during a run).
  */
 final class ThreadCpu {
   private static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
@@ -60,8 +60,8 @@ final class ThreadCpu {
     if (thread.startsWith("ojAlgo")) {
       return "release (ojAlgo workers)";
     }
-    if (thread.startsWith("dplrf-banded-flush")) {
-      return "banded flush thread (Z pass)";
+    if (thread.startsWith("ForkJoinPool.commonPool")) {
+      return "banded flush, 2nd thread";
     }
     String t = thread.toLowerCase(java.util.Locale.ROOT);
     if (t.contains("kafka") || t.contains("raft") || t.contains("data-plane")

@@ -38,8 +38,7 @@ public final class Priv2Sketch extends BufferedSketch {
     this.v = plan.sizes().v();
     y = new double[Math.multiplyExact(m, tw)];
     zT = new double[Math.multiplyExact(n, v)];
-    banded = mats.sparsity > 0
-        ? new BandedUpdates(mats.phiTSparse, y, tw, mats.sSparse, zT, v) : null;
+    banded = mats.sparsity > 0 ? new BandedUpdates((long) y.length + zT.length) : null;
   }
 
   /** A noisy node on {@code data}'s arrays ({@link #intoNode}); nodes take no updates, no buffer. */
@@ -108,8 +107,8 @@ public final class Priv2Sketch extends BufferedSketch {
   void apply(int i, int j, double delta) {
     if (banded == null) {
       super.apply(i, j, delta);
-    } else {
-      banded.add(i, j, delta);
+    } else if (banded.add(i, j, delta)) {
+      flushOwnBuffer();
     }
   }
 
@@ -117,7 +116,7 @@ public final class Priv2Sketch extends BufferedSketch {
   @Override
   void flushOwnBuffer() {
     if (banded != null) {
-      banded.flush();
+      banded.flush(mats.phiTSparse, y, tw, mats.sSparse, zT, v);
     }
   }
 

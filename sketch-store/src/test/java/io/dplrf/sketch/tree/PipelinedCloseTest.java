@@ -55,11 +55,11 @@ class PipelinedCloseTest {
 
   /**
    * As above with epochs of several full banded buffers (priv2-sparse, buffer of 4,096 updates at
-   * these sizes): at each boundary a flush may still be running on the flusher threads when the
-   * accumulator is set aside, and the closer thread must wait for it before making the leaf.
+   * these sizes): flushes of full buffers inside each epoch, and the closer thread flushing the
+   * rest of the set-aside accumulator while the owner fills the next one.
    */
   @Test
-  void pipelinedClose_withABandedFlushInFlight_givesTheSameSnapshotsAndReleases(@TempDir Path dir)
+  void pipelinedClose_withFullBandedBuffers_givesTheSameSnapshotsAndReleases(@TempDir Path dir)
       throws Exception {
     assertPipelinedCloseEqualsCloseEpoch(StreamMechanism.PRIV2_SPARSE, dir, 3 * 4096 + 77);
   }
