@@ -1,8 +1,11 @@
 package io.dplrf.sketch.lra;
 
 import io.dplrf.sketch.randomness.SparseSignMatrix;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Buffers the updates of a sparse-embedding sketch and applies them band by band, so that the
@@ -13,19 +16,27 @@ import java.util.concurrent.ForkJoinTask;
  * flush partitions the buffered updates by band of i (rows of Y whose slice is ≤ {@link
  * #BAND_BYTES}) with a counting sort and applies them band by band, then does the same for Zᵀ by
  * band of j: each band's slice is read from memory about once and hit in cache by the updates
- * that follow. On the 2-core benchmark machine, quiet, 2²³ random updates at m = n = 10⁵, t = 100,
- * v = 400: {@code ContinualSketch.update} 2.5–3.6 M updates/s one at a time, 4.4–5.3 M/s banded,
- * 6.6–9.1 M/s with the two passes on two threads (docs/benchmarks-ingest.md).
+ * that follow. Before a band's updates, its slice is read in address order (one double per cache
+ * line), so that the hardware prefetcher streams it in instead of each line missing at a random
+ * write. The bands are the unit of work of two threads — the caller and one pool worker — which
+ * claim them one at a time: each starts with its own accumulator's partition and bands, then
+ * helps with the other's, so neither waits for the larger pass (Zᵀ's rows are 4× Y's at the
+ * default sizes). Measured with {@code dplrf bench update} (2 × 10⁷ random updates at m = n =
+ * 10⁵, t = 100, v = 400) on the 2-core benchmark machine: 10.5–12.0 M updates/s, against
+ * 5.6–9.5 M/s with each pass on a thread of its own and no pre-touch (docs/benchmarks-ingest.md,
+ * "Session of 2026-11-22").
  *
  * <p>Exactness: the result is the same sum in another order, so it differs from applying the
  * updates one by one only in floating-point rounding (accumulators are not exact; privacy
- * README §7). The order is a function of the update sequence and the flush points (buffer full,
- * or {@code flushPending}: snapshot, release, absorb, reset), so a restored sketch continues
- * bit-identically.
+ * README §7). Each band is applied by one thread, in buffer order within the band, and bands write
+ * disjoint slices, so the result does not depend on which thread takes which band, nor on
+ * whether the worker runs at all. The order is a function of the update sequence and the flush
+ * points (buffer full, or {@code flushPending}: snapshot, release, absorb, reset), so a restored
+ * sketch continues bit-identically.
  *
  * <p>Memory: three copies of up to {@code capacity} updates (16 bytes each: the buffer and one
  * band order per accumulator), allocated at the first update: only a tree's accumulator receives
- * updates, never its nodes.
+ * updates, never its nodes. Freed ({@link #drop}) when the accumulator becomes a node.
  */
 final class BandedUpdates {
   /** Band slice target: well inside a core's L2 (1.25–2.5 MB on the machines measured). */
@@ -33,6 +44,7 @@ final class BandedUpdates {
   static final int MAX_CAPACITY = 1 << 22;
 
   private final int capacity;
+  private final Executor helper;
   private int[] rows;
   private int[] cols;
   private double[] deltas;
@@ -42,10 +54,16 @@ final class BandedUpdates {
 
   /** A buffer sized for accumulators of {@code stateDoubles} entries in all. */
   BandedUpdates(long stateDoubles) {
+    this(stateDoubles, ForkJoinPool.commonPool());
+  }
+
+  /** As above; {@code helper} runs the second thread of each flush (for tests). */
+  BandedUpdates(long stateDoubles, Executor helper) {
     // Worth filling only if a flush touches each band's cache lines several times: about one
     // update per 8 accumulator entries (so ≥ 1 per cache line); small sketches flush often.
     long c = Math.max(1 << 12, Math.min(MAX_CAPACITY, stateDoubles / 8));
     capacity = Integer.highestOneBit((int) c);
+    this.helper = helper;
   }
 
   /** Returns true when the buffer is full after this add. */
@@ -54,8 +72,8 @@ final class BandedUpdates {
       rows = new int[capacity];
       cols = new int[capacity];
       deltas = new double[capacity];
-      yPass = new Pass(capacity);
-      zPass = new Pass(capacity);
+      yPass = new Pass(true, capacity);
+      zPass = new Pass(false, capacity);
     }
     rows[size] = i;
     cols[size] = j;
@@ -69,30 +87,84 @@ final class BandedUpdates {
 
   /**
    * Applies every buffered update — Y row i += Δ·Φ[j,:] (m×t, {@code phiT} t×n) and Zᵀ row j +=
-   * Δ·S[:,i] ({@code s} v×m) — and empties the buffer. The two passes write disjoint arrays and
-   * read the buffer only, so the Zᵀ pass runs on a pool thread while this thread does Y (each in
-   * the same order as alone: the result does not depend on the threads).
+   * Δ·S[:,i] ({@code s} v×m) — and empties the buffer. Returns once every band is applied, by this
+   * thread or the helper (class comment).
    */
   void flush(SparseSignMatrix phiT, double[] y, int tw, SparseSignMatrix s, double[] zT, int v) {
     if (size == 0) {
       return;
     }
-    int n = size;
-    ForkJoinTask<?> z = ForkJoinPool.commonPool().submit(() -> {
-      zPass.partition(cols, n, bandRows(v), zT.length / v);
-      for (int u = 0; u < n; u++) {
-        s.addColumn(zPass.rows[u], zPass.deltas[u], zT, zPass.cols[u] * v);
-      }
-    });
+    yPass.bind(phiT, y, tw, size);
+    zPass.bind(s, zT, v, size);
+    Helper h = new Helper();
+    helper.execute(h);
+    Throwable failed = null;
     try {
-      yPass.partition(rows, n, bandRows(tw), y.length / tw);
-      for (int u = 0; u < n; u++) {
-        phiT.addColumn(yPass.cols[u], yPass.deltas[u], y, yPass.rows[u] * tw);
-      }
+      yPass.work();
+      zPass.work();
+    } catch (RuntimeException | Error e) {
+      failed = e;
+      throw e;
     } finally {
-      z.join(); // also when the Y pass failed: never leave a task writing zT behind
+      h.finish(failed); // never return while the helper may still write
     }
     size = 0;
+  }
+
+  /** The flush's second thread: Zᵀ's partition and bands first, then Y's unclaimed bands. */
+  private final class Helper implements Runnable {
+    /** Taken by whichever comes first: the helper starting, or the caller finding it unstarted. */
+    private final AtomicBoolean taken = new AtomicBoolean();
+    private final CountDownLatch done = new CountDownLatch(1);
+    private Throwable failure;
+
+    @Override
+    public void run() {
+      if (!taken.compareAndSet(false, true)) {
+        return; // the caller has done all the work already
+      }
+      try {
+        zPass.work();
+        yPass.work();
+      } catch (RuntimeException | Error e) {
+        failure = e;
+      } finally {
+        done.countDown();
+      }
+    }
+
+    /** Waits for a started helper (through interrupts); rethrows its failure unless the caller's. */
+    void finish(Throwable callerFailure) {
+      if (taken.compareAndSet(false, true)) {
+        return; // never started, and now never will
+      }
+      awaitUninterruptibly(done);
+      if (failure == null) {
+        return;
+      }
+      if (callerFailure != null) {
+        callerFailure.addSuppressed(failure);
+      } else if (failure instanceof RuntimeException e) {
+        throw e;
+      } else {
+        throw (Error) failure;
+      }
+    }
+  }
+
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        latch.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Rows per band: a power of two whose slice of {@code width} doubles is ≤ BAND_BYTES. */
@@ -100,39 +172,127 @@ final class BandedUpdates {
     return Integer.highestOneBit(Math.max(1, BAND_BYTES / (8 * width)));
   }
 
-  /** The buffered updates in band order, for one accumulator. */
+  /** One accumulator's share of a flush: the buffered updates in its band order, and its bands. */
   private final class Pass {
-    final int[] rows;
-    final int[] cols;
-    final double[] deltas;
+    /** Y: bands of i, Y row i += Δ·(column j of Φᵀ); Zᵀ: bands of j, row j += Δ·(column i of S). */
+    private final boolean byRow;
+    private final int[] rows;
+    private final int[] cols;
+    private final double[] deltas;
+    private final AtomicBoolean partitionTaken = new AtomicBoolean();
+    private final AtomicInteger nextBand = new AtomicInteger();
+    private CountDownLatch partitioned;
+    private SparseSignMatrix matrix;
+    private double[] acc;
+    private int width;
+    private int n;
+    private int shift;
+    /** Band b's updates are [start[b], start[b+1]); null until partitioned (or if that failed). */
+    private int[] start;
+    /** Written with the pre-touch reads' sum, so that the compiler cannot drop them. */
+    private volatile double touched;
 
-    Pass(int capacity) {
+    Pass(boolean byRow, int capacity) {
+      this.byRow = byRow;
       rows = new int[capacity];
       cols = new int[capacity];
       deltas = new double[capacity];
     }
 
-    /**
-     * Stable counting sort of the first {@code n} buffered updates by band of {@code keys}
-     * (key / rowsPerBand), keys in [0, extent).
-     */
-    void partition(int[] keys, int n, int rowsPerBand, int extent) {
-      int shift = Integer.numberOfTrailingZeros(rowsPerBand);
-      int bands = ((extent - 1) >> shift) + 1;
-      int[] start = new int[bands + 1];
+    void bind(SparseSignMatrix matrix, double[] acc, int width, int n) {
+      this.matrix = matrix;
+      this.acc = acc;
+      this.width = width;
+      this.n = n;
+      shift = Integer.numberOfTrailingZeros(bandRows(width));
+      start = null;
+      partitionTaken.set(false);
+      nextBand.set(0);
+      partitioned = new CountDownLatch(1);
+    }
+
+    /** Partitions unless the other thread has begun to, then applies bands until none is left. */
+    void work() {
+      if (partitionTaken.compareAndSet(false, true)) {
+        try {
+          partition();
+        } finally {
+          partitioned.countDown();
+        }
+      } else {
+        awaitUninterruptibly(partitioned);
+      }
+      int[] bandStart = start;
+      if (bandStart == null) {
+        return; // the partition failed on the other thread, which reports it
+      }
+      int bands = bandStart.length - 1;
+      double sum = 0;
+      for (int b; (b = nextBand.getAndIncrement()) < bands; ) {
+        sum += applyBand(b, bandStart[b], bandStart[b + 1]);
+      }
+      touched = sum;
+    }
+
+    /** Stable counting sort of the buffered updates by band of their key (i for Y, j for Zᵀ). */
+    private void partition() {
+      int[] keys = byRow ? BandedUpdates.this.rows : BandedUpdates.this.cols;
+      int bands = ((acc.length / width - 1) >> shift) + 1;
+      int[] bounds = new int[bands + 1];
       for (int u = 0; u < n; u++) {
-        start[(keys[u] >> shift) + 1]++;
+        bounds[(keys[u] >> shift) + 1]++;
       }
       for (int b = 0; b < bands; b++) {
-        start[b + 1] += start[b];
+        bounds[b + 1] += bounds[b];
       }
+      int[] next = bounds.clone();
       for (int u = 0; u < n; u++) {
-        int p = start[keys[u] >> shift]++;
+        int p = next[keys[u] >> shift]++;
         rows[p] = BandedUpdates.this.rows[u];
         cols[p] = BandedUpdates.this.cols[u];
         deltas[p] = BandedUpdates.this.deltas[u];
       }
+      start = bounds;
     }
+
+    /** Applies band b's updates [from, to); returns the sum of the pre-touch reads. */
+    private double applyBand(int b, int from, int to) {
+      if (from == to) {
+        return 0;
+      }
+      int lo = (int) Math.min(acc.length, ((long) b << shift) * width);
+      int hi = (int) Math.min(acc.length, ((long) (b + 1) << shift) * width);
+      double sum = 0;
+      for (int q = lo; q < hi; q += 8) { // 8 doubles per 64-byte line
+        sum += acc[q];
+      }
+      if (byRow) {
+        for (int u = from; u < to; u++) {
+          matrix.addColumn(cols[u], deltas[u], acc, rows[u] * width);
+        }
+      } else {
+        for (int u = from; u < to; u++) {
+          matrix.addColumn(rows[u], deltas[u], acc, cols[u] * width);
+        }
+      }
+      return sum;
+    }
+  }
+
+  /**
+   * Frees the buffers (they are allocated again at the next {@link #add}).
+   *
+   * @throws IllegalStateException unless every update has been applied ({@link #flush})
+   */
+  void drop() {
+    if (size > 0) {
+      throw new IllegalStateException("updates are still buffered");
+    }
+    rows = null;
+    cols = null;
+    deltas = null;
+    yPass = null;
+    zPass = null;
   }
 
   long sizeInBytes() {

@@ -167,8 +167,12 @@ public abstract sealed class NoisyLinearSketch
     NoisyLinearSketch node = withState(java.util.Objects.requireNonNull(nodeLabel, "nodeLabel"));
     node.updates = updates;
     handedOver = true;
+    dropUpdateBuffers(); // spent: no more updates, and the close that follows allocates the spare
     return node;
   }
+
+  /** Frees the memory this sketch holds for buffering updates (empty; {@link #intoNode}). */
+  void dropUpdateBuffers() {}
 
   /** A noisy sketch labelled {@code nodeLabel} sharing this one's state arrays ({@link #intoNode}). */
   NoisyLinearSketch withState(String nodeLabel) {

@@ -112,6 +112,13 @@ public final class Priv2Sketch extends BufferedSketch {
     }
   }
 
+  @Override
+  void dropUpdateBuffers() {
+    if (banded != null) {
+      banded.drop();
+    }
+  }
+
   /** Y row i += Δ·Φ[j,:] and Z column j += Δ·S[:,i] for every buffered sparse update. */
   @Override
   void flushOwnBuffer() {

@@ -2,11 +2,16 @@ package io.dplrf.sketch.lra;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.randomness.SparseSignMatrix;
+import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 class BandedUpdatesTest {
@@ -51,6 +56,93 @@ class BandedUpdatesTest {
     assertEquals(0, banded.size());
     assertArrayEquals(yOne, y);
     assertArrayEquals(zTOne, zT);
+  }
+
+  /**
+   * Which thread applies which band does not change a bit: with real-valued Δ (rounding in every
+   * sum) and many bands per accumulator, a flush whose helper runs beside the caller, one whose
+   * helper runs before the caller starts (so it takes every band), one whose helper starts late on
+   * a thread of its own, and one whose helper never runs (the caller takes every band) give
+   * identical sketches.
+   */
+  @Test
+  void flush_resultDoesNotDependOnWhichThreadAppliesWhichBand() throws Exception {
+    int m = 4096;
+    int n = 4096;
+    int tw = 100; // 2^20 / 800 → 1024 rows per band of Y: 4 bands
+    int v = 400; // 2^20 / 3200 → 256 rows per band of Zᵀ: 16 bands
+    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", tw, n, 4);
+    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", v, m, 4);
+    Executor beside = ForkJoinPool.commonPool();
+    Executor first = Runnable::run;
+    Executor never = task -> { };
+    Executor late = task -> new Thread(() -> {
+      LockSupport.parkNanos(5_000_000);
+      task.run();
+    }).start();
+    double[][] results = new double[8][];
+    int k = 0;
+    for (Executor helper : new Executor[] {beside, first, never, late}) {
+      double[] y = new double[m * tw];
+      double[] zT = new double[n * v];
+      BandedUpdates banded = new BandedUpdates((long) y.length + zT.length, helper);
+      SplittableRandom r = new SplittableRandom(5);
+      for (int u = 0; u < 3 * banded.capacity() / 2; u++) {
+        if (banded.add(r.nextInt(m), r.nextInt(n), r.nextDouble(-1, 1))) {
+          banded.flush(phiT, y, tw, s, zT, v);
+        }
+      }
+      banded.flush(phiT, y, tw, s, zT, v);
+      assertEquals(0, banded.size());
+      results[k++] = y;
+      results[k++] = zT;
+    }
+    assertTrue(Arrays.stream(results[1]).anyMatch(x -> x != 0));
+    for (int c = 2; c < results.length; c++) {
+      assertArrayEquals(results[c % 2], results[c], "helper " + c / 2);
+    }
+  }
+
+  /**
+   * A failure on the helper's side reaches the caller: a Zᵀ one row short makes only the Zᵀ
+   * pass fail, and the helper, run before the caller, takes that pass.
+   */
+  @Test
+  void flush_rethrowsTheHelpersFailure() {
+    int m = 300;
+    int n = 200;
+    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", 10, n, 4);
+    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", 16, m, 4);
+    double[] y = new double[m * 10];
+    double[] zTShort = new double[(n - 1) * 16];
+    BandedUpdates banded = new BandedUpdates(1 << 20, Runnable::run);
+    banded.add(7, n - 1, 1.0);
+    assertThrows(ArrayIndexOutOfBoundsException.class,
+        () -> banded.flush(phiT, y, 10, s, zTShort, 16));
+  }
+
+  /**
+   * An accumulator handed over to a node frees its buffers (48 bytes per update of capacity: the
+   * buffer and two band orders) once they are applied; buffers still holding updates cannot be
+   * dropped.
+   */
+  @Test
+  void intoNode_appliesThenDropsTheUpdateBuffers() {
+    var sizes = new io.dplrf.sketch.params.SketchSizes(50, 40, 2, 8, 16);
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new io.dplrf.sketch.params.PrivacyParams(1, 1e-6),
+        1, sizes, 4, 1);
+    Priv2Sketch sketch = Priv2Sketch.createWithoutNoise(plan,
+        Priv2Matrices.generate(KEY, "t", sizes, false, 4), KEY, "t/acc");
+    sketch.update(3, 5, 2.0);
+    long before = sketch.sizeInBytes();
+    NoisyLinearSketch node = sketch.intoNode("t/leaf");
+    // capacity: max(2^12, (50·8 + 40·16) / 8) = 4,096 updates
+    assertEquals(48L * 4096, before - sketch.sizeInBytes());
+    assertTrue(Arrays.stream(node.state()[0]).anyMatch(x -> x != 0), "the update was applied");
+
+    BandedUpdates banded = new BandedUpdates(1 << 20);
+    banded.add(1, 2, 3.0);
+    assertThrows(IllegalStateException.class, banded::drop);
   }
 
   /** The sparse Priv2 sketch buffers: nothing reaches its state before a flush point. */
