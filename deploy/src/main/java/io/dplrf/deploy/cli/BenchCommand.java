@@ -7,6 +7,7 @@ import io.dplrf.deploy.bench.IngestBench;
 import io.dplrf.deploy.bench.PcaBench;
 import io.dplrf.deploy.bench.ReleaseBench;
 import io.dplrf.deploy.bench.RobustBench;
+import io.dplrf.deploy.bench.UpdateBench;
 import io.dplrf.deploy.oneshot.MechanismName;
 import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.release.Errors;
@@ -53,6 +54,8 @@ final class BenchCommand {
              dplrf bench release   [--rows 100000] [--cols 100000] [--rank 10] [--sketch-cols 100]
                                    [--sketch-rows 400] [--epsilon 1] [--delta 1e-6] [--epochs 4]
                                    [--repeats 3] [--seed 1]
+             dplrf bench update    [--rows 100000] [--cols 100000] [--rank 10] [--sketch-cols 100]
+                                   [--sketch-rows 400] [--updates 20000000] [--rounds 2] [--seed 1]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
@@ -65,7 +68,7 @@ final class BenchCommand {
 
   static int run(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
-      throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust, completion, ingest or release");
+      throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust, completion, ingest, release or update");
     }
     String which = argv[1];
     Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("no-oja"));
@@ -78,6 +81,13 @@ final class BenchCommand {
     }
     if (which.equals("robust")) {
       return robust(a, out);
+    }
+    if (which.equals("update")) {
+      new UpdateBench(new SketchSizes(a.integer("rows", 100_000), a.integer("cols", 100_000), k,
+          a.integer("sketch-cols", 100), a.integer("sketch-rows", 400)),
+          Long.parseLong(a.string("updates", "20000000")), a.integer("seed", 1))
+          .run(a.integer("rounds", 2), out);
+      return 0;
     }
     if (which.equals("release")) {
       new ReleaseBench(new SketchSizes(a.integer("rows", 100_000), a.integer("cols", 100_000), k,
