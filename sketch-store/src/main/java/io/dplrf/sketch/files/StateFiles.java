@@ -3,6 +3,7 @@ package io.dplrf.sketch.files;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
@@ -10,6 +11,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Set;
 
@@ -54,12 +56,20 @@ public final class StateFiles {
    * first, so the permissions are always those given at creation. The parent must exist.
    */
   public static FileChannel createForWriting(Path file) throws IOException {
+    return createForWriting(file, Set.of());
+  }
+
+  /** As {@link #createForWriting(Path)}, with {@code extra} open options (e.g. O_DIRECT). */
+  public static FileChannel createForWriting(Path file, Set<? extends OpenOption> extra)
+      throws IOException {
     Files.deleteIfExists(file);
     FileAttribute<?>[] attrs = posix(file)
         ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(FILE)}
         : new FileAttribute<?>[0];
-    return FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE), attrs);
+    Set<OpenOption> options = new HashSet<>(extra);
+    options.add(StandardOpenOption.CREATE_NEW);
+    options.add(StandardOpenOption.WRITE);
+    return FileChannel.open(file, options, attrs);
   }
 
   /**

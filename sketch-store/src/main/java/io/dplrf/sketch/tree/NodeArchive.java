@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.files.DirectFileOutputStream;
 import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.SketchCodec;
@@ -104,6 +105,8 @@ abstract sealed class NodeArchive {
 
     private final Path dir;
     private final DirectorySync sync;
+    /** False once the file system has refused direct I/O ({@link #writeDirect}). */
+    private volatile boolean direct = true;
 
     Directory(Path dir) {
       this(dir, StateFiles::fsyncDirectory);
@@ -135,11 +138,13 @@ abstract sealed class NodeArchive {
         Path target = file(id);
         Path tmp = dir.resolve(target.getFileName() + ".tmp");
         // Owner-only from creation: a node file holds the node's noiseless sketch.
-        try (FileChannel ch = StateFiles.createForWriting(tmp);
-            OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16)) {
-          node.writeTo(out);
-          out.flush();
-          ch.force(true);
+        if (!writeDirect(tmp, node)) {
+          try (FileChannel ch = StateFiles.createForWriting(tmp);
+              OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16)) {
+            node.writeTo(out);
+            out.flush();
+            ch.force(true);
+          }
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
@@ -149,6 +154,33 @@ abstract sealed class NodeArchive {
         sync.fsync(dir);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot store closed node " + id + " in " + dir, e);
+      }
+    }
+
+    /**
+     * Writes and fsyncs {@code tmp} with direct I/O ({@link DirectFileOutputStream}: no copy into
+     * the page cache), unless this directory's file system refused it before.
+     *
+     * @return false if the file system refuses direct I/O (at open, or at a write: the file is
+     *     then written through the page cache, now and for every later node)
+     */
+    private boolean writeDirect(Path tmp, NodeWriter node) {
+      if (!direct) {
+        return false;
+      }
+      try (DirectFileOutputStream out = DirectFileOutputStream.tryCreate(tmp)) {
+        if (out == null) {
+          direct = false;
+          return false;
+        }
+        node.writeTo(out);
+        out.finish();
+        return true;
+      } catch (IOException e) {
+        // Some file systems accept O_DIRECT at open and refuse the writes; the page-cache path
+        // recreates the file, and a genuine error (no space left) fails there again.
+        direct = false;
+        return false;
       }
     }
 

@@ -38,6 +38,18 @@ class NodeArchiveTest {
     assertEquals(List.of("fsync : file true, temp false", "put returned"), events);
   }
 
+  /** A node of several write buffers and an odd length reads back exactly (direct I/O or not). */
+  @Test
+  void directoryPut_largeNodeReadsBackExactly() throws Exception {
+    NodeArchive.Directory archive = new NodeArchive.Directory(dir.resolve("nodes"));
+    byte[] node = new byte[3 * (1 << 20) + 7];
+    new java.util.SplittableRandom(5).nextBytes(node);
+    NodeId id = new NodeId(2, 1);
+    archive.put(id, node);
+    assertArrayEquals(node, archive.get(id));
+    assertEquals(node.length, Files.size(archive.file(id)));
+  }
+
   @Test
   void directoryPut_createsTheStoreAndNodeFilesOwnerOnly() throws Exception {
     assumeTrue(Files.getFileStore(dir).supportsFileAttributeView(PosixFileAttributeView.class),

@@ -1,0 +1,148 @@
+package io.dplrf.sketch.files;
+
+import com.sun.nio.file.ExtendedOpenOption;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Writes a new file with direct I/O ({@code O_DIRECT}), bypassing the page cache, for the large
+ * files that are written once and read rarely (closed tree nodes, hundreds of MB each).
+ *
+ * <p>Why: through the page cache every byte is copied by the kernel into cache pages, which the
+ * fsync then writes out; with the ingest path competing for the memory bus, that copy was half of
+ * the epoch closer's CPU (docs/benchmarks-ingest.md). Direct I/O moves the data from one aligned
+ * buffer to the disk; alone, writing and fsyncing 400 MB took 0.09–0.11 s of CPU instead of
+ * 0.19–0.20 s.
+ *
+ * <p>Direct writes must start at an aligned address and offset and have an aligned length, so
+ * the stream collects bytes in an aligned direct buffer of whole blocks and writes only whole
+ * blocks; {@link #finish} pads the last block with zeros, writes it, cuts the file back to the
+ * bytes written, and fsyncs. File systems that refuse direct I/O (tmpfs, some network file
+ * systems) make {@link #tryCreate} return null: the caller writes through the page cache then.
+ * Not thread-safe.
+ */
+public final class DirectFileOutputStream extends OutputStream {
+  /** Buffer size: whole blocks of any power-of-two block size up to 1 MiB. */
+  static final int BUFFER_BYTES = 1 << 20;
+
+  private final FileChannel channel;
+  private final int block;
+  private final ByteBuffer buffer;
+  private long written;
+  private boolean finished;
+
+  private DirectFileOutputStream(FileChannel channel, int block) {
+    this.channel = channel;
+    this.block = block;
+    this.buffer = ByteBuffer.allocateDirect(BUFFER_BYTES + block).alignedSlice(block);
+    buffer.limit(BUFFER_BYTES);
+  }
+
+  /**
+   * Creates {@code file} (as {@link StateFiles#createForWriting}: new, owner-only) for direct
+   * writes.
+   *
+   * @return null, with no file left behind, if the file system's block size is unknown or not a
+   *     power of two up to 1 MiB, or if it refuses direct I/O
+   * @throws IOException if the file cannot be created for another reason
+   */
+  public static DirectFileOutputStream tryCreate(Path file) throws IOException {
+    Path dir = Objects.requireNonNull(file.toAbsolutePath().getParent(), "parent of " + file);
+    long block;
+    try {
+      block = Files.getFileStore(dir).getBlockSize();
+    } catch (UnsupportedOperationException e) {
+      return null;
+    }
+    if (block <= 0 || block > BUFFER_BYTES || Long.bitCount(block) != 1) {
+      return null;
+    }
+    FileChannel ch;
+    try {
+      ch = StateFiles.createForWriting(file, Set.of(ExtendedOpenOption.DIRECT));
+    } catch (UnsupportedOperationException | IOException e) {
+      // EINVAL from open(2) where the file system has no O_DIRECT; a genuine error (no space,
+      // no permission) shows again when the caller creates the file without it.
+      Files.deleteIfExists(file);
+      return null;
+    }
+    return new DirectFileOutputStream(ch, (int) block);
+  }
+
+  @Override
+  public void write(int b) throws IOException {
+    requireOpen();
+    if (!buffer.hasRemaining()) {
+      drain();
+    }
+    buffer.put((byte) b);
+    written++;
+  }
+
+  @Override
+  public void write(byte[] b, int off, int len) throws IOException {
+    Objects.checkFromIndexSize(off, len, b.length);
+    requireOpen();
+    while (len > 0) {
+      if (!buffer.hasRemaining()) {
+        drain();
+      }
+      int n = Math.min(len, buffer.remaining());
+      buffer.put(b, off, n);
+      off += n;
+      len -= n;
+      written += n;
+    }
+  }
+
+  /** Writes the buffer's whole blocks (its position is a multiple of the block size). */
+  private void drain() throws IOException {
+    buffer.flip();
+    while (buffer.hasRemaining()) {
+      channel.write(buffer);
+    }
+    buffer.clear();
+    buffer.limit(BUFFER_BYTES);
+  }
+
+  /**
+   * Writes what is buffered (the last block padded with zeros), cuts the file back to exactly
+   * the bytes written and fsyncs it (data and metadata). No writes after this.
+   */
+  public void finish() throws IOException {
+    requireOpen();
+    int tail = buffer.position();
+    int padded = (tail + block - 1) / block * block;
+    buffer.limit(Math.max(padded, BUFFER_BYTES));
+    while (buffer.position() < padded) {
+      buffer.put((byte) 0);
+    }
+    drain();
+    channel.truncate(written);
+    channel.force(true);
+    finished = true;
+  }
+
+  /** Bytes written so far (the file's length after {@link #finish}). */
+  public long written() {
+    return written;
+  }
+
+  private void requireOpen() throws IOException {
+    if (finished || !channel.isOpen()) {
+      throw new IOException("stream finished or closed");
+    }
+  }
+
+  /** Closes the file; without {@link #finish} first, the last partial block is not written. */
+  @Override
+  public void close() throws IOException {
+    channel.close();
+  }
+}
