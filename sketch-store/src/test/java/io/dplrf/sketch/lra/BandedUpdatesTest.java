@@ -121,6 +121,15 @@ class BandedUpdatesTest {
         () -> banded.flush(phiT, y, 10, s, zTShort, 16));
   }
 
+  /** A noiseless sparse Priv2 sketch, 50×40, t = 8, v = 16: buffer capacity 4,096 updates. */
+  private static Priv2Sketch smallSparseSketch() {
+    var sizes = new io.dplrf.sketch.params.SketchSizes(50, 40, 2, 8, 16);
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new io.dplrf.sketch.params.PrivacyParams(1, 1e-6),
+        1, sizes, 4, 1);
+    return Priv2Sketch.createWithoutNoise(plan,
+        Priv2Matrices.generate(KEY, "t", sizes, false, 4), KEY, "t/acc");
+  }
+
   /**
    * An accumulator handed over to a node frees its buffers (48 bytes per update of capacity: the
    * buffer and two band orders) once they are applied; buffers still holding updates cannot be
@@ -128,11 +137,7 @@ class BandedUpdatesTest {
    */
   @Test
   void intoNode_appliesThenDropsTheUpdateBuffers() {
-    var sizes = new io.dplrf.sketch.params.SketchSizes(50, 40, 2, 8, 16);
-    Priv2Plan plan = Priv2Plan.calibrateSparse(new io.dplrf.sketch.params.PrivacyParams(1, 1e-6),
-        1, sizes, 4, 1);
-    Priv2Sketch sketch = Priv2Sketch.createWithoutNoise(plan,
-        Priv2Matrices.generate(KEY, "t", sizes, false, 4), KEY, "t/acc");
+    Priv2Sketch sketch = smallSparseSketch();
     sketch.update(3, 5, 2.0);
     long before = sketch.sizeInBytes();
     NoisyLinearSketch node = sketch.intoNode("t/leaf");
@@ -148,11 +153,7 @@ class BandedUpdatesTest {
   /** The sparse Priv2 sketch buffers: nothing reaches its state before a flush point. */
   @Test
   void sparsePriv2Sketch_flushesAtReleaseAndSnapshot() throws Exception {
-    var sizes = new io.dplrf.sketch.params.SketchSizes(50, 40, 2, 8, 16);
-    Priv2Plan plan = Priv2Plan.calibrateSparse(new io.dplrf.sketch.params.PrivacyParams(1, 1e-6),
-        1, sizes, 4, 1);
-    Priv2Sketch sketch = Priv2Sketch.createWithoutNoise(plan,
-        Priv2Matrices.generate(KEY, "t", sizes, false, 4), KEY, "t/acc");
+    Priv2Sketch sketch = smallSparseSketch();
     sketch.update(3, 5, 2.0);
     for (double[] a : sketch.state()) {
       for (double x : a) {
