@@ -20,8 +20,9 @@ import java.util.SplittableRandom;
  * {@link NoisyLinearSketch#update} of random updates into a noiseless sparse Priv2 sketch, then
  * the flush that applies the last buffered ones ({@link NoisyLinearSketch#intoNode}), i.e. the
  * banded buffer and its two threads — beside the baseline of applying each update as it comes
- * (its s entries of Y's row i and s of Zᵀ's row j, {@link SparseSignMatrix#addColumn}), on the
- * same updates in the same run, alternating, a fresh sketch per round.
+ * (its s entries of Y's row i and s of Zᵀ's row j, {@link SparseSignMatrix#addColumn}, without
+ * {@code update}'s index and finiteness checks; embeddings of the same shape and distribution), on
+ * the same updates in the same run, alternating, a fresh sketch per round.
  *
  * <p>The updates are a block of 2²² uniform (i, j, Δ), Δ uniform in [−1, 1), generated before
  * timing and cycled; nothing here is private ({@link SplittableRandom}). Process CPU counts all
