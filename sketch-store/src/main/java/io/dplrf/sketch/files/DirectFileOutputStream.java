@@ -118,8 +118,7 @@ public final class DirectFileOutputStream extends OutputStream {
   public void finish() throws IOException {
     requireOpen();
     int tail = buffer.position();
-    int padded = (tail + block - 1) / block * block;
-    buffer.limit(Math.max(padded, BUFFER_BYTES));
+    int padded = (tail + block - 1) / block * block; // ≤ the limit: blocks divide BUFFER_BYTES
     while (buffer.position() < padded) {
       buffer.put((byte) 0);
     }
