@@ -19,38 +19,61 @@ import java.util.Objects;
  * most size/2^31 (below 5·10⁻⁵ for blocks of 10⁵ rows); it affects only how evenly rows are used,
  * never a column's norm, so it touches utility, not privacy.
  *
- * <p>The non-zeros are generated once and held ({@code cols·s} ints, each a row and its sign:
- * {@code row << 1 | negative}): for Φ of a 100,000-column matrix with s = 4, 1.6 MB. One array
- * rather than two, and a sign applied by flipping the sign bit rather than by a branch, because
- * {@link #addColumn} is the inner loop of a sparse sketch's ingest (a random read per non-zero,
- * and a sign the branch predictor cannot guess). Immutable and thread-safe.
+ * <p>The non-zeros are generated once and held, each as a row and its sign in one number, {@code
+ * row << 1 | negative}: one array rather than two, and a sign applied by flipping the sign bit
+ * rather than by a branch, because {@link #addColumn} is the inner loop of a sparse sketch's
+ * ingest (a random read per column, and a sign the branch predictor cannot guess). When every
+ * block has at most 128 rows (the default sketch sizes: blocks of 25 rows for t = 100, 100 for v =
+ * 400), the row is stored relative to its block's start and the code fits a byte: {@code cols·s}
+ * bytes, 400 KB for a 100,000-column matrix with s = 4, instead of 1.6 MB of ints. A banded flush
+ * reads this table at random beside a cache-sized band of the accumulator, and the smaller table
+ * leaves the band in cache: {@code dplrf bench update}, docs/benchmarks-ingest.md. Immutable and
+ * thread-safe.
  */
 public final class SparseSignMatrix implements SketchMatrix {
   private final int rows;
   private final int cols;
   private final int s;
   private final double value;
-  /** cols·s: (row of column j's b-th non-zero) << 1 | (1 if it is negative). */
-  private final int[] code;
+  /** s + 1: block b holds rows [blockStarts[b], blockStarts[b + 1]). */
+  private final int[] blockStarts;
+  /**
+   * cols·s, when every block has ≤ 128 rows: (row of column j's b-th non-zero − blockStarts[b])
+   * << 1 | (1 if it is negative); null otherwise.
+   */
+  private final byte[] byteCode;
+  /** cols·s, when {@link #byteCode} is null: (row of column j's b-th non-zero) << 1 | negative. */
+  private final int[] intCode;
 
-  private SparseSignMatrix(KeyStream stream, int rows, int cols, int s) {
+  private SparseSignMatrix(KeyStream stream, int rows, int cols, int s, boolean bytesIfTheyFit) {
     this.rows = rows;
     this.cols = cols;
     this.s = s;
     this.value = 1 / Math.sqrt(s);
-    code = new int[Math.multiplyExact(cols, s)];
+    blockStarts = new int[s + 1];
+    int largest = 0;
+    for (int b = 0; b <= s; b++) {
+      blockStarts[b] = (int) ((long) b * rows / s);
+      largest = b == 0 ? 0 : Math.max(largest, blockStarts[b] - blockStarts[b - 1]);
+    }
+    int entries = Math.multiplyExact(cols, s);
+    byteCode = bytesIfTheyFit && largest <= 128 ? new byte[entries] : null;
+    intCode = byteCode == null ? new int[entries] : null;
     byte[] words = new byte[64 * 1024];
     int perChunk = words.length / 4;
-    for (int start = 0; start < code.length; start += perChunk) {
-      int count = Math.min(perChunk, code.length - start);
+    for (int start = 0; start < entries; start += perChunk) {
+      int count = Math.min(perChunk, entries - start);
       stream.fill(4L * start, words, 0, 4 * count);
       for (int e = 0; e < count; e++) {
         int w = ((words[4 * e] & 0xff) << 24) | ((words[4 * e + 1] & 0xff) << 16)
             | ((words[4 * e + 2] & 0xff) << 8) | (words[4 * e + 3] & 0xff);
         int b = (start + e) % s;
-        int lo = blockStart(b);
-        int size = blockStart(b + 1) - lo;
-        code[start + e] = (lo + (w & 0x7fffffff) % size) << 1 | (w >>> 31);
+        int offset = (w & 0x7fffffff) % (blockStarts[b + 1] - blockStarts[b]);
+        if (byteCode != null) {
+          byteCode[start + e] = (byte) (offset << 1 | (w >>> 31));
+        } else {
+          intCode[start + e] = (blockStarts[b] + offset) << 1 | (w >>> 31);
+        }
       }
     }
   }
@@ -68,11 +91,18 @@ public final class SparseSignMatrix implements SketchMatrix {
     Preconditions.checkPositive("cols", cols);
     Preconditions.checkPositive("s", s);
     Preconditions.check(s <= rows, "s", "<= rows = " + rows, s);
-    return new SparseSignMatrix(KeyStream.of(key, label), rows, cols, s);
+    return new SparseSignMatrix(KeyStream.of(key, label), rows, cols, s, true);
   }
 
-  private int blockStart(int b) {
-    return (int) ((long) b * rows / s);
+  /** As {@link #of}, held as ints whatever the block size (for tests of the byte encoding). */
+  static SparseSignMatrix ofIntCode(SecretKey key, String label, int rows, int cols, int s) {
+    return new SparseSignMatrix(KeyStream.of(key, label), rows, cols, s, false);
+  }
+
+  /** Column j's b-th non-zero as {@code row << 1 | negative}. */
+  private int code(int j, int b) {
+    int e = j * s + b;
+    return byteCode != null ? (blockStarts[b] << 1) + (byteCode[e] & 0xff) : intCode[e];
   }
 
   @Override
@@ -92,12 +122,12 @@ public final class SparseSignMatrix implements SketchMatrix {
 
   /** The row of column j's b-th non-zero (0 ≤ b < s); rows increase with b. */
   public int row(int j, int b) {
-    return code[j * s + b] >>> 1;
+    return code(j, b) >>> 1;
   }
 
   /** The b-th non-zero of column j: ±1/√s. */
   public double entry(int j, int b) {
-    return (code[j * s + b] & 1) != 0 ? -value : value;
+    return (code(j, b) & 1) != 0 ? -value : value;
   }
 
   /**
@@ -106,11 +136,18 @@ public final class SparseSignMatrix implements SketchMatrix {
    */
   public void addColumn(int j, double delta, double[] acc, int off) {
     int base = j * s;
+    // ±Δ/√s: the sign bit flipped when negative, which is exactly what negation does.
     long plus = Double.doubleToRawLongBits(delta * value);
-    for (int b = 0; b < s; b++) {
-      int c = code[base + b];
-      // ±Δ/√s: the sign bit flipped when negative, which is exactly what negation does.
-      acc[off + (c >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c << 63));
+    if (byteCode != null) {
+      for (int b = 0; b < s; b++) {
+        int c = byteCode[base + b] & 0xff;
+        acc[off + blockStarts[b] + (c >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c << 63));
+      }
+    } else {
+      for (int b = 0; b < s; b++) {
+        int c = intCode[base + b];
+        acc[off + (c >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c << 63));
+      }
     }
   }
 
@@ -128,6 +165,6 @@ public final class SparseSignMatrix implements SketchMatrix {
 
   /** Bytes held: rows and signs. */
   public long sizeInBytes() {
-    return 4L * code.length;
+    return byteCode != null ? byteCode.length : 4L * intCode.length;
   }
 }

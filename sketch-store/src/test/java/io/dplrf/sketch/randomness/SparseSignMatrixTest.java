@@ -86,6 +86,25 @@ class SparseSignMatrixTest {
   }
 
   @Test
+  void byteCode_holdsTheSameMatrixAsIntCode_andIsUsedOnlyWhereEveryBlockFitsIt() {
+    // Blocks of 25 and of exactly 128 rows fit a byte (offset ≤ 127, then the sign bit); a block
+    // of 129 rows does not, and falls back to ints.
+    for (int rows : new int[] {100, 512, 516}) {
+      SparseSignMatrix held = SparseSignMatrix.of(KEY, "enc", rows, 300, 4);
+      SparseSignMatrix ints = SparseSignMatrix.ofIntCode(KEY, "enc", rows, 300, 4);
+      assertArrayEquals(ints.toDense().data(), held.toDense().data(), "rows " + rows);
+      double[] a = new double[rows + 5];
+      double[] b = new double[rows + 5];
+      for (int j = 0; j < 300; j++) {
+        held.addColumn(j, j - 149.75, a, 5);
+        ints.addColumn(j, j - 149.75, b, 5);
+      }
+      assertArrayEquals(b, a, "rows " + rows);
+      assertEquals(rows <= 512 ? 300 * 4 : 4 * 300 * 4, held.sizeInBytes(), "rows " + rows);
+    }
+  }
+
+  @Test
   void badParameters_areRefused() {
     assertThrows(IllegalArgumentException.class, () -> SparseSignMatrix.of(KEY, "b", 3, 10, 4));
     assertThrows(IllegalArgumentException.class, () -> SparseSignMatrix.of(KEY, "b", 10, 10, 0));
