@@ -21,16 +21,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * write. The bands are the unit of work of two threads — the caller and one pool worker — which
  * claim them one at a time: each starts with its own accumulator's partition and bands, then
  * helps with the other's, so neither waits for the larger pass (Zᵀ's rows are 4× Y's at the
- * default sizes). Measured with {@code dplrf bench update} (2 × 10⁷ random updates at m = n =
- * 10⁵, t = 100, v = 400) on the 2-core benchmark machine: 10.5–12.0 M updates/s, against
- * 5.6–9.5 M/s with each pass on a thread of its own and no pre-touch (docs/benchmarks-ingest.md,
- * "Session of 2026-11-22").
+ * default sizes). An update is buffered as two longs, so that a partition's scatter writes one
+ * stream per band rather than three. Measured with {@code dplrf bench update} (2 × 10⁷ random
+ * updates at m = n = 10⁵, t = 100, v = 400) on the 2-core benchmark machine: 10.9–17.7 M
+ * updates/s (2.1–3.2 CPU s), against 7.2–10.5 M/s (3.5–4.4 CPU s) with 1 MiB bands, three arrays
+ * per copy and the sketching matrices' 1.6 MB int tables, and 5.6–9.5 M/s before that with each
+ * pass on a thread of its own and no pre-touch (docs/benchmarks-ingest.md, sessions of
+ * 2026-11-22).
  *
  * <p>Exactness: the result is the same sum in another order, so it differs from applying the
  * updates one by one only in floating-point rounding (accumulators are not exact; privacy
  * README §7). Each band is applied by one thread, in buffer order within the band, and bands write
  * disjoint slices, so the result does not depend on which thread takes which band, nor on
- * whether the worker runs at all. The order is a function of the update sequence and the flush
+ * whether the worker runs at all, nor on the band size: an entry lies in one band, which applies
+ * the updates that touch it in buffer order. The order is a function of the update sequence and the flush
  * points (buffer full, or {@code flushPending}: snapshot, release, absorb, reset), so a restored
  * sketch continues bit-identically.
  *
@@ -39,15 +43,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * updates, never its nodes. Freed ({@link #drop}) when the accumulator becomes a node.
  */
 final class BandedUpdates {
-  /** Band slice target: well inside a core's L2 (1.25–2.5 MB on the machines measured). */
-  static final int BAND_BYTES = 1 << 20;
+  /**
+   * Band slice target: a tenth of a core's L2 (2.5 MB on the benchmark machine), which leaves room
+   * for the sketching matrix's table, read at random beside it, and for the streamed updates.
+   * Measured with {@code dplrf bench update}: 256 KiB bands took 0.6–0.8× the CPU of 1 MiB ones
+   * (docs/benchmarks-ingest.md).
+   */
+  static final int BAND_BYTES = 1 << 18;
   static final int MAX_CAPACITY = 1 << 22;
 
   private final int capacity;
   private final Executor helper;
-  private int[] rows;
-  private int[] cols;
-  private double[] deltas;
+  /** Update u: [2u] = i << 32 | j, [2u + 1] = Δ's bits (class comment). */
+  private long[] updates;
   private Pass yPass;
   private Pass zPass;
   private int size;
@@ -68,16 +76,13 @@ final class BandedUpdates {
 
   /** Returns true when the buffer is full after this add. */
   boolean add(int i, int j, double delta) {
-    if (rows == null) {
-      rows = new int[capacity];
-      cols = new int[capacity];
-      deltas = new double[capacity];
+    if (updates == null) {
+      updates = new long[2 * capacity];
       yPass = new Pass(true, capacity);
       zPass = new Pass(false, capacity);
     }
-    rows[size] = i;
-    cols[size] = j;
-    deltas[size] = delta;
+    updates[2 * size] = (long) i << 32 | j;
+    updates[2 * size + 1] = Double.doubleToRawLongBits(delta);
     return ++size == capacity;
   }
 
@@ -176,9 +181,8 @@ final class BandedUpdates {
   private final class Pass {
     /** Y: bands of i, Y row i += Δ·(column j of Φᵀ); Zᵀ: bands of j, row j += Δ·(column i of S). */
     private final boolean byRow;
-    private final int[] rows;
-    private final int[] cols;
-    private final double[] deltas;
+    /** The buffered updates in band order, laid out as {@link #updates}. */
+    private final long[] sorted;
     private final AtomicBoolean partitionTaken = new AtomicBoolean();
     private final AtomicInteger nextBand = new AtomicInteger();
     private CountDownLatch partitioned;
@@ -194,9 +198,7 @@ final class BandedUpdates {
 
     Pass(boolean byRow, int capacity) {
       this.byRow = byRow;
-      rows = new int[capacity];
-      cols = new int[capacity];
-      deltas = new double[capacity];
+      sorted = new long[2 * capacity];
     }
 
     void bind(SparseSignMatrix matrix, double[] acc, int width, int n) {
@@ -236,21 +238,22 @@ final class BandedUpdates {
 
     /** Stable counting sort of the buffered updates by band of their key (i for Y, j for Zᵀ). */
     private void partition() {
-      int[] keys = byRow ? BandedUpdates.this.rows : BandedUpdates.this.cols;
+      long[] src = updates;
+      int keyShift = byRow ? 32 : 0;
       int bands = ((acc.length / width - 1) >> shift) + 1;
       int[] bounds = new int[bands + 1];
       for (int u = 0; u < n; u++) {
-        bounds[(keys[u] >> shift) + 1]++;
+        bounds[((int) (src[2 * u] >>> keyShift) >> shift) + 1]++;
       }
       for (int b = 0; b < bands; b++) {
         bounds[b + 1] += bounds[b];
       }
       int[] next = bounds.clone();
       for (int u = 0; u < n; u++) {
-        int p = next[keys[u] >> shift]++;
-        rows[p] = BandedUpdates.this.rows[u];
-        cols[p] = BandedUpdates.this.cols[u];
-        deltas[p] = BandedUpdates.this.deltas[u];
+        long ij = src[2 * u];
+        int p = next[(int) (ij >>> keyShift) >> shift]++;
+        sorted[2 * p] = ij;
+        sorted[2 * p + 1] = src[2 * u + 1];
       }
       start = bounds;
     }
@@ -266,13 +269,16 @@ final class BandedUpdates {
       for (int q = lo; q < hi; q += 8) { // 8 doubles per 64-byte line
         sum += acc[q];
       }
-      if (byRow) {
-        for (int u = from; u < to; u++) {
-          matrix.addColumn(cols[u], deltas[u], acc, rows[u] * width);
-        }
-      } else {
-        for (int u = from; u < to; u++) {
-          matrix.addColumn(rows[u], deltas[u], acc, cols[u] * width);
+      long[] pairs = sorted;
+      for (int u = from; u < to; u++) {
+        long ij = pairs[2 * u];
+        double delta = Double.longBitsToDouble(pairs[2 * u + 1]);
+        int i = (int) (ij >>> 32);
+        int j = (int) ij;
+        if (byRow) {
+          matrix.addColumn(j, delta, acc, i * width);
+        } else {
+          matrix.addColumn(i, delta, acc, j * width);
         }
       }
       return sum;
@@ -288,15 +294,13 @@ final class BandedUpdates {
     if (size > 0) {
       throw new IllegalStateException("updates are still buffered");
     }
-    rows = null;
-    cols = null;
-    deltas = null;
+    updates = null;
     yPass = null;
     zPass = null;
   }
 
   long sizeInBytes() {
-    return rows == null ? 0 : 48L * capacity;
+    return updates == null ? 0 : 48L * capacity;
   }
 
   /** For tests: the capacity chosen. */
