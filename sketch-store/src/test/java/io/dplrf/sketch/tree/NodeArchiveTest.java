@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.dplrf.sketch.files.DirectFileOutputStream;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,6 +49,44 @@ class NodeArchiveTest {
     archive.put(id, node);
     assertArrayEquals(node, archive.get(id));
     assertEquals(node.length, Files.size(archive.file(id)));
+  }
+
+  /**
+   * Where the file system accepts O_DIRECT at open but refuses a write (as some do), the node is
+   * written again through the page cache, exactly and owner-only, and so is every later node.
+   * The refusal is simulated by the writer: this machine's file systems accept direct writes.
+   */
+  @Test
+  void directoryPut_aRefusedDirectWrite_fallsBackToThePageCacheForGood() throws Exception {
+    Path nodes = dir.resolve("nodes");
+    NodeArchive.Directory archive = new NodeArchive.Directory(nodes);
+    byte[] first = new byte[(1 << 20) + 3];
+    new java.util.SplittableRandom(9).nextBytes(first);
+    List<String> streams = new ArrayList<>();
+    archive.put(new NodeId(0, 0), out -> {
+      boolean direct = out instanceof DirectFileOutputStream;
+      streams.add(direct ? "direct" : "page cache");
+      if (direct) {
+        out.write(first, 0, first.length / 2);
+        throw new IOException("Invalid argument (simulated: O_DIRECT refused at a write)");
+      }
+      out.write(first);
+    });
+    archive.put(new NodeId(0, 1), out -> {
+      streams.add(out instanceof DirectFileOutputStream ? "direct" : "page cache");
+      out.write(new byte[] {7, 8});
+    });
+    assumeTrue(streams.get(0).equals("direct"), "the file system refuses O_DIRECT at open");
+    assertEquals(List.of("direct", "page cache", "page cache"), streams);
+    assertArrayEquals(first, archive.get(new NodeId(0, 0)));
+    assertArrayEquals(new byte[] {7, 8}, archive.get(new NodeId(0, 1)));
+    try (var leftovers = Files.list(nodes)) {
+      assertEquals(List.of("node-0-0.sketch", "node-0-1.sketch"),
+          leftovers.map(f -> f.getFileName().toString()).sorted().toList());
+    }
+    if (Files.getFileStore(dir).supportsFileAttributeView(PosixFileAttributeView.class)) {
+      assertEquals("rw-------", permissions(archive.file(new NodeId(0, 0))));
+    }
   }
 
   @Test
