@@ -34,9 +34,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * README §7). Each band is applied by one thread, in buffer order within the band, and bands write
  * disjoint slices, so the result does not depend on which thread takes which band, nor on
  * whether the worker runs at all, nor on the band size: an entry lies in one band, which applies
- * the updates that touch it in buffer order. The order is a function of the update sequence and the flush
- * points (buffer full, or {@code flushPending}: snapshot, release, absorb, reset), so a restored
- * sketch continues bit-identically.
+ * the updates that touch it in buffer order. The order is a function of the update sequence and
+ * the flush points (buffer full, or {@code flushPending}: snapshot, release, absorb, reset), so a
+ * restored sketch continues bit-identically.
  *
  * <p>Memory: three copies of up to {@code capacity} updates (16 bytes each: the buffer and one
  * band order per accumulator), allocated at the first update: only a tree's accumulator receives
@@ -54,7 +54,7 @@ final class BandedUpdates {
 
   private final int capacity;
   private final Executor helper;
-  /** Update u: [2u] = i << 32 | j, [2u + 1] = Δ's bits (class comment). */
+  /** Update u: [2u] = i << 32 | j (both ≥ 0, checked by the sketch), [2u + 1] = Δ's bits. */
   private long[] updates;
   private Pass yPass;
   private Pass zPass;
