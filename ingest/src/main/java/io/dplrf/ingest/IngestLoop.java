@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -197,7 +198,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   public static Map<String, Object> consumerConfig(Map<String, Object> clientProperties) {
     Map<String, Object> c = new HashMap<>(clientProperties);
     c.remove(ConsumerConfig.GROUP_ID_CONFIG);
-    c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "dplrf-ingest");
+    c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId(clientProperties, "ingest"));
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -209,12 +210,21 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   /** Dead-letter producer settings: idempotent, {@code acks=all}. */
   public static Map<String, Object> producerConfig(Map<String, Object> clientProperties) {
     Map<String, Object> c = new HashMap<>(clientProperties);
-    c.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "dplrf-dead-letter");
+    c.put(ProducerConfig.CLIENT_ID_CONFIG, clientId(clientProperties, "dead-letter"));
     c.put(ProducerConfig.ACKS_CONFIG, "all");
     c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     c.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     c.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     return c;
+  }
+
+  /**
+   * {@code <client.id>-<role>}, or {@code dplrf-<role>} without a client.id: the loop's two
+   * clients get distinct ids (one per client, as Kafka's metrics and JMX names expect).
+   */
+  private static String clientId(Map<String, Object> clientProperties, String role) {
+    Object id = clientProperties.get(CommonClientConfigs.CLIENT_ID_CONFIG);
+    return (id == null || id.toString().isEmpty() ? "dplrf" : id) + "-" + role;
   }
 
   /** Restores, assigns, then consumes until exhausted, closed or failed; snapshots on a clean stop. */

@@ -1,6 +1,7 @@
 package io.dplrf.deploy.cli;
 
 import io.dplrf.deploy.bench.Datasets;
+import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.Release;
 import io.dplrf.deploy.serve.Service;
@@ -84,8 +85,8 @@ final class DemoCommand {
     try (Service service = Service.start(config, out)) {
       List<Dense> truth = new ArrayList<>();
       Dense sofar = new Dense(m, n);
-      try (UpdateProducer p = UpdateProducer.create(
-          Map.of("bootstrap.servers", service.bootstrapServers()), config.topic(), BATCH, null,
+      try (UpdateProducer p = UpdateProducer.create(KafkaClientSettings.withBootstrap(
+          config.kafkaClientSettings(), service.bootstrapServers()), config.topic(), BATCH, null,
           Double.POSITIVE_INFINITY, (u, r) -> { })) {
         p.send(sink -> emit(stream, perEpoch, sofar, truth, sink));
       }

@@ -11,7 +11,6 @@ import io.dplrf.sketch.randomness.PublicSeed;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -78,7 +77,7 @@ final class LocalProduceCommand {
         LocalRandomizer.create(protocol).report(new double[d])).length;
     long sent;
     try (ReportProducer p = ReportProducer.create(
-        Map.of("bootstrap.servers", bootstrap), topic, reportBytes)) {
+        ProduceCommand.clientProperties(a, bootstrap), topic, reportBytes)) {
       sent = p.send(sink -> reports(protocol, in, sink));
     }
     out.printf("sent %,d local reports (protocol %s, %d x %d values each) to %s on %s%n", sent,

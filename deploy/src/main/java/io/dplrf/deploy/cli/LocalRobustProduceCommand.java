@@ -12,7 +12,6 @@ import io.dplrf.sketch.randomness.PublicSeed;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -62,7 +61,7 @@ final class LocalRobustProduceCommand {
         LocalRobustRandomizer.create(protocol).report(0, new double[d])).length;
     long sent;
     try (ReportProducer p = ReportProducer.create(
-        Map.of("bootstrap.servers", bootstrap), topic, reportBytes)) {
+        ProduceCommand.clientProperties(a, bootstrap), topic, reportBytes)) {
       sent = p.send(sink -> reports(protocol, first, in, sink));
     }
     out.printf("sent %,d local-robust reports (protocol %s, slots %d..%d) to %s on %s%n", sent,

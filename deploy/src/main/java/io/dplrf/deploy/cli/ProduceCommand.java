@@ -1,5 +1,6 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.io.InputException;
 import io.dplrf.deploy.io.MatrixInput;
 import io.dplrf.deploy.io.RowInput;
@@ -38,10 +39,13 @@ final class ProduceCommand {
         LOCAL-ROBUST-PCA: the row at position r of FILE is the user of slot first-slot + r (of
         the M public slots); its report carries the slot, and the server counts one per slot.
         Take every parameter from the server's /v1/local/protocol (its banner prints the command).
+      Every form takes --kafka-config FILE: Kafka client settings (security.protocol, sasl.*,
+      ssl.*, ...) in the properties format of Kafka's --command-config.
       """;
 
   private static final Set<String> OPTIONS = union(
-      Set.of("input", "topic", "bootstrap-servers", "rate", "batch", "key", "format"),
+      Set.of("input", "topic", "bootstrap-servers", "kafka-config", "rate", "batch", "key",
+          "format"),
       LocalProduceCommand.OPTIONS);
 
   private static Set<String> union(Set<String> a, Set<String> b) {
@@ -86,7 +90,7 @@ final class ProduceCommand {
       }
     };
     long sent;
-    try (UpdateProducer p = UpdateProducer.create(Map.of("bootstrap.servers", bootstrap), topic,
+    try (UpdateProducer p = UpdateProducer.create(clientProperties(a, bootstrap), topic,
         batch, key == null ? null : key.getBytes(StandardCharsets.UTF_8), rate, progress)) {
       sent = p.send(sink -> {
         try {
@@ -112,12 +116,19 @@ final class ProduceCommand {
     String topic = a.string("topic", "dplrf-rows");
     String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
     long sent;
-    try (RowProducer p = RowProducer.create(Map.of("bootstrap.servers", bootstrap), topic)) {
+    try (RowProducer p = RowProducer.create(clientProperties(a, bootstrap), topic)) {
       in.forEachRow(cols, p::send);
       p.flush();
       sent = p.rowsSent();
     }
     out.printf("sent %,d rows of %d columns to %s on %s%n", sent, cols, topic, bootstrap);
     return 0;
+  }
+
+  /** {@code --kafka-config}'s settings (none without it) and {@code bootstrap.servers}. */
+  static Map<String, Object> clientProperties(Args a, String bootstrap) {
+    String file = a.string("kafka-config", null);
+    return KafkaClientSettings.withBootstrap(file == null ? Map.of()
+        : KafkaClientSettings.load(Path.of(file), "--kafka-config"), bootstrap);
   }
 }

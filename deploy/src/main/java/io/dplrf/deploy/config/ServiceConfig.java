@@ -85,7 +85,7 @@ public final class ServiceConfig {
   public static final List<String> NAMES = List.of(
       "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
       "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
-      "alpha", "p", "state-dir", "key", "bootstrap-servers", "topic", "dead-letter-topic", "partitions",
+      "alpha", "p", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic", "dead-letter-topic", "partitions",
       "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed",
       "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
       "completion-row-norm", "completion-nuclear-norm", "completion-solver", "completion-offset",
@@ -98,6 +98,7 @@ public final class ServiceConfig {
 
   private final Map<String, Raw> raw;
   private final Map<String, Object> values = new LinkedHashMap<>();
+  private Map<String, Object> kafkaClientSettings = Map.of();
   /** Parses and checks one setting at a time into {@link #values}, with one message shape. */
   private final SettingParser parse;
 
@@ -209,6 +210,7 @@ public final class ServiceConfig {
     parse.path("state-dir", "./state");
     parse.path("key", values.get("state-dir") + "/secret.key");
     parse.string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
+    parse.optionalPath("kafka-config");
     parse.string("seed", null, "64 hexadecimal digits", s -> s.matches("[0-9A-Fa-f]{64}"));
     parse.string("topic", localRobust ? "dplrf-local-robust-reports"
         : localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows"
@@ -365,6 +367,14 @@ public final class ServiceConfig {
     return Optional.ofNullable((String) values.get("bootstrap-servers"));
   }
 
+  /**
+   * The Kafka client settings of {@code kafka-config} ({@link KafkaClientSettings}), for every
+   * Kafka client of the service; empty without it.
+   */
+  public Map<String, Object> kafkaClientSettings() {
+    return kafkaClientSettings;
+  }
+
   public String topic() {
     return (String) values.get("topic");
   }
@@ -478,6 +488,15 @@ public final class ServiceConfig {
     }
     if (httpPort() != 0 && httpPort() == operatorPort()) {
       throw parse.invalid("operator-port", "different from http-port (the operator endpoints need their own port)");
+    }
+    Path kafkaConfig = (Path) values.get("kafka-config");
+    if (kafkaConfig != null) {
+      if (bootstrapServers().isEmpty()) {
+        throw parse.invalid("kafka-config", "given only with bootstrap-servers (the embedded broker"
+            + " is plain-text on loopback and takes no client settings)");
+      }
+      kafkaClientSettings = KafkaClientSettings.load(kafkaConfig,
+          "kafka-config (" + raw.get("kafka-config").where() + ")");
     }
   }
 }

@@ -141,6 +141,14 @@ final class SettingParser {
     }
   }
 
+  void optionalPath(String name) {
+    Raw r = raw.get(name);
+    if (r != null && r.value().isEmpty()) {
+      throw invalid(name, "a non-empty path");
+    }
+    values.put(name, r == null ? null : Path.of(r.value()));
+  }
+
   void path(String name, String fallback) {
     Raw r = raw.get(name);
     if (r != null && r.value().isEmpty()) {

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve;
 
+import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.OperatorApi;
 import io.dplrf.deploy.http.PublicApi;
@@ -27,7 +28,6 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -38,7 +38,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
 
@@ -155,8 +154,7 @@ public final class Service implements AutoCloseable {
 
       IngestConfig ingest = local == null ? ServiceDescription.ingestConfig(config)
           : local.ingestConfig(ServiceDescription.ingestConfig(config));
-      Map<String, Object> clientProps = new HashMap<>();
-      clientProps.put("bootstrap.servers", bootstrap);
+      Map<String, Object> clientProps = kafkaClientProperties();
       createdLoop = IngestLoop.create(ingest, clientProps, store,
           completion != null ? completion.store().target() : local != null ? local : target,
           new EpochListener() {
@@ -324,8 +322,13 @@ public final class Service implements AutoCloseable {
     return o.isPresent() ? o.getAsInt() : null;
   }
 
+  /** {@code kafka-config}'s settings and the bootstrap servers, for every Kafka client made here. */
+  private Map<String, Object> kafkaClientProperties() {
+    return KafkaClientSettings.withBootstrap(config.kafkaClientSettings(), bootstrap);
+  }
+
   private void createTopics() throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+    try (Admin admin = Admin.create(kafkaClientProperties())) {
       for (var t : Map.of(config.topic(), config.partitions(), config.deadLetterTopic(), 1).entrySet()) {
         try {
           admin.createTopics(java.util.List.of(new NewTopic(t.getKey(), t.getValue(), (short) 1)))

@@ -103,6 +103,32 @@ class ServiceConfigTest {
   }
 
   @Test
+  void kafkaConfig_isLoadedWithBootstrapServers_refusedWithout_andItsValuesNeverDescribed()
+      throws IOException {
+    Path props = dir.resolve("client.properties");
+    Files.writeString(props, "security.protocol=SASL_SSL\nsasl.jaas.config=... password=\"hunter2\";\n");
+    ServiceConfig c = ServiceConfig.load(with("--bootstrap-servers", "kafka:9092",
+        "--kafka-config", props.toString()), 0, Map.of());
+    assertEquals(Map.of("security.protocol", "SASL_SSL",
+        "sasl.jaas.config", "... password=\"hunter2\";"), c.kafkaClientSettings());
+    assertTrue(c.describe().contains(props.toString()), c.describe());
+    assertFalse(c.describe().contains("hunter2"));
+    assertEquals(Map.of(), ServiceConfig.load(REQUIRED, 0, Map.of()).kafkaClientSettings());
+
+    ConfigException e = assertThrows(ConfigException.class, () -> ServiceConfig.load(
+        with("--kafka-config", props.toString()), 0, Map.of()));
+    assertTrue(e.getMessage().contains("kafka-config") && e.getMessage().contains("bootstrap-servers"),
+        e.getMessage());
+    e = assertThrows(ConfigException.class, () -> ServiceConfig.load(new String[0], 0,
+        Map.of("DPLRF_BOOTSTRAP_SERVERS", "kafka:9092", "DPLRF_KAFKA_CONFIG",
+            dir.resolve("missing.properties").toString(), "DPLRF_ROWS", "100", "DPLRF_COLS", "50",
+            "DPLRF_RANK", "5", "DPLRF_EPSILON", "1", "DPLRF_DELTA", "1e-6", "DPLRF_EPOCHS", "16",
+            "DPLRF_EPOCH_UPDATES", "1000")));
+    assertTrue(e.getMessage().contains("missing.properties")
+        && e.getMessage().contains("env DPLRF_KAFKA_CONFIG"), e.getMessage());
+  }
+
+  @Test
   void adminToken_isNeverDescribed() {
     ServiceConfig c = ServiceConfig.load(with("--admin-token", "s3cr3t-token"), 0, Map.of());
     assertEquals("s3cr3t-token", c.adminToken().orElseThrow());
