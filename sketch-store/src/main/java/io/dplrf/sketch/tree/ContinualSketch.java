@@ -65,10 +65,13 @@ public final class ContinualSketch {
   final SecretKey key;
   final String instance;
   final NodeFactory factory;
-  /** The current epoch's updates. Replaced by the spare when a pipelined close begins. */
+  /**
+   * The current epoch's updates. Replaced by the spare when a pipelined close begins; null once
+   * the last epoch's pipelined close has begun (nothing is applied after epoch T).
+   */
   NoisyLinearSketch accumulator;
   /** Pipelined close: the empty accumulator made by the last finished close, or null. */
-  private NoisyLinearSketch spare;
+  NoisyLinearSketch spare;
   /** Pipelined close: the close begun and not finished, or null. */
   private volatile PendingClose pending;
   final NodeArchive archive;
@@ -215,7 +218,10 @@ public final class ContinualSketch {
           + "kept as files close in the background");
     }
     PendingClose p = new PendingClose(epochsClosed + 1, accumulator);
-    accumulator = spare != null ? spare : factory.accumulator();
+    // After epoch T nothing is applied, so no accumulator follows it (one would be the whole
+    // sketch size, allocated on the owner's thread: 400 MB at m = n = 10⁵).
+    accumulator = p.epoch() == config.epochs() ? null
+        : spare != null ? spare : factory.accumulator();
     spare = null;
     pending = p;
     epochsEnded = p.epoch();
@@ -227,7 +233,7 @@ public final class ContinualSketch {
    * updates, the parent sums, the node-file writes), then installs them: {@link #epochsClosed}
    * advances. The set-aside accumulator becomes the leaf itself ({@link
    * NoisyLinearSketch#intoNode}: no copy), and a new empty accumulator is made as the spare for the
-   * next close (none after the last epoch). May run on another thread than the owner's, concurrently with {@link #update}: it
+   * next close (none if the epoch after that would be beyond T). May run on another thread than the owner's, concurrently with {@link #update}: it
    * reads only the closed nodes and the set-aside accumulator, which the owner no longer touches.
    *
    * @throws UncheckedIOException if a node cannot be written; the close stays pending then, and
@@ -240,8 +246,9 @@ public final class ContinualSketch {
     NodeId leaf = new NodeId(0, p.epoch() - 1);
     install(p.epoch(), mergeUpAndArchive(leaf, p.epochData().intoNode(factory.label(leaf))));
     p.finish();
-    // Made here, off the owner's thread, once the nodes not kept are dropped; none after epoch T.
-    spare = p.epoch() < config.epochs() ? factory.accumulator() : null;
+    // Made here, off the owner's thread, once the nodes not kept are dropped. It becomes the
+    // accumulator of epoch e + 2 at the next close: none when that is beyond T.
+    spare = p.epoch() + 2 <= config.epochs() ? factory.accumulator() : null;
     pending = null;
   }
 
@@ -452,7 +459,7 @@ public final class ContinualSketch {
     NoisyLinearSketch idle = spare;
     PendingClose p = pending;
     NoisyLinearSketch second = idle != null ? idle : p != null ? p.epochData() : null;
-    long b = accumulator.sizeInBytes() + archive.bytesInMemory()
+    long b = (accumulator == null ? 0 : accumulator.sizeInBytes()) + archive.bytesInMemory()
         + (second == null ? 0 : second.sizeInBytes());
     for (NoisyLinearSketch n : open) {
       b += n == null ? 0 : n.sizeInBytes();

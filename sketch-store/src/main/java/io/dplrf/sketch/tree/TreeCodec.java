@@ -115,7 +115,8 @@ final class TreeCodec {
     d.writeInt(c.epochs());
     d.writeInt(tree.epochsClosed);
     d.writeByte(tree.archive.inMemory() ? 0 : 1);
-    writeBytes(d, !withAccumulator || tree.accumulator.updateCount() == 0
+    writeBytes(d, !withAccumulator || tree.accumulator == null // none after epoch T
+        || tree.accumulator.updateCount() == 0
         ? new byte[0] : ContinualSketch.bytes(tree.accumulator));
     List<NodeId> openIds = new ArrayList<>();
     for (int level = 0; level < tree.open.length; level++) {

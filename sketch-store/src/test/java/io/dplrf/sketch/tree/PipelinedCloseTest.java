@@ -9,6 +9,7 @@ import static io.dplrf.sketch.tree.TreeFixtures.feed;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -79,12 +80,18 @@ class PipelinedCloseTest {
       assertEquals(e - 1, piped.epochsClosed(), "nodes are not made yet");
       assertEquals(e, piped.epochsEnded());
       assertEquals(e == T, piped.exhausted());
+      if (e == T) {
+        assertNull(piped.accumulator, "no accumulator is made after the last epoch");
+        assertThrows(IllegalStateException.class, () -> piped.update(0, 0, 1.0));
+        assertTrue(piped.sizeInBytes() >= p.epochData().sizeInBytes());
+      }
       CompletableFuture<Void> finishing = CompletableFuture.runAsync(() -> piped.finishClose(p));
       if (e < T) {
         feed(piped, e + 1, 0, perEpoch / 2); // the next epoch, while the nodes are made
       }
       finishing.get();
       assertEquals(e, piped.epochsClosed());
+      assertEquals(e + 2 <= T, piped.spare != null, "a spare only for an epoch e + 2 <= T");
       assertArrayEquals(syncSnapshot, closedState(piped), "snapshot at the close of epoch " + e);
       assertSameRelease(sync.releasePrefix(e), piped.releasePrefix(e), "[1, " + e + "]");
       if (e < T) {
