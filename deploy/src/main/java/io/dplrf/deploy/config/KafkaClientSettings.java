@@ -15,7 +15,8 @@ import java.util.TreeMap;
 /**
  * A Kafka client properties file ({@code kafka-config}; the format of Kafka's own {@code
  * --command-config}): security ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}) and
- * tuning ({@code max.partition.fetch.bytes}, …) for every Kafka client dplrf makes. Settings that
+ * tuning ({@code max.partition.fetch.bytes}, …) for the Kafka clients of {@code serve}, {@code
+ * demo} and {@code produce} (the benchmarks use their embedded broker's defaults). Settings that
  * dplrf sets itself, because exactly-once ingest or the record format depends on them, are refused
  * rather than silently overridden, and so is {@code bootstrap.servers} (one source: the {@code
  * bootstrap-servers} setting). Values are never printed: the file may hold credentials.

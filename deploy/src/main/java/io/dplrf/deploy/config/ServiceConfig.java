@@ -85,8 +85,9 @@ public final class ServiceConfig {
   public static final List<String> NAMES = List.of(
       "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
       "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
-      "alpha", "p", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic", "dead-letter-topic", "partitions",
-      "embedded-kafka-port", "bind", "http-port", "operator-port", "admin-token", "seed",
+      "alpha", "p", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
+      "dead-letter-topic", "partitions", "embedded-kafka-port", "bind", "http-port",
+      "operator-port", "admin-token", "seed",
       "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
       "completion-row-norm", "completion-nuclear-norm", "completion-solver", "completion-offset",
       "local-mechanism");

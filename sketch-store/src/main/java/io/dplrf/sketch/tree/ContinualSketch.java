@@ -70,7 +70,7 @@ public final class ContinualSketch {
    * the last epoch's pipelined close has begun (nothing is applied after epoch T).
    */
   NoisyLinearSketch accumulator;
-  /** Pipelined close: the empty accumulator made by the last finished close, or null. */
+  /** Pipelined close: the empty accumulator made by the last finished close, or null (tests). */
   NoisyLinearSketch spare;
   /** Pipelined close: the close begun and not finished, or null. */
   private volatile PendingClose pending;
