@@ -15,23 +15,18 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -178,53 +173,21 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    * A loop with a real {@link KafkaConsumer} and {@link KafkaProducer}.
    *
    * @param clientProperties at least {@code bootstrap.servers}; may add security settings. The
-   *     settings exactly once depends on are forced (see {@link #consumerConfig}, {@link
-   *     #producerConfig}).
+   *     settings exactly once depends on are forced (see {@link IngestClients}).
    */
   public static IngestLoop create(IngestConfig config, Map<String, Object> clientProperties,
       Checkpoint store, IngestTarget target, EpochListener listener) {
-    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(clientProperties));
+    KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(IngestClients.consumerConfig(clientProperties));
     try {
-      KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(clientProperties));
+      KafkaProducer<byte[], byte[]> producer =
+          new KafkaProducer<>(IngestClients.producerConfig(clientProperties));
       return new IngestLoop(config, consumer, producer, store, target, listener,
           System::currentTimeMillis);
     } catch (RuntimeException e) {
       consumer.close();
       throw e;
     }
-  }
-
-  /** Consumer settings: no group, no auto commit, no silent offset reset, committed reads only. */
-  public static Map<String, Object> consumerConfig(Map<String, Object> clientProperties) {
-    Map<String, Object> c = new HashMap<>(clientProperties);
-    c.remove(ConsumerConfig.GROUP_ID_CONFIG);
-    c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId(clientProperties, "ingest"));
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    return c;
-  }
-
-  /** Dead-letter producer settings: idempotent, {@code acks=all}. */
-  public static Map<String, Object> producerConfig(Map<String, Object> clientProperties) {
-    Map<String, Object> c = new HashMap<>(clientProperties);
-    c.put(ProducerConfig.CLIENT_ID_CONFIG, clientId(clientProperties, "dead-letter"));
-    c.put(ProducerConfig.ACKS_CONFIG, "all");
-    c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    c.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    c.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    return c;
-  }
-
-  /**
-   * {@code <client.id>-<role>}, or {@code dplrf-<role>} without a client.id: the loop's two
-   * clients get distinct ids (one per client, as Kafka's metrics and JMX names expect).
-   */
-  private static String clientId(Map<String, Object> clientProperties, String role) {
-    Object id = clientProperties.get(CommonClientConfigs.CLIENT_ID_CONFIG);
-    return (id == null || id.toString().isEmpty() ? "dplrf" : id) + "-" + role;
   }
 
   /** Restores, assigns, then consumes until exhausted, closed or failed; snapshots on a clean stop. */

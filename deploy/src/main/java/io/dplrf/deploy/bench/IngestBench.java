@@ -4,6 +4,7 @@ import io.dplrf.deploy.kafka.EmbeddedKafka;
 import io.dplrf.deploy.serve.TreeTarget;
 import io.dplrf.ingest.ContributionBounds;
 import io.dplrf.ingest.EpochListener;
+import io.dplrf.ingest.IngestClients;
 import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestLoop;
 import io.dplrf.ingest.IngestTarget;
@@ -178,7 +179,7 @@ public final class IngestBench {
     double[] sum = new double[1];
     long[] count = new long[1];
     long t0 = System.nanoTime();
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(IngestLoop.consumerConfig(props))) {
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(IngestClients.consumerConfig(props))) {
       c.assign(List.of(tp));
       c.seekToBeginning(List.of(tp));
       long end = c.endOffsets(List.of(tp)).get(tp);

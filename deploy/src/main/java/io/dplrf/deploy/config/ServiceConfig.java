@@ -368,10 +368,7 @@ public final class ServiceConfig {
     return Optional.ofNullable((String) values.get("bootstrap-servers"));
   }
 
-  /**
-   * The Kafka client settings of {@code kafka-config} ({@link KafkaClientSettings}), for every
-   * Kafka client of the service; empty without it.
-   */
+  /** {@code kafka-config}'s settings ({@link KafkaClientSettings}); empty without it. */
   public Map<String, Object> kafkaClientSettings() {
     return kafkaClientSettings;
   }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dplrf.ingest.IngestLoop;
+import io.dplrf.ingest.IngestClients;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,8 +62,8 @@ class KafkaClientSettingsTest {
    */
   @Test
   void reservedKeys_includeEverySettingTheServicesClientsForce() {
-    Set<String> forced = new TreeSet<>(IngestLoop.consumerConfig(Map.of()).keySet());
-    forced.addAll(IngestLoop.producerConfig(Map.of()).keySet());
+    Set<String> forced = new TreeSet<>(IngestClients.consumerConfig(Map.of()).keySet());
+    forced.addAll(IngestClients.producerConfig(Map.of()).keySet());
     forced.remove("client.id");
     assertEquals(9, forced.size(), "" + forced);
     assertTrue(KafkaClientSettings.reserved().containsAll(forced), "" + forced);

@@ -218,8 +218,7 @@ public final class ContinualSketch {
           + "kept as files close in the background");
     }
     PendingClose p = new PendingClose(epochsClosed + 1, accumulator);
-    // After epoch T nothing is applied, so no accumulator follows it (one would be the whole
-    // sketch size, allocated on the owner's thread: 400 MB at m = n = 10⁵).
+    // Nothing is applied after epoch T: no accumulator (400 MB at m = n = 10⁵) is made for it.
     accumulator = p.epoch() == config.epochs() ? null
         : spare != null ? spare : factory.accumulator();
     spare = null;
@@ -246,8 +245,7 @@ public final class ContinualSketch {
     NodeId leaf = new NodeId(0, p.epoch() - 1);
     install(p.epoch(), mergeUpAndArchive(leaf, p.epochData().intoNode(factory.label(leaf))));
     p.finish();
-    // Made here, off the owner's thread, once the nodes not kept are dropped. It becomes the
-    // accumulator of epoch e + 2 at the next close: none when that is beyond T.
+    // Off the owner's thread, once unkept nodes are dropped; it will hold epoch e + 2, if any.
     spare = p.epoch() + 2 <= config.epochs() ? factory.accumulator() : null;
     pending = null;
   }
