@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dplrf.deploy.cli.Cli;
 import io.dplrf.ingest.IngestStats;
 import io.dplrf.it.Stream.Rec;
 import io.dplrf.it.Stream.Update;
@@ -469,52 +468,5 @@ abstract class ServiceScenarios {
       }
     }
     assertEquals(List.of(), violations, "/v1/status said exhausted before the release of epoch T");
-  }
-
-  // ---- 6. Kafka client settings ----------------------------------------------------------------
-
-  /**
-   * A Kafka client properties file reaches every client: {@code dplrf produce --kafka-config}
-   * sends 600 updates (CSV, records of 50), and the service, with the same file as {@code
-   * kafka-config}, reads them with its fetch size of 1 KiB (smaller than a record: the broker
-   * still returns one batch per fetch) and tags its consumer's metrics on /metrics with the file's
-   * {@code client.id} (+ "-ingest"). A file that sets what dplrf sets itself is refused by produce, exit 2.
-   */
-  @Test
-  void kafkaConfig_reachesProduceAndTheServicesKafkaClients(KafkaEnvironment kafka)
-      throws Exception {
-    Path dir = Files.createTempDirectory("dplrf-it-client");
-    Path props = dir.resolve("client.properties");
-    Files.writeString(props, "# tuning for a test\nclient.id = acme-dplrf\n"
-        + "max.partition.fetch.bytes = 1024\n");
-    StringBuilder csv = new StringBuilder();
-    SplittableRandom rnd = new SplittableRandom(7);
-    for (int u = 0; u < 600; u++) {
-      csv.append(rnd.nextInt(10)).append(',').append(rnd.nextInt(8)).append(',')
-          .append(rnd.nextDouble(-1, 1)).append('\n');
-    }
-    Path input = Files.writeString(dir.resolve("updates.csv"), csv);
-    RunningService svc = start(kafka, "kafka-config", RunningService.settings("rows", "10",
-        "cols", "8", "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4",
-        "epoch-updates", "1000000", "kafka-config", props.toString()));
-    java.util.function.Function<Path, String[]> produce = config -> new String[] {"produce",
-        "--input", input.toString(), "--topic", svc.topic, "--bootstrap-servers",
-        kafka.bootstrapServers(), "--batch", "50", "--kafka-config", config.toString()};
-    assertEquals(0, Cli.run(produce.apply(props), System.out, System.err), "produce");
-    Map<String, Object> ingest = awaitIngest("all 12 records consumed",
-        m -> longOf(m, "recordsConsumed") == 12);
-    assertEquals(600, longOf(ingest, "updatesApplied"), "" + ingest);
-    assertTrue(svc.metrics().lines().anyMatch(l -> l.startsWith("kafka_consumer_")
-        && l.contains("client_id=\"acme-dplrf-ingest\"")), "consumer metrics: the file's client.id");
-
-    Path bad = Files.writeString(dir.resolve("bad.properties"), "acks = 1\n");
-    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    assertEquals(2, Cli.run(produce.apply(bad), System.out, new java.io.PrintStream(err, true,
-        StandardCharsets.UTF_8)));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("sets acks, which dplrf sets itself"),
-        err.toString(StandardCharsets.UTF_8));
-    for (Path f : List.of(props, input, bad, dir)) {
-      Files.deleteIfExists(f);
-    }
   }
 }
