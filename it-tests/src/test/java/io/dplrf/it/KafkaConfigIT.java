@@ -58,7 +58,7 @@ class KafkaConfigIT {
           svc::ingest, m -> longOf(m, "recordsConsumed") == 12);
       assertEquals(600, longOf(ingest, "updatesApplied"), "" + ingest);
       assertTrue(svc.metrics().lines().anyMatch(l -> l.startsWith("kafka_consumer_")
-          && l.contains("client_id=\"acme-dplrf-ingest\"")), "consumer metrics: the file's client.id");
+          && l.contains("client_id=\"acme-dplrf-ingest\"")), "consumer metrics: file's client.id");
     }
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     assertEquals(2, Cli.run(produce.apply(bad), System.out,
