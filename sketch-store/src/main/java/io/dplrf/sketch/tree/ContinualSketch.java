@@ -65,10 +65,7 @@ public final class ContinualSketch {
   final SecretKey key;
   final String instance;
   final NodeFactory factory;
-  /**
-   * The current epoch's updates. Replaced by the spare when a pipelined close begins; null once
-   * the last epoch's pipelined close has begun (nothing is applied after epoch T).
-   */
+  /** The current epoch's updates; the spare once a pipelined close begins; null after epoch T. */
   NoisyLinearSketch accumulator;
   /** Pipelined close: the empty accumulator made by the last finished close, or null (tests). */
   NoisyLinearSketch spare;
