@@ -215,8 +215,7 @@ public final class ContinualSketch {
           + "kept as files close in the background");
     }
     PendingClose p = new PendingClose(epochsClosed + 1, accumulator);
-    // Nothing is applied after epoch T: no accumulator (400 MB at m = n = 10⁵) is made for it.
-    accumulator = p.epoch() == config.epochs() ? null
+    accumulator = p.epoch() == config.epochs() ? null // nothing is applied after epoch T
         : spare != null ? spare : factory.accumulator();
     spare = null;
     pending = p;
@@ -229,8 +228,9 @@ public final class ContinualSketch {
    * updates, the parent sums, the node-file writes), then installs them: {@link #epochsClosed}
    * advances. The set-aside accumulator becomes the leaf itself ({@link
    * NoisyLinearSketch#intoNode}: no copy), and a new empty accumulator is made as the spare for the
-   * next close (none if the epoch after that would be beyond T). May run on another thread than the owner's, concurrently with {@link #update}: it
-   * reads only the closed nodes and the set-aside accumulator, which the owner no longer touches.
+   * next close (none if the epoch after that would be beyond T). May run on another thread than
+   * the owner's, concurrently with {@link #update}: it reads only the closed nodes and the
+   * set-aside accumulator, which the owner no longer touches.
    *
    * @throws UncheckedIOException if a node cannot be written; the close stays pending then, and
    *     the tree must not be used further (the caller's state is that of its last snapshot)
