@@ -65,7 +65,8 @@ final class ThreadCpu {
     }
     String t = thread.toLowerCase(java.util.Locale.ROOT);
     if (t.contains("kafka") || t.contains("raft") || t.contains("data-plane")
-        || t.contains("broker") || t.contains("controller") || t.contains("log")) {
+        || t.contains("broker") || t.contains("controller") || t.contains("log")
+        || t.startsWith("consumer_background")) { // the new consumer's network thread
       return "Kafka broker and clients";
     }
     return "other";

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What {@code dplrf bench ingest} prints, on a small stream through its embedded broker (no
  * timing asserted): one column per round, every dplrf run applying every update (the benchmark
- * itself throws otherwise), and the median ratio over the rounds.
+ * itself throws otherwise), and the median ratio over the rounds, against both bare consumers.
  */
 class IngestBenchTest {
   @Test
@@ -36,6 +36,16 @@ class IngestBenchTest {
     assertEquals(sorted[1], number(median.replace("median ratio of 3 rounds", "").trim()), 0.0,
         out);
     assertTrue(out.contains("epoch 2 close|bg + snapshot (s)"), out);
+    // The second baseline, a bare consumer with Kafka's own client defaults, in every round.
+    for (int r = 1; r <= 3; r++) {
+      assertTrue(out.contains("round " + r + " bare consumer, Kafka's defaults"), out);
+    }
+    String[] againstDefaults = out.lines()
+        .filter(l -> l.startsWith("  ratio, Kafka's defaults")).findFirst()
+        .orElseThrow(() -> new AssertionError(out))
+        .replace("  ratio, Kafka's defaults", "").trim().split("\\s+");
+    assertEquals(3, againstDefaults.length, out);
+    assertTrue(out.lines().anyMatch(l -> l.startsWith("  median of 3, Kafka's defaults")), out);
   }
 
   private static double number(String printed) {
