@@ -28,7 +28,7 @@ public final class IngestClients {
    * returns a whole fetch (a 1 MiB fetch holds about a thousand of the 1 KiB records {@code
    * dplrf produce} sends), so the next fetch is sent when the loop starts applying this one.
    * Measured with {@code dplrf bench ingest} (m = n = 10⁵, k = 10, 50 M updates): the ingest
-   * thread's time blocked in {@code poll} fell from 3.1–5.0 s to 1.7–2.4 s per run; each setting
+   * thread's time blocked in {@code poll} fell from 3.0–5.0 s to 1.5–2.4 s per run; each setting
    * alone gave no gain (docs/benchmarks-ingest.md, session of 2026-11-22, third).
    */
   public static final Map<String, Object> CONSUMER_DEFAULTS = Map.of(
