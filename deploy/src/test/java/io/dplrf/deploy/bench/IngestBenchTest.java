@@ -24,6 +24,9 @@ class IngestBenchTest {
     for (int r = 1; r <= 3; r++) {
       assertTrue(out.contains("round " + r + " dplrf ingest"), out);
     }
+    // One uncounted read first, before round 1's bare consumer.
+    assertTrue(out.indexOf("warm-up bare consumer (not counted)") >= 0
+        && out.indexOf("warm-up bare consumer") < out.indexOf("round 1 bare consumer"), out);
     String median = out.lines().filter(l -> l.startsWith("median ratio of 3 rounds"))
         .findFirst().orElseThrow(() -> new AssertionError(out));
     String[] ratios = out.lines().filter(l -> l.startsWith("ratio (target >= 0.5)"))
