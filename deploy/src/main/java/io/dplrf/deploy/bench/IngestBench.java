@@ -154,9 +154,9 @@ public final class IngestBench {
           ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
       // The JVM's first read of the topic is slow for reasons that have nothing to do with
       // either side (JIT, and with a committed heap the first touch of the young generation's
-      // pages): 5–6.5 M updates/s against 15–20 for the next bare read. Counted in round 1, it
-      // made that round's ratio exceed 1 and the median of three rounds the better of the
-      // other two. So one read goes first, reported but not counted.
+      // pages): 5–9 M updates/s against 15–20 for the next bare read. Counted in round 1, it
+      // made that round's ratio 0.8–1.5 and the median of three rounds in effect the better of
+      // the other two. So one read goes first, reported but not counted.
       BareRun warmUp = bare(props);
       out.printf("warm-up bare consumer (not counted): %,.0f updates/s (%.2f s)%n", warmUp.rate(),
           warmUp.seconds());
