@@ -153,8 +153,8 @@ public final class IngestBench {
       kafkaDefaults.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
           ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
       // The JVM's first read of the topic is slow for reasons that have nothing to do with
-      // either side (JIT, and with a committed heap the first touch of the young generation's
-      // pages): 5–9 M updates/s against 15–20 for the next bare read. Counted in round 1, it
+      // either side (the JIT and, plausibly, with a committed heap the first touch of the young
+      // generation's pages; not measured apart): 5–9 M updates/s against 15–20 for the next. Counted in round 1, it
       // made that round's ratio 0.8–1.5 and the median of three rounds in effect the better of
       // the other two. So one read goes first, reported but not counted.
       BareRun warmUp = bare(props);
