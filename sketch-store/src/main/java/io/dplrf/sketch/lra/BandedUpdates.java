@@ -44,8 +44,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class BandedUpdates {
   /**
-   * Band slice target: a tenth of a core's L2 (2.5 MB on the benchmark machine), which leaves room
-   * for the sketching matrix's table, read at random beside it, and for the streamed updates.
+   * Band slice target: a fifth of a core's L2 (1.25 MiB on the benchmark machine), which leaves
+   * room for the sketching matrix's table, read at random beside it, and for the streamed updates.
    * Measured with {@code dplrf bench update}: 256 KiB bands took 0.6–0.8× the CPU of 1 MiB ones
    * (docs/benchmarks-ingest.md).
    */
