@@ -51,7 +51,8 @@ import org.apache.kafka.common.TopicPartition;
  * {@link ContributionBounds} → {@link TreeTarget} → {@code ContinualSketch}, with a fresh {@link
  * StateStore} and node store per run, epochs every updates/T updates, each epoch's release on a
  * second thread as in the service. Runs are alternated (bare,
- * dplrf, bare, dplrf) so that page-cache and JIT warm-up do not favour one side.
+ * dplrf, bare, dplrf) so that the host's changing load does not favour one side, after uncounted
+ * warm-up rounds of the same runs (the JIT's, see {@link #run}).
  *
  * <p>The bare consumer uses the ingest loop's client settings ({@link IngestClients}), so the
  * ratio measures what dplrf adds to reading the topic. Those settings include throughput defaults
@@ -66,8 +67,8 @@ public final class IngestBench {
   /** Name of the thread the benchmark computes releases on ({@link ThreadCpu}). */
   static final String RELEASE_THREAD = "dplrf-bench-release";
 
-  /** One bare-consumer run. */
-  public record BareRun(long updates, double seconds, double checksum) {
+  /** One bare-consumer run; {@code cpu}: the process's CPU and the host's idle time in it. */
+  public record BareRun(long updates, double seconds, double checksum, HostCpu.Usage cpu) {
     double rate() {
       return updates / seconds;
     }
@@ -87,13 +88,14 @@ public final class IngestBench {
    *     (small tree state, fsync, rename)
    * @param cpuSeconds CPU seconds per group of threads from the loop's start until the last epoch
    *     was durable (the ingest window; {@link ThreadCpu})
+   * @param cpu the process's CPU and the host's idle time in the same window ({@link HostCpu})
    * @param releaseSeconds releasePrefix(T) + Releases.factorize after the last epoch (each
    *     epoch's release runs on a second thread during ingest, as in the service)
    */
   public record DplrfRun(long updates, double startupSeconds, double ingestSeconds,
       double[] closeSeconds, double[] finishSeconds, double[] snapshotSeconds,
       double releaseSeconds, long sketchBytes,
-      long heapBytes, long applied, Map<String, Double> cpuSeconds) {
+      long heapBytes, long applied, Map<String, Double> cpuSeconds, HostCpu.Usage cpu) {
     double rate() {
       return updates / ingestSeconds;
     }
@@ -129,13 +131,23 @@ public final class IngestBench {
   }
 
   /**
-   * After one uncounted warm-up read, alternates {@code rounds} bare and dplrf runs and prints
-   * their table, with the median ratio: on a shared host the bare consumer alone varies by 2× from
-   * round to round, so compare builds by the median of several rounds run back to back.
+   * After {@code warmUpRounds} uncounted rounds, alternates {@code rounds} bare and dplrf runs and
+   * prints their table, with the median ratio: on a shared host the bare consumer alone varies by
+   * 2× from round to round, so compare builds by the median of several rounds run back to back.
+   *
+   * <p>Why whole warm-up rounds: the runs share one JVM with the broker, and the JIT goes on
+   * compiling, and recompiling after deoptimisations, the broker's and the consumer's hot methods
+   * for about two rounds (plausibly because each kind of run takes paths the others do not; not
+   * traced). A compilation log of one run (docs/benchmarks-ingest.md, fifth session) found 2.1 and
+   * 3.2 s of C2 time inside rounds 1 and 2's dplrf windows, against 0.9–1.9 s in the bare ones;
+   * in another, the JVM's own CPU (not Java threads) in the dplrf window fell from 1.9–2.9 s in
+   * rounds 1–2 to 0.2–0.8 s in rounds 3–5. Counted rounds should measure the steady state a
+   * long-running service is in, not the JIT's warm-up.
    */
-  public void run(int rounds, PrintStream out) throws Exception {
-    if (rounds < 1) {
-      throw new IllegalArgumentException("rounds must be >= 1. Provided value: " + rounds);
+  public void run(int warmUpRounds, int rounds, PrintStream out) throws Exception {
+    if (warmUpRounds < 0 || rounds < 1) {
+      throw new IllegalArgumentException("warm-up rounds must be >= 0 and rounds >= 1. Provided"
+          + " values: " + warmUpRounds + ", " + rounds);
     }
     Path dir = Files.createTempDirectory("dplrf-ingest-bench");
     try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), "127.0.0.1", 0)) {
@@ -152,38 +164,48 @@ public final class IngestBench {
       kafkaDefaults.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, GroupProtocol.CLASSIC.name);
       kafkaDefaults.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
           ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
-      // The JVM's first read of the topic is slow for reasons that have nothing to do with
-      // either side (the JIT and, plausibly, with a committed heap the first touch of the young
-      // generation's pages; not measured apart): 5–9 M updates/s against 15–20 for the next. Counted in round 1, it
-      // made that round's ratio 0.8–1.5 and the median of three rounds in effect the better of
-      // the other two. So one read goes first, reported but not counted.
-      BareRun warmUp = bare(props);
-      out.printf("warm-up bare consumer (not counted): %,.0f updates/s (%.2f s)%n", warmUp.rate(),
-          warmUp.seconds());
       gc();
+      for (int w = 1; w <= warmUpRounds; w++) {
+        Round r = round(props, kafkaDefaults, dir.resolve("state-warm-up-" + w));
+        out.printf("warm-up round %d (not counted): bare consumer %,.0f, Kafka's defaults %,.0f,"
+            + " dplrf %,.0f updates/s%n", w, r.bare().rate(), r.kafkaDefaults().rate(),
+            r.dplrf().rate());
+      }
       List<BareRun> bare = new ArrayList<>();
       List<BareRun> bareKafkaDefaults = new ArrayList<>();
       List<DplrfRun> dplrf = new ArrayList<>();
       for (int r = 1; r <= rounds; r++) {
-        BareRun b = bare(props);
-        bare.add(b);
-        out.printf("round %d bare consumer: %,.0f updates/s (%.2f s)%n", r, b.rate(), b.seconds());
-        gc();
-        BareRun k = bare(kafkaDefaults);
-        bareKafkaDefaults.add(k);
+        Round x = round(props, kafkaDefaults, dir.resolve("state-" + r));
+        bare.add(x.bare());
+        bareKafkaDefaults.add(x.kafkaDefaults());
+        dplrf.add(x.dplrf());
+        out.printf("round %d bare consumer: %,.0f updates/s (%.2f s)%n", r, x.bare().rate(),
+            x.bare().seconds());
         out.printf("round %d bare consumer, Kafka's defaults: %,.0f updates/s (%.2f s)%n", r,
-            k.rate(), k.seconds());
-        gc();
-        DplrfRun d = dplrf(props, dir.resolve("state-" + r));
-        dplrf.add(d);
+            x.kafkaDefaults().rate(), x.kafkaDefaults().seconds());
         out.printf("round %d dplrf ingest : %,.0f updates/s (%.2f s; startup %.2f s, release"
-            + " %.2f s)%n", r, d.rate(), d.ingestSeconds(), d.startupSeconds(), d.releaseSeconds());
-        gc();
+            + " %.2f s)%n", r, x.dplrf().rate(), x.dplrf().ingestSeconds(),
+            x.dplrf().startupSeconds(), x.dplrf().releaseSeconds());
       }
       print(bare, bareKafkaDefaults, dplrf, out);
     } finally {
       deleteTree(dir);
     }
+  }
+
+  private record Round(BareRun bare, BareRun kafkaDefaults, DplrfRun dplrf) {}
+
+  /** A bare consumer, one with Kafka's defaults, then dplrf, with a collection before each. */
+  private Round round(Map<String, Object> props, Map<String, Object> kafkaDefaults, Path state)
+      throws Exception {
+    BareRun b = bare(props);
+    gc();
+    BareRun k = bare(kafkaDefaults);
+    gc();
+    DplrfRun d = dplrf(props, state);
+    deleteTree(state); // its leaf alone is ≈ 400 MB at the default sizes
+    gc();
+    return new Round(b, k, d);
   }
 
   private double produce(Map<String, Object> props) throws IOException {
@@ -205,6 +227,7 @@ public final class IngestBench {
     TopicPartition tp = new TopicPartition(TOPIC, 0);
     double[] sum = new double[1];
     long[] count = new long[1];
+    HostCpu.Sample cpu0 = HostCpu.sample();
     long t0 = System.nanoTime();
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(IngestClients.consumerConfig(props))) {
       c.assign(List.of(tp));
@@ -220,10 +243,11 @@ public final class IngestBench {
       }
     }
     double s = (System.nanoTime() - t0) / 1e9;
+    HostCpu.Usage cpu = HostCpu.since(cpu0);
     if (count[0] != updates) {
       throw new IllegalStateException("bare consumer read " + count[0] + " updates, expected " + updates);
     }
-    return new BareRun(count[0], s, sum[0]);
+    return new BareRun(count[0], s, sum[0], cpu);
   }
 
   private DplrfRun dplrf(Map<String, Object> props, Path state) throws Exception {
@@ -241,7 +265,9 @@ public final class IngestBench {
     // thread while ingest goes on, so the ingest rate below pays for the releases' CPU share.
     ExecutorService releaser = Executors.newSingleThreadExecutor(r -> new Thread(r, RELEASE_THREAD));
     Map<Long, Long> cpuAtStart = new HashMap<>();
+    HostCpu.Sample[] hostAtStart = new HostCpu.Sample[1];
     List<Map<String, Double>> cpuInWindow = new ArrayList<>();
+    HostCpu.Usage[] hostInWindow = {HostCpu.Usage.NONE};
     List<Future<Double>> releases = new ArrayList<>();
     try (IngestLoop loop = IngestLoop.create(IngestConfig.byUpdates(TOPIC, bounds, updates / epochs),
         props, store, timed, new EpochListener() {
@@ -251,6 +277,7 @@ public final class IngestBench {
             lastEpochAt[0] = System.nanoTime();
             if (epoch == epochs) { // on the closer thread, still alive: the ingest window ends
               cpuInWindow.add(ThreadCpu.since(cpuAtStart));
+              hostInWindow[0] = HostCpu.since(hostAtStart[0]);
             }
             releases.add(releaser.submit(() -> {
               long r0 = System.nanoTime();
@@ -265,6 +292,7 @@ public final class IngestBench {
           public void restored(int epochsClosed) {}
         })) {
       cpuAtStart.putAll(ThreadCpu.sample());
+      hostAtStart[0] = HostCpu.sample();
       long t1 = System.nanoTime();
       loop.run();
       if (loop.state() != IngestLoop.State.EXHAUSTED || timed.epochsClosed() != epochs) {
@@ -283,7 +311,7 @@ public final class IngestBench {
       long heap = heapUsed();
       return new DplrfRun(updates, (t1 - t0) / 1e9, (lastEpochAt[0] - t1) / 1e9, timed.close,
           timed.finish, timed.snapshot, lastRelease, sketchBytes, heap, applied,
-          cpuInWindow.isEmpty() ? Map.of() : cpuInWindow.get(0));
+          cpuInWindow.isEmpty() ? Map.of() : cpuInWindow.get(0), hostInWindow[0]);
     } finally {
       releaser.shutdownNow();
     }
@@ -319,8 +347,18 @@ public final class IngestBench {
       row(out, "CPU s, " + g, dplrf.stream().map(d -> String.format("%.1f",
           d.cpuSeconds().getOrDefault(g, 0.0))).toList());
     }
+    row(out, "CPU s, JVM: GC, JIT (not threads)", dplrf.stream().map(d -> String.format("%.1f",
+        d.cpu().process() - d.cpuSeconds().values().stream().mapToDouble(x -> x).sum()))
+        .toList());
     row(out, "  cores x ingest window (s)", dplrf.stream().map(d -> String.format("%.1f",
         Runtime.getRuntime().availableProcessors() * d.ingestSeconds())).toList());
+    row(out, "  host idle|iowait|steal (core s)", dplrf.stream().map(d -> idle(d.cpu()))
+        .toList());
+    row(out, "bare consumer: process CPU s", bare.stream().map(b -> String.format("%.1f",
+        b.cpu().process())).toList());
+    row(out, "  cores x its window (s)", bare.stream().map(b -> String.format("%.1f",
+        Runtime.getRuntime().availableProcessors() * b.seconds())).toList());
+    row(out, "  host idle|iowait|steal (core s)", bare.stream().map(b -> idle(b.cpu())).toList());
     row(out, "sketch memory (MiB)", dplrf.stream().map(d -> mib(d.sketchBytes())).toList());
     row(out, "  vs dense m x n (" + mib(dense) + " MiB)",
         dplrf.stream().map(d -> String.format("%.4f", d.sketchBytes() / (double) dense)).toList());
@@ -350,6 +388,10 @@ public final class IngestBench {
       out.printf(" %16s", c);
     }
     out.println();
+  }
+
+  private static String idle(HostCpu.Usage u) {
+    return String.format("%.1f|%.1f|%.1f", u.hostIdle(), u.hostIowait(), u.hostSteal());
   }
 
   private static String fmt(double rate) {

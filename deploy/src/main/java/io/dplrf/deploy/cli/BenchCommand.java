@@ -50,7 +50,7 @@ final class BenchCommand {
                                    [--sketch-rows v] [--stable-clips 1,inf] [--seed 1]
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
-                                   [--rounds 2]
+                                   [--rounds 2] [--warm-up-rounds 2]
              dplrf bench release   [--rows 100000] [--cols 100000] [--rank 10] [--sketch-cols 100]
                                    [--sketch-rows 400] [--epsilon 1] [--delta 1e-6] [--epochs 4]
                                    [--repeats 3] [--seed 1]
@@ -62,7 +62,7 @@ final class BenchCommand {
       "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
       "epochs", "mechanism", "batch", "rounds", "seeds", "large-rows", "datasets", "synthetic-users",
       "runs", "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate",
-      "outlier-factor", "stable-clips", "epsilon", "repeats");
+      "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds");
 
   private BenchCommand() {}
 
@@ -108,7 +108,7 @@ final class BenchCommand {
       new IngestBench(a.integer("rows", 100_000), a.integer("cols", 100_000), k,
           Long.parseLong(a.string("updates", "5000000")), a.integer("epochs", 4),
           a.string("mechanism", "priv2"), a.integer("batch", 64), seed)
-          .run(a.integer("rounds", 2), out);
+          .run(a.integer("warm-up-rounds", 2), a.integer("rounds", 2), out);
       return 0;
     }
     Dense matrix;

@@ -19,14 +19,15 @@ class IngestBenchTest {
   void run_threeRounds_printsEachRoundAndTheMedianRatio() throws Exception {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     new IngestBench(300, 200, 2, 20_000, 2, "priv2-sparse", 64, 5)
-        .run(3, new PrintStream(buf, true, StandardCharsets.UTF_8));
+        .run(1, 3, new PrintStream(buf, true, StandardCharsets.UTF_8));
     String out = buf.toString(StandardCharsets.UTF_8);
     for (int r = 1; r <= 3; r++) {
       assertTrue(out.contains("round " + r + " dplrf ingest"), out);
     }
-    // One uncounted read first, before round 1's bare consumer.
-    assertTrue(out.indexOf("warm-up bare consumer (not counted)") >= 0
-        && out.indexOf("warm-up bare consumer") < out.indexOf("round 1 bare consumer"), out);
+    // One uncounted round first, before round 1's bare consumer, and only one.
+    assertTrue(out.indexOf("warm-up round 1 (not counted)") >= 0
+        && out.indexOf("warm-up round 1") < out.indexOf("round 1 bare consumer"), out);
+    assertTrue(!out.contains("warm-up round 2"), out);
     String median = out.lines().filter(l -> l.startsWith("median ratio of 3 rounds"))
         .findFirst().orElseThrow(() -> new AssertionError(out));
     String[] ratios = out.lines().filter(l -> l.startsWith("ratio (target >= 0.5)"))
@@ -39,6 +40,12 @@ class IngestBenchTest {
     assertEquals(sorted[1], number(median.replace("median ratio of 3 rounds", "").trim()), 0.0,
         out);
     assertTrue(out.contains("epoch 2 close|bg + snapshot (s)"), out);
+    // Where the windows' core-seconds went beyond the Java threads: the JVM's own (GC, JIT), and
+    // the host's idle, I/O-wait and steal time, for dplrf and for the bare consumer.
+    assertTrue(out.contains("CPU s, JVM: GC, JIT (not threads)"), out);
+    assertEquals(2, out.lines().filter(l -> l.startsWith("  host idle|iowait|steal (core s)"))
+        .count(), out);
+    assertTrue(out.contains("bare consumer: process CPU s"), out);
     // The second baseline, a bare consumer with Kafka's own client defaults, in every round.
     for (int r = 1; r <= 3; r++) {
       assertTrue(out.contains("round " + r + " bare consumer, Kafka's defaults"), out);
@@ -56,10 +63,10 @@ class IngestBenchTest {
   }
 
   @Test
-  void run_noRounds_isRefusedBeforeStartingAnything() {
+  void run_noRoundsOrNegativeWarmUp_isRefusedBeforeStartingAnything() {
     IngestBench bench = new IngestBench(300, 200, 2, 20_000, 2, "priv2-sparse", 64, 5);
-    assertThrows(IllegalArgumentException.class,
-        () -> bench.run(0, new PrintStream(new ByteArrayOutputStream(), true,
-            StandardCharsets.UTF_8)));
+    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    assertThrows(IllegalArgumentException.class, () -> bench.run(0, 0, out));
+    assertThrows(IllegalArgumentException.class, () -> bench.run(-1, 2, out));
   }
 }
