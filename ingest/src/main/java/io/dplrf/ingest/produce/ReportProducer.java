@@ -63,20 +63,24 @@ public final class ReportProducer implements AutoCloseable {
    */
   public long send(ReportSource source) throws IOException {
     long before = sent;
-    source.emit(value -> {
-      if (failure != null) {
-        throw new IllegalStateException("sending to '" + topic + "' failed", failure);
-      }
-      producer.send(new ProducerRecord<>(topic, null, value), (m, e) -> {
-        if (e != null && failure == null) {
-          failure = e;
+    try {
+      source.emit(value -> {
+        if (failure != null) {
+          throw SendFailure.unchecked(topic, failure);
         }
+        producer.send(new ProducerRecord<>(topic, null, value), (m, e) -> {
+          if (e != null && failure == null) {
+            failure = e;
+          }
+        });
+        sent++;
       });
-      sent++;
-    });
+    } catch (SendFailure.Unchecked e) {
+      throw e.getCause();
+    }
     producer.flush();
     if (failure != null) {
-      throw new IOException("sending to '" + topic + "' failed", failure);
+      throw SendFailure.of(topic, failure);
     }
     return sent - before;
   }

@@ -39,10 +39,14 @@ public final class RowProducer implements AutoCloseable {
     return new RowProducer(new KafkaProducer<>(c), topic);
   }
 
-  /** Sends one dense row as the next row record (asynchronously; {@link #flush} reports failures). */
+  /**
+   * Sends one dense row as the next row record (asynchronously; {@link #flush} reports failures).
+   *
+   * @throws java.io.UncheckedIOException if an earlier send failed (Kafka's reason in the message)
+   */
   public void send(double[] row) {
     if (failure != null) {
-      throw new IllegalStateException("sending to '" + topic + "' failed", failure);
+      throw SendFailure.unchecked(topic, failure);
     }
     producer.send(new ProducerRecord<>(topic, null, RowRecords.encodeDense(rows, row)), (m, e) -> {
       if (e != null && failure == null) {
@@ -56,7 +60,7 @@ public final class RowProducer implements AutoCloseable {
   public void flush() throws IOException {
     producer.flush();
     if (failure != null) {
-      throw new IOException("sending to '" + topic + "' failed", failure);
+      throw SendFailure.of(topic, failure);
     }
   }
 

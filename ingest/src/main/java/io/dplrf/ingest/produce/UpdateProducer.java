@@ -130,17 +130,19 @@ public final class UpdateProducer implements AutoCloseable {
     } catch (RateLimitInterrupted e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e.getCause());
+    } catch (SendFailure.Unchecked e) {
+      throw e.getCause();
     }
     producer.flush();
     if (failure != null) {
-      throw new IOException("sending to '" + topic + "' failed", failure);
+      throw SendFailure.of(topic, failure);
     }
     return updates - before;
   }
 
   private void flushBatch(long base) {
     if (failure != null) {
-      throw new IllegalStateException("sending to '" + topic + "' failed", failure);
+      throw SendFailure.unchecked(topic, failure);
     }
     pace(updates - base);
     byte[] value = UpdateRecords.encode(is, js, ds, 0, buffered);
