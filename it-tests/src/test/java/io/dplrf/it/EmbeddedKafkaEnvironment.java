@@ -5,12 +5,22 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 import io.dplrf.deploy.kafka.EmbeddedKafka;
 
-/** The broker {@code dplrf serve} embeds, on a free port, with its data in a temporary directory. */
+/**
+ * The broker {@code dplrf serve} embeds, on a free port, with its data in a temporary directory,
+ * started with its SASL/PLAIN listener and authorizer as well ({@link EmbeddedKafka#startWithSaslPlain}),
+ * which leave the plain listener every other test uses as it is.
+ */
 final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable {
+
+  /** Two users: one the tests grant ACLs to, one they grant nothing. */
+  static final Map<String, String> SASL_USERS = Map.of("dplrf-it", "it-secret",
+      "stranger", "stranger-secret");
 
   private final Path dataDir;
   private final EmbeddedKafka kafka;
@@ -23,7 +33,8 @@ final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable 
   static EmbeddedKafkaEnvironment start() {
     try {
       Path dataDir = Files.createTempDirectory("dplrf-it-kafka");
-      return new EmbeddedKafkaEnvironment(dataDir, EmbeddedKafka.start(dataDir, "127.0.0.1", 0));
+      return new EmbeddedKafkaEnvironment(dataDir,
+          EmbeddedKafka.startWithSaslPlain(dataDir, "127.0.0.1", 0, SASL_USERS));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -37,6 +48,11 @@ final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable 
   @Override
   public void createTopic(String name, int partitions) {
     kafka.createTopic(name, partitions);
+  }
+
+  @Override
+  public Optional<SaslPlain> saslPlain() {
+    return Optional.of(new SaslPlain(kafka.saslBootstrapServers(), SASL_USERS));
   }
 
   @Override

@@ -13,4 +13,16 @@ public interface KafkaEnvironment {
 
   /** Creates a topic with one replica; an existing topic of that name is fine. */
   void createTopic(String name, int partitions);
+
+  /**
+   * A second listener that authenticates SASL/PLAIN users and lets them do only what ACLs grant
+   * (the clients of {@link #bootstrapServers()} being super users, who can grant it); empty
+   * where the cluster has none.
+   */
+  default java.util.Optional<SaslPlain> saslPlain() {
+    return java.util.Optional.empty();
+  }
+
+  /** The SASL/PLAIN listener's {@code host:port} and its users (name → password). */
+  record SaslPlain(String bootstrapServers, java.util.Map<String, String> users) {}
 }

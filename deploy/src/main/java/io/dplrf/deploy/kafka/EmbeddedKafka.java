@@ -57,18 +57,26 @@ public final class EmbeddedKafka implements AutoCloseable {
   private static final int NODE_ID = 1;
   private static final String CLIENT_LISTENER = "PLAINTEXT";
   private static final String CONTROLLER_LISTENER = "CONTROLLER";
+  private static final String SASL_LISTENER = "SASL_PLAINTEXT";
+  /** User names and passwords of the SASL listener: nothing JAAS would need to quote or escape. */
+  private static final java.util.regex.Pattern SASL_WORD =
+      java.util.regex.Pattern.compile("[A-Za-z0-9._-]+");
   /** Attempts when a free port chosen for {@code port = 0} is taken before the broker binds it. */
   private static final int PORT_ATTEMPTS = 3;
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
   private final KafkaRaftServer server;
   private final String bootstrapServers;
+  /** The SASL/PLAIN listener's host:port; null unless started with one. */
+  private final String saslBootstrapServers;
   private Admin admin;
   private boolean closed;
 
-  private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers) {
+  private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers,
+      String saslBootstrapServers) {
     this.server = server;
     this.bootstrapServers = bootstrapServers;
+    this.saslBootstrapServers = saslBootstrapServers;
   }
 
   /**
@@ -81,6 +89,38 @@ public final class EmbeddedKafka implements AutoCloseable {
    * @throws IllegalStateException if the broker fails to start (the cause says why)
    */
   public static EmbeddedKafka start(Path dataDir, String host, int port) {
+    return start(dataDir, host, port, Map.of());
+  }
+
+  /**
+   * As {@link #start(Path, String, int)}, plus what a test of clients' security settings (dplrf's
+   * {@code kafka-config}) needs without a secured cluster: a second client listener on a free
+   * loopback port ({@link #saslBootstrapServers()}) that authenticates {@code users} (name →
+   * password) with SASL/PLAIN, and Kafka's {@code StandardAuthorizer}. Clients of the PLAINTEXT
+   * listener, like the node's own controller connection, authenticate as {@code User:ANONYMOUS},
+   * a super user, so everything that works without this keeps working; a SASL user may do only
+   * what ACLs grant it (create them through the PLAINTEXT listener). Not for production: PLAIN
+   * over plaintext sends passwords in the clear.
+   *
+   * @param users at least one; names and passwords of letters, digits, '.', '_' and '-'
+   * @throws IllegalArgumentException if {@code users} is empty or has another character
+   */
+  public static EmbeddedKafka startWithSaslPlain(Path dataDir, String host, int port,
+      Map<String, String> users) {
+    if (users.isEmpty()) {
+      throw new IllegalArgumentException("at least one SASL/PLAIN user is needed");
+    }
+    users.forEach((name, password) -> {
+      if (!SASL_WORD.matcher(name).matches() || !SASL_WORD.matcher(password).matches()) {
+        throw new IllegalArgumentException("SASL/PLAIN user names and passwords may hold only"
+            + " letters, digits, '.', '_' and '-'. Provided user: " + name);
+      }
+    });
+    return start(dataDir, host, port, users);
+  }
+
+  private static EmbeddedKafka start(Path dataDir, String host, int port,
+      Map<String, String> saslUsers) {
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("port must be >= 0 and <= 65535. Provided value: " + port);
     }
@@ -88,8 +128,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     for (int attempt = 1; ; attempt++) {
       int clientPort = port != 0 ? port : freePort(host);
       int controllerPort = freePort("127.0.0.1");
+      int saslPort = saslUsers.isEmpty() ? 0 : freePort("127.0.0.1");
       try {
-        return startOnce(logDir, host, clientPort, controllerPort);
+        return startOnce(logDir, host, clientPort, controllerPort, saslPort, saslUsers);
       } catch (RuntimeException e) {
         // Another process may take a port between freePort() and the broker's bind.
         if (!causedByBind(e) || attempt >= PORT_ATTEMPTS || (port != 0 && attempt > 1)) {
@@ -102,9 +143,14 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
   }
 
-  private static EmbeddedKafka startOnce(Path logDir, String host, int clientPort, int controllerPort) {
+  private static EmbeddedKafka startOnce(Path logDir, String host, int clientPort,
+      int controllerPort, int saslPort, Map<String, String> saslUsers) {
     long t0 = System.nanoTime();
-    KafkaConfig config = new KafkaConfig(brokerProperties(logDir, host, clientPort, controllerPort), false);
+    Map<String, Object> props = brokerProperties(logDir, host, clientPort, controllerPort);
+    if (!saslUsers.isEmpty()) {
+      addSaslPlain(props, saslPort, saslUsers);
+    }
+    KafkaConfig config = new KafkaConfig(props, false);
     formatIfNeeded(logDir);
     KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
     try {
@@ -114,9 +160,27 @@ public final class EmbeddedKafka implements AutoCloseable {
       throw e;
     }
     String bootstrap = hostForClients(host) + ":" + clientPort;
-    LOG.info("embedded Kafka started at {} in {} ms, data in {}", bootstrap,
+    String sasl = saslUsers.isEmpty() ? null : "127.0.0.1:" + saslPort;
+    LOG.info("embedded Kafka started at {}{} in {} ms, data in {}", bootstrap,
+        sasl == null ? "" : " (SASL/PLAIN at " + sasl + ")",
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), logDir);
-    return new EmbeddedKafka(server, bootstrap);
+    return new EmbeddedKafka(server, bootstrap, sasl);
+  }
+
+  /** The SASL/PLAIN listener and the authorizer of {@link #startWithSaslPlain}. */
+  private static void addSaslPlain(Map<String, Object> p, int saslPort, Map<String, String> users) {
+    p.put("listeners", p.get("listeners") + "," + SASL_LISTENER + "://127.0.0.1:" + saslPort);
+    p.put("listener.security.protocol.map", p.get("listener.security.protocol.map") + ","
+        + SASL_LISTENER + ":SASL_PLAINTEXT");
+    p.put("sasl.enabled.mechanisms", "PLAIN");
+    StringBuilder jaas = new StringBuilder(
+        "org.apache.kafka.common.security.plain.PlainLoginModule required");
+    users.forEach((name, password) ->
+        jaas.append(" user_").append(name).append("=\"").append(password).append('"'));
+    p.put("listener.name." + SASL_LISTENER.toLowerCase(java.util.Locale.ROOT)
+        + ".plain.sasl.jaas.config", jaas.append(';').toString());
+    p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+    p.put("super.users", "User:ANONYMOUS");
   }
 
   /** Broker configuration; keys are the documented broker config names (stable across versions). */
@@ -188,6 +252,18 @@ public final class EmbeddedKafka implements AutoCloseable {
   /** The client listener's address, {@code host:port}, for producers, consumers and admins. */
   public String bootstrapServers() {
     return bootstrapServers;
+  }
+
+  /**
+   * The SASL/PLAIN listener's address ({@link #startWithSaslPlain}).
+   *
+   * @throws IllegalStateException if the broker was started without one
+   */
+  public String saslBootstrapServers() {
+    if (saslBootstrapServers == null) {
+      throw new IllegalStateException("embedded Kafka was started without a SASL listener");
+    }
+    return saslBootstrapServers;
   }
 
   /**

@@ -37,9 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.errors.TopicExistsException;
+
 
 /**
  * The running service (`dplrf serve`): Kafka (embedded or external) → {@link IngestLoop} →
@@ -327,19 +325,9 @@ public final class Service implements AutoCloseable {
     return KafkaClientSettings.withBootstrap(config.kafkaClientSettings(), bootstrap);
   }
 
-  private void createTopics() throws Exception {
-    try (Admin admin = Admin.create(kafkaClientProperties())) {
-      for (var t : Map.of(config.topic(), config.partitions(), config.deadLetterTopic(), 1).entrySet()) {
-        try {
-          admin.createTopics(java.util.List.of(new NewTopic(t.getKey(), t.getValue(), (short) 1)))
-              .all().get(30, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-          if (!(e.getCause() instanceof TopicExistsException)) {
-            throw e;
-          }
-        }
-      }
-    }
+  private void createTopics() throws java.io.IOException, InterruptedException {
+    Topics.ensure(kafkaClientProperties(), bootstrap,
+        Map.of(config.topic(), config.partitions(), config.deadLetterTopic(), 1));
   }
 
   /**

@@ -75,6 +75,21 @@ class EmbeddedKafkaTest {
     assertTrue(e.getMessage().contains("70000"), e.getMessage());
   }
 
+  @Test
+  void saslPlainUsers_noneOrUnquotable_areRejectedBeforeStarting() {
+    assertThrows(IllegalArgumentException.class,
+        () -> EmbeddedKafka.startWithSaslPlain(dataDir, "127.0.0.1", 0, java.util.Map.of()));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> EmbeddedKafka.startWithSaslPlain(dataDir, "127.0.0.1", 0,
+            java.util.Map.of("eve", "pass\" user_mallory=\"x")));
+    assertTrue(e.getMessage().contains("eve"), e.getMessage());
+    assertThrows(IllegalStateException.class, () -> {
+      try (EmbeddedKafka k = EmbeddedKafka.start(dataDir.resolve("plain"), "127.0.0.1", 0)) {
+        k.saslBootstrapServers();
+      }
+    });
+  }
+
   private EmbeddedKafka timedStart(String what) {
     long t0 = System.nanoTime();
     EmbeddedKafka kafka = EmbeddedKafka.start(dataDir, "127.0.0.1", 0);

@@ -1,0 +1,172 @@
+package io.dplrf.it;
+
+import static io.dplrf.it.Http.longOf;
+import static io.dplrf.it.Http.objectOf;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.deploy.cli.Cli;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code kafka-config} with a secured cluster: the suite's broker has a SASL/PLAIN listener with
+ * Kafka's authorizer beside its plain one ({@link KafkaEnvironment#saslPlain}), and the tests
+ * grant their user topic ACLs only — no CREATE, no cluster permission, no group — which is all
+ * dplrf's clients need: the consumer reads by assignment, without a group; the producers are
+ * idempotent, without transactions.
+ */
+@ExtendWith(KafkaSuite.class)
+class SecuredKafkaIT {
+  private static final String USER = "dplrf-it";
+
+  /**
+   * Over SASL/PLAIN with read and write ACLs on its two topics, created beforehand by an
+   * operator: {@code dplrf produce --kafka-config} sends 600 updates, and a service with the same
+   * file as {@code kafka-config} starts (it may not create topics: it finds them there), applies
+   * all 600, and dead-letters a malformed record, written beside them by another client, to its
+   * dead-letter topic.
+   */
+  @Test
+  void saslPlainWithTopicAclsOnly_producesIngestsAndDeadLetters(KafkaEnvironment kafka)
+      throws Exception {
+    KafkaEnvironment.SaslPlain sasl = kafka.saslPlain().orElseThrow();
+    Path dir = Files.createTempDirectory("dplrf-it-sasl");
+    String topic = "it-sasl-" + UUID.randomUUID();
+    String deadLetters = topic + ".dead-letter";
+    kafka.createTopic(topic, 1);
+    kafka.createTopic(deadLetters, 1);
+    grant(kafka, topic, AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
+    grant(kafka, deadLetters, AclOperation.WRITE, AclOperation.DESCRIBE);
+    Path props = clientFile(dir, USER, sasl.users().get(USER));
+
+    assertEquals(0, Cli.run(produce(dir, topic, sasl.bootstrapServers(), props), System.out,
+        System.err), "produce over SASL/PLAIN");
+    // 15 bytes: not a whole number of 16-byte updates. Sent by a super user over the plain
+    // listener, after the 12 records of 50 updates.
+    Stream.sendAll(kafka.bootstrapServers(), topic,
+        Stream.unkeyed(List.of(new byte[15])));
+
+    try (RunningService svc = RunningService.start(kafka, topic, dir.resolve("state"),
+        RunningService.settings("bootstrap-servers", sasl.bootstrapServers(),
+            "kafka-config", props.toString(), "rows", "10", "cols", "8", "rank", "2",
+            "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "1000000"))) {
+      Map<String, Object> ingest = Poll.until("all 13 records consumed", Duration.ofSeconds(60),
+          svc::ingest, m -> longOf(m, "recordsConsumed") == 13);
+      assertEquals(600, longOf(ingest, "updatesApplied"), "" + ingest);
+      assertEquals(1, longOf(objectOf(ingest, "recordsDeadLettered"), "bad_length"),
+          "" + ingest);
+    }
+    List<ConsumerRecord<byte[], byte[]>> dead = TestData.readAll(kafka, deadLetters, 1);
+    assertEquals(15, dead.get(0).value().length, "the malformed record, as it was");
+    RunningService.deleteTree(dir);
+  }
+
+  /**
+   * A wrong password, or a user without ACLs: {@code dplrf produce} exits 1 and the service does
+   * not start, each saying why (Kafka's own message), rather than retrying in silence.
+   */
+  @Test
+  void wrongPasswordOrNoAcls_produceAndServeFailWithTheReason(KafkaEnvironment kafka)
+      throws Exception {
+    KafkaEnvironment.SaslPlain sasl = kafka.saslPlain().orElseThrow();
+    Path dir = Files.createTempDirectory("dplrf-it-sasl-denied");
+    String topic = "it-sasl-denied-" + UUID.randomUUID();
+    kafka.createTopic(topic, 1);
+    kafka.createTopic(topic + ".dead-letter", 1);
+    Path wrongPassword = clientFile(dir, USER, "not-" + sasl.users().get(USER));
+    Path noAcls = clientFile(dir, "stranger", sasl.users().get("stranger"));
+
+    for (Path props : List.of(wrongPassword, noAcls)) {
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int exit = Cli.run(produce(dir, topic, sasl.bootstrapServers(), props), System.out,
+          new PrintStream(err, true, StandardCharsets.UTF_8));
+      String message = err.toString(StandardCharsets.UTF_8);
+      assertNotEquals(0, exit, message);
+      assertTrue(message.contains(props == wrongPassword ? "Authentication failed"
+          : "Not authorized to access topics"), message);
+
+      Exception e = assertThrows(Exception.class, () -> RunningService.start(kafka, topic,
+          dir.resolve("state"), RunningService.settings("bootstrap-servers",
+              sasl.bootstrapServers(), "kafka-config", props.toString(), "rows", "10", "cols",
+              "8", "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4",
+              "epoch-updates", "1000")).close());
+      String why = chain(e);
+      assertTrue(why.contains(props == wrongPassword ? "Authentication failed"
+          : "not authorized"), why);
+    }
+    RunningService.deleteTree(dir);
+  }
+
+  /** ALLOW {@code operations} on {@code topic} for {@link #USER}, through the plain listener. */
+  private static void grant(KafkaEnvironment kafka, String topic, AclOperation... operations)
+      throws Exception {
+    List<AclBinding> acls = new ArrayList<>();
+    for (AclOperation op : operations) {
+      acls.add(new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+          new AccessControlEntry("User:" + USER, "*", op, AclPermissionType.ALLOW)));
+    }
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+        kafka.bootstrapServers()))) {
+      admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** A Kafka client properties file for SASL/PLAIN over plaintext as {@code user}. */
+  private static Path clientFile(Path dir, String user, String password) throws Exception {
+    return Files.writeString(dir.resolve(user + "-" + password + ".properties"),
+        "security.protocol = SASL_PLAINTEXT\nsasl.mechanism = PLAIN\n"
+            + "sasl.jaas.config = org.apache.kafka.common.security.plain.PlainLoginModule"
+            + " required username=\"" + user + "\" password=\"" + password + "\";\n");
+  }
+
+  /** {@code dplrf produce} of 600 random updates (CSV, records of 50) through {@code props}. */
+  private static String[] produce(Path dir, String topic, String bootstrap, Path props)
+      throws Exception {
+    Path input = dir.resolve("updates.csv");
+    if (!Files.exists(input)) {
+      StringBuilder csv = new StringBuilder();
+      SplittableRandom rnd = new SplittableRandom(11);
+      for (int u = 0; u < 600; u++) {
+        csv.append(rnd.nextInt(10)).append(',').append(rnd.nextInt(8)).append(',')
+            .append(rnd.nextDouble(-1, 1)).append('\n');
+      }
+      Files.writeString(input, csv);
+    }
+    return new String[] {"produce", "--input", input.toString(), "--topic", topic,
+        "--bootstrap-servers", bootstrap, "--batch", "50", "--kafka-config", props.toString()};
+  }
+
+  /** Every message of the exception and its causes, for asserting what an operator reads. */
+  private static String chain(Throwable e) {
+    StringBuilder s = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      s.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage()).append('\n');
+    }
+    return s.toString();
+  }
+}
