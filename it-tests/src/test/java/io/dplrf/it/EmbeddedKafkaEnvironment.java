@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -13,8 +15,10 @@ import io.dplrf.deploy.kafka.EmbeddedKafka;
 
 /**
  * The broker {@code dplrf serve} embeds, on a free port, with its data in a temporary directory,
- * started with its SASL/PLAIN listener and authorizer as well ({@link EmbeddedKafka#startWithSaslPlain}),
- * which leave the plain listener every other test uses as it is.
+ * started with a SASL/PLAIN-over-TLS listener and an authorizer as well ({@link
+ * EmbeddedKafka#startWithSaslPlain}), which leave the plain listener every other test uses as it
+ * is. The listener's key and self-signed certificate (for 127.0.0.1) are made with the JDK's
+ * {@code keytool} at start.
  */
 final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable {
 
@@ -23,20 +27,48 @@ final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable 
       "stranger", "stranger-secret");
 
   private final Path dataDir;
+  private final Path certificate;
   private final EmbeddedKafka kafka;
 
-  private EmbeddedKafkaEnvironment(Path dataDir, EmbeddedKafka kafka) {
+  private EmbeddedKafkaEnvironment(Path dataDir, Path certificate, EmbeddedKafka kafka) {
     this.dataDir = dataDir;
+    this.certificate = certificate;
     this.kafka = kafka;
   }
 
   static EmbeddedKafkaEnvironment start() {
     try {
       Path dataDir = Files.createTempDirectory("dplrf-it-kafka");
-      return new EmbeddedKafkaEnvironment(dataDir,
-          EmbeddedKafka.startWithSaslPlain(dataDir, "127.0.0.1", 0, SASL_USERS));
+      Path tlsDir = Files.createDirectories(dataDir.resolve("tls"));
+      EmbeddedKafka.TlsKeyStore keyStore = new EmbeddedKafka.TlsKeyStore(
+          tlsDir.resolve("broker.p12"), "it-store-secret");
+      Path certificate = tlsDir.resolve("broker.pem");
+      keytool("-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048",
+          "-validity", "7", "-dname", "CN=localhost", "-ext", "SAN=IP:127.0.0.1,DNS:localhost",
+          "-storetype", "PKCS12", "-keystore", keyStore.file().toString(),
+          "-storepass", keyStore.password(), "-keypass", keyStore.password());
+      keytool("-exportcert", "-rfc", "-alias", "broker", "-keystore", keyStore.file().toString(),
+          "-storepass", keyStore.password(), "-file", certificate.toString());
+      return new EmbeddedKafkaEnvironment(dataDir, certificate, EmbeddedKafka.startWithSaslPlain(
+          dataDir.resolve("kafka"), "127.0.0.1", 0, SASL_USERS, keyStore));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Runs the JDK's keytool; its output goes to this process's. */
+  private static void keytool(String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+    command.addAll(List.of(args));
+    try {
+      int exit = new ProcessBuilder(command).inheritIO().start().waitFor();
+      if (exit != 0) {
+        throw new IOException("keytool " + args[0] + " exited " + exit);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while running keytool", e);
     }
   }
 
@@ -51,8 +83,8 @@ final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable 
   }
 
   @Override
-  public Optional<SaslPlain> saslPlain() {
-    return Optional.of(new SaslPlain(kafka.saslBootstrapServers(), SASL_USERS));
+  public Optional<Secured> secured() {
+    return Optional.of(new Secured(kafka.saslBootstrapServers(), SASL_USERS, certificate));
   }
 
   @Override

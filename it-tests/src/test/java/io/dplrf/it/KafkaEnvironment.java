@@ -15,14 +15,18 @@ public interface KafkaEnvironment {
   void createTopic(String name, int partitions);
 
   /**
-   * A second listener that authenticates SASL/PLAIN users and lets them do only what ACLs grant
-   * (the clients of {@link #bootstrapServers()} being super users, who can grant it); empty
-   * where the cluster has none.
+   * A second listener, SASL/PLAIN over TLS, that lets its users do only what ACLs grant (the
+   * clients of {@link #bootstrapServers()} being super users, who can grant it); empty where the
+   * cluster has none.
    */
-  default java.util.Optional<SaslPlain> saslPlain() {
+  default java.util.Optional<Secured> secured() {
     return java.util.Optional.empty();
   }
 
-  /** The SASL/PLAIN listener's {@code host:port} and its users (name → password). */
-  record SaslPlain(String bootstrapServers, java.util.Map<String, String> users) {}
+  /**
+   * The secured listener's {@code host:port}, its users (name → password), and a PEM file of the
+   * certificate clients should trust.
+   */
+  record Secured(String bootstrapServers, java.util.Map<String, String> users,
+      java.nio.file.Path trustedCertificate) {}
 }

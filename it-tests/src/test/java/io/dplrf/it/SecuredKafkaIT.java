@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * {@code kafka-config} with a secured cluster: the suite's broker has a SASL/PLAIN listener with
- * Kafka's authorizer beside its plain one ({@link KafkaEnvironment#saslPlain}), and the tests
+ * {@code kafka-config} with a secured cluster: the suite's broker has a SASL/PLAIN-over-TLS
+ * listener with Kafka's authorizer beside its plain one ({@link KafkaEnvironment#secured}), and the tests
  * grant their user topic ACLs only — no CREATE, no cluster permission, no group — which is all
  * dplrf's clients need: the consumer reads by assignment, without a group; the producers are
  * idempotent, without transactions.
@@ -45,7 +46,7 @@ class SecuredKafkaIT {
   private static final String USER = "dplrf-it";
 
   /**
-   * Over SASL/PLAIN with read and write ACLs on its two topics, created beforehand by an
+   * Over SASL/PLAIN and TLS, with read and write ACLs on its two topics, created beforehand by an
    * operator: {@code dplrf produce --kafka-config} sends 600 updates, and a service with the same
    * file as {@code kafka-config} starts (it may not create topics: it finds them there), applies
    * all 600, and dead-letters a malformed record, written beside them by another client, to its
@@ -54,7 +55,7 @@ class SecuredKafkaIT {
   @Test
   void saslPlainWithTopicAclsOnly_producesIngestsAndDeadLetters(KafkaEnvironment kafka)
       throws Exception {
-    KafkaEnvironment.SaslPlain sasl = kafka.saslPlain().orElseThrow();
+    KafkaEnvironment.Secured sasl = kafka.secured().orElseThrow();
     Path dir = Files.createTempDirectory("dplrf-it-sasl");
     String topic = "it-sasl-" + UUID.randomUUID();
     String deadLetters = topic + ".dead-letter";
@@ -62,10 +63,10 @@ class SecuredKafkaIT {
     kafka.createTopic(deadLetters, 1);
     grant(kafka, topic, AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
     grant(kafka, deadLetters, AclOperation.WRITE, AclOperation.DESCRIBE);
-    Path props = clientFile(dir, USER, sasl.users().get(USER));
+    Path props = clientFile(dir, sasl, USER, sasl.users().get(USER));
 
     assertEquals(0, Cli.run(produce(dir, topic, sasl.bootstrapServers(), props), System.out,
-        System.err), "produce over SASL/PLAIN");
+        System.err), "produce over SASL/PLAIN and TLS");
     // 15 bytes: not a whole number of 16-byte updates. Sent by a super user over the plain
     // listener, after the 12 records of 50 updates.
     Stream.sendAll(kafka.bootstrapServers(), topic,
@@ -87,28 +88,36 @@ class SecuredKafkaIT {
   }
 
   /**
-   * A wrong password, or a user without ACLs: {@code dplrf produce} exits 1 and the service does
-   * not start, each saying why (Kafka's own message), rather than retrying in silence.
+   * A wrong password, a user without ACLs, or a client that does not trust the listener's
+   * certificate: {@code dplrf produce} exits 1 and the service does not start, each saying why
+   * (Kafka's own message), rather than retrying in silence.
    */
   @Test
-  void wrongPasswordOrNoAcls_produceAndServeFailWithTheReason(KafkaEnvironment kafka)
+  void wrongPasswordNoAclsOrUntrustedCertificate_produceAndServeFailWithTheReason(
+      KafkaEnvironment kafka)
       throws Exception {
-    KafkaEnvironment.SaslPlain sasl = kafka.saslPlain().orElseThrow();
+    KafkaEnvironment.Secured sasl = kafka.secured().orElseThrow();
     Path dir = Files.createTempDirectory("dplrf-it-sasl-denied");
     String topic = "it-sasl-denied-" + UUID.randomUUID();
     kafka.createTopic(topic, 1);
     kafka.createTopic(topic + ".dead-letter", 1);
-    Path wrongPassword = clientFile(dir, USER, "not-" + sasl.users().get(USER));
-    Path noAcls = clientFile(dir, "stranger", sasl.users().get("stranger"));
+    Path wrongPassword = clientFile(dir, sasl, USER, "not-" + sasl.users().get(USER));
+    Path noAcls = clientFile(dir, sasl, "stranger", sasl.users().get("stranger"));
+    Path untrusted = Files.writeString(dir.resolve("untrusted.properties"), Files.readString(
+        clientFile(dir, sasl, USER, sasl.users().get(USER))).lines()
+        .filter(l -> !l.startsWith("ssl.truststore")).collect(Collectors.joining("\n")));
+    Map<Path, String[]> reasons = Map.of(wrongPassword,
+        new String[] {"Authentication failed", "Authentication failed"},
+        noAcls, new String[] {"Not authorized to access topics", "not authorized"},
+        untrusted, new String[] {"SSL handshake failed", "SSL handshake failed"});
 
-    for (Path props : List.of(wrongPassword, noAcls)) {
+    for (Path props : List.of(wrongPassword, noAcls, untrusted)) {
       ByteArrayOutputStream err = new ByteArrayOutputStream();
       int exit = Cli.run(produce(dir, topic, sasl.bootstrapServers(), props), System.out,
           new PrintStream(err, true, StandardCharsets.UTF_8));
       String message = err.toString(StandardCharsets.UTF_8);
       assertNotEquals(0, exit, message);
-      assertTrue(message.contains(props == wrongPassword ? "Authentication failed"
-          : "Not authorized to access topics"), message);
+      assertTrue(message.contains(reasons.get(props)[0]), message);
 
       Exception e = assertThrows(Exception.class, () -> RunningService.start(kafka, topic,
           dir.resolve("state"), RunningService.settings("bootstrap-servers",
@@ -116,8 +125,7 @@ class SecuredKafkaIT {
               "8", "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4",
               "epoch-updates", "1000")).close());
       String why = chain(e);
-      assertTrue(why.contains(props == wrongPassword ? "Authentication failed"
-          : "not authorized"), why);
+      assertTrue(why.contains(reasons.get(props)[1]), why);
     }
     RunningService.deleteTree(dir);
   }
@@ -136,12 +144,19 @@ class SecuredKafkaIT {
     }
   }
 
-  /** A Kafka client properties file for SASL/PLAIN over plaintext as {@code user}. */
-  private static Path clientFile(Path dir, String user, String password) throws Exception {
+  /**
+   * A Kafka client properties file for SASL/PLAIN over TLS as {@code user}, trusting the
+   * listener's certificate (a PEM file, checked against 127.0.0.1 as Kafka's clients do by
+   * default).
+   */
+  private static Path clientFile(Path dir, KafkaEnvironment.Secured sasl, String user,
+      String password) throws Exception {
     return Files.writeString(dir.resolve(user + "-" + password + ".properties"),
-        "security.protocol = SASL_PLAINTEXT\nsasl.mechanism = PLAIN\n"
+        "security.protocol = SASL_SSL\nsasl.mechanism = PLAIN\n"
             + "sasl.jaas.config = org.apache.kafka.common.security.plain.PlainLoginModule"
-            + " required username=\"" + user + "\" password=\"" + password + "\";\n");
+            + " required username=\"" + user + "\" password=\"" + password + "\";\n"
+            + "ssl.truststore.type = PEM\nssl.truststore.location = "
+            + sasl.trustedCertificate() + "\n");
   }
 
   /** {@code dplrf produce} of 600 random updates (CSV, records of 50) through {@code props}. */

@@ -57,7 +57,6 @@ public final class EmbeddedKafka implements AutoCloseable {
   private static final int NODE_ID = 1;
   private static final String CLIENT_LISTENER = "PLAINTEXT";
   private static final String CONTROLLER_LISTENER = "CONTROLLER";
-  private static final String SASL_LISTENER = "SASL_PLAINTEXT";
   /** User names and passwords of the SASL listener: nothing JAAS would need to quote or escape. */
   private static final java.util.regex.Pattern SASL_WORD =
       java.util.regex.Pattern.compile("[A-Za-z0-9._-]+");
@@ -89,7 +88,7 @@ public final class EmbeddedKafka implements AutoCloseable {
    * @throws IllegalStateException if the broker fails to start (the cause says why)
    */
   public static EmbeddedKafka start(Path dataDir, String host, int port) {
-    return start(dataDir, host, port, Map.of());
+    return start(dataDir, host, port, Map.of(), null);
   }
 
   /**
@@ -99,14 +98,16 @@ public final class EmbeddedKafka implements AutoCloseable {
    * password) with SASL/PLAIN, and Kafka's {@code StandardAuthorizer}. Clients of the PLAINTEXT
    * listener, like the node's own controller connection, authenticate as {@code User:ANONYMOUS},
    * a super user, so everything that works without this keeps working; a SASL user may do only
-   * what ACLs grant it (create them through the PLAINTEXT listener). Not for production: PLAIN
-   * over plaintext sends passwords in the clear.
+   * what ACLs grant it (create them through the PLAINTEXT listener). Not for production: the
+   * other listeners stay unauthenticated, and without {@code tls} PLAIN sends passwords in the
+   * clear.
    *
    * @param users at least one; names and passwords of letters, digits, '.', '_' and '-'
+   * @param tls the listener's key and certificate: SASL_SSL with it, SASL_PLAINTEXT when null
    * @throws IllegalArgumentException if {@code users} is empty or has another character
    */
   public static EmbeddedKafka startWithSaslPlain(Path dataDir, String host, int port,
-      Map<String, String> users) {
+      Map<String, String> users, TlsKeyStore tls) {
     if (users.isEmpty()) {
       throw new IllegalArgumentException("at least one SASL/PLAIN user is needed");
     }
@@ -116,11 +117,14 @@ public final class EmbeddedKafka implements AutoCloseable {
             + " letters, digits, '.', '_' and '-'. Provided user: " + name);
       }
     });
-    return start(dataDir, host, port, users);
+    return start(dataDir, host, port, users, tls);
   }
 
+  /** A PKCS#12 key store holding the listener's private key and certificate, and its password. */
+  public record TlsKeyStore(Path file, String password) {}
+
   private static EmbeddedKafka start(Path dataDir, String host, int port,
-      Map<String, String> saslUsers) {
+      Map<String, String> saslUsers, TlsKeyStore tls) {
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("port must be >= 0 and <= 65535. Provided value: " + port);
     }
@@ -130,7 +134,7 @@ public final class EmbeddedKafka implements AutoCloseable {
       int controllerPort = freePort("127.0.0.1");
       int saslPort = saslUsers.isEmpty() ? 0 : freePort("127.0.0.1");
       try {
-        return startOnce(logDir, host, clientPort, controllerPort, saslPort, saslUsers);
+        return startOnce(logDir, host, clientPort, controllerPort, saslPort, saslUsers, tls);
       } catch (RuntimeException e) {
         // Another process may take a port between freePort() and the broker's bind.
         if (!causedByBind(e) || attempt >= PORT_ATTEMPTS || (port != 0 && attempt > 1)) {
@@ -144,11 +148,11 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   private static EmbeddedKafka startOnce(Path logDir, String host, int clientPort,
-      int controllerPort, int saslPort, Map<String, String> saslUsers) {
+      int controllerPort, int saslPort, Map<String, String> saslUsers, TlsKeyStore tls) {
     long t0 = System.nanoTime();
     Map<String, Object> props = brokerProperties(logDir, host, clientPort, controllerPort);
     if (!saslUsers.isEmpty()) {
-      addSaslPlain(props, saslPort, saslUsers);
+      addSaslPlain(props, saslPort, saslUsers, tls);
     }
     KafkaConfig config = new KafkaConfig(props, false);
     formatIfNeeded(logDir);
@@ -168,17 +172,25 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   /** The SASL/PLAIN listener and the authorizer of {@link #startWithSaslPlain}. */
-  private static void addSaslPlain(Map<String, Object> p, int saslPort, Map<String, String> users) {
-    p.put("listeners", p.get("listeners") + "," + SASL_LISTENER + "://127.0.0.1:" + saslPort);
+  private static void addSaslPlain(Map<String, Object> p, int saslPort, Map<String, String> users,
+      TlsKeyStore tls) {
+    String listener = tls == null ? "SASL_PLAINTEXT" : "SASL_SSL"; // named after its protocol
+    String prefix = "listener.name." + listener.toLowerCase(java.util.Locale.ROOT) + ".";
+    p.put("listeners", p.get("listeners") + "," + listener + "://127.0.0.1:" + saslPort);
     p.put("listener.security.protocol.map", p.get("listener.security.protocol.map") + ","
-        + SASL_LISTENER + ":SASL_PLAINTEXT");
+        + listener + ":" + listener);
+    if (tls != null) {
+      p.put(prefix + "ssl.keystore.type", "PKCS12");
+      p.put(prefix + "ssl.keystore.location", tls.file().toAbsolutePath().toString());
+      p.put(prefix + "ssl.keystore.password", tls.password());
+      p.put(prefix + "ssl.key.password", tls.password());
+    }
     p.put("sasl.enabled.mechanisms", "PLAIN");
     StringBuilder jaas = new StringBuilder(
         "org.apache.kafka.common.security.plain.PlainLoginModule required");
     users.forEach((name, password) ->
         jaas.append(" user_").append(name).append("=\"").append(password).append('"'));
-    p.put("listener.name." + SASL_LISTENER.toLowerCase(java.util.Locale.ROOT)
-        + ".plain.sasl.jaas.config", jaas.append(';').toString());
+    p.put(prefix + "plain.sasl.jaas.config", jaas.append(';').toString());
     p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
     p.put("super.users", "User:ANONYMOUS");
   }
