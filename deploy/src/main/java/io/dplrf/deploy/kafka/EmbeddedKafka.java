@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * A single-node Kafka cluster in this JVM: one {@link KafkaRaftServer} in combined mode
  * ({@code process.roles=broker,controller}), a PLAINTEXT listener on the requested host and port
  * for clients, and a CONTROLLER listener on a free loopback port for its own KRaft quorum of one
- * (a static voter set, so the controller port may change between restarts).
+ * (a static voter set, so the controller port may change between restarts). For tests of
+ * clients' security settings, {@link #startWithSaslPlain} adds a SASL listener and an authorizer;
+ * {@code dplrf serve} never does.
  *
  * <p>The data directory is the broker's only log directory (and metadata log directory); the
  * broker owns it and nothing else should be put there. It is formatted on first start, as
@@ -166,7 +168,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     String bootstrap = hostForClients(host) + ":" + clientPort;
     String sasl = saslUsers.isEmpty() ? null : "127.0.0.1:" + saslPort;
     LOG.info("embedded Kafka started at {}{} in {} ms, data in {}", bootstrap,
-        sasl == null ? "" : " (SASL/PLAIN at " + sasl + ")",
+        sasl == null ? "" : " (" + (tls == null ? "SASL_PLAINTEXT" : "SASL_SSL") + " at " + sasl
+            + ")",
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), logDir);
     return new EmbeddedKafka(server, bootstrap, sasl);
   }

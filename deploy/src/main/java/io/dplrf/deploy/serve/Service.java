@@ -38,7 +38,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-
 /**
  * The running service (`dplrf serve`): Kafka (embedded or external) → {@link IngestLoop} →
  * {@link TreeTarget} (the binary tree of noisy sketches) → on every epoch close one release,
