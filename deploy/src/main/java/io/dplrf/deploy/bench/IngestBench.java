@@ -7,7 +7,6 @@ import io.dplrf.ingest.EpochListener;
 import io.dplrf.ingest.IngestClients;
 import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestLoop;
-import io.dplrf.ingest.IngestTarget;
 import io.dplrf.ingest.MalformedRecordException;
 import io.dplrf.ingest.StateStore;
 import io.dplrf.ingest.UpdateRecords;
@@ -19,10 +18,7 @@ import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.StreamMechanism;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -257,7 +253,7 @@ public final class IngestBench {
     long t0 = System.nanoTime();
     StateStore store = new StateStore(state);
     TreeTarget tree = TreeTarget.open(config, key, state.resolve("nodes"), false);
-    Timed timed = new Timed(tree, epochs);
+    TimedTarget timed = new TimedTarget(tree, epochs);
     ContributionBounds.Config bounds = new ContributionBounds.Config(m, n, 1,
         ContributionBounds.Unit.UPDATE, ContributionBounds.BudgetPolicy.CLIP);
     long[] lastEpochAt = new long[1];
@@ -420,91 +416,6 @@ public final class IngestBench {
       for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
         Files.deleteIfExists(p);
       }
-    }
-  }
-
-  /** Times the target's epoch closes and the snapshot that follows each (up to the listener). */
-  private static final class Timed implements IngestTarget {
-    private final IngestTarget target;
-    final double[] close;
-    final double[] finish;
-    final double[] snapshot;
-    private final long[] closeEnd;
-
-    Timed(IngestTarget target, int epochs) {
-      this.target = target;
-      this.close = new double[epochs];
-      this.finish = new double[epochs];
-      this.snapshot = new double[epochs];
-      this.closeEnd = new long[epochs];
-    }
-
-    @Override
-    public void update(int i, int j, double delta) {
-      target.update(i, j, delta);
-    }
-
-    @Override
-    public void closeEpoch() {
-      long t0 = System.nanoTime();
-      target.closeEpoch();
-      int e = target.epochsClosed() - 1;
-      closeEnd[e] = System.nanoTime();
-      close[e] = (closeEnd[e] - t0) / 1e9;
-    }
-
-    @Override
-    public ClosingEpoch beginCloseEpoch() {
-      long t0 = System.nanoTime();
-      ClosingEpoch c = target.beginCloseEpoch();
-      if (c == null) {
-        return null;
-      }
-      int e = c.epoch() - 1;
-      close[e] = (System.nanoTime() - t0) / 1e9;
-      return new ClosingEpoch() {
-        @Override
-        public int epoch() {
-          return c.epoch();
-        }
-
-        @Override
-        public void finish() throws IOException {
-          long f0 = System.nanoTime();
-          c.finish();
-          closeEnd[e] = System.nanoTime();
-          finish[e] = (closeEnd[e] - f0) / 1e9;
-        }
-
-        @Override
-        public void writeState(OutputStream out) throws IOException {
-          c.writeState(out);
-        }
-      };
-    }
-
-    void snapshotDone(int epoch) {
-      snapshot[epoch - 1] = (System.nanoTime() - closeEnd[epoch - 1]) / 1e9;
-    }
-
-    @Override
-    public boolean exhausted() {
-      return target.exhausted();
-    }
-
-    @Override
-    public int epochsClosed() {
-      return target.epochsClosed();
-    }
-
-    @Override
-    public void writeState(OutputStream out) throws IOException {
-      target.writeState(out);
-    }
-
-    @Override
-    public void readState(InputStream in) throws IOException {
-      throw new UncheckedIOException(new IOException("the benchmark never restores"));
     }
   }
 }
