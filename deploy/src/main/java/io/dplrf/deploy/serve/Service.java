@@ -325,8 +325,10 @@ public final class Service implements AutoCloseable {
   }
 
   private void createTopics() throws java.io.IOException, InterruptedException {
-    Topics.ensure(kafkaClientProperties(), bootstrap,
-        Map.of(config.topic(), config.partitions(), config.deadLetterTopic(), 1));
+    Map<String, Integer> topics = new java.util.LinkedHashMap<>(); // the updates topic first
+    topics.put(config.topic(), config.partitions());
+    topics.put(config.deadLetterTopic(), 1);
+    Topics.ensure(kafkaClientProperties(), bootstrap, topics);
   }
 
   /**

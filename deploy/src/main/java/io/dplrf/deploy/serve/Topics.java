@@ -1,6 +1,7 @@
 package io.dplrf.deploy.serve;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -36,7 +37,8 @@ final class Topics {
    */
   static void ensure(Map<String, Object> clientProps, String bootstrap,
       Map<String, Integer> partitions) throws IOException, InterruptedException {
-    try (Admin admin = Admin.create(clientProps)) {
+    Admin admin = Admin.create(clientProps);
+    try {
       for (Map.Entry<String, Integer> t : partitions.entrySet()) {
         String topic = t.getKey();
         try {
@@ -51,6 +53,10 @@ final class Topics {
               + "' (check bootstrap-servers and kafka-config)", e);
         }
       }
+    } finally {
+      // Not Admin.close(), which would wait up to default.api.timeout.ms (60 s) more for a
+      // request that has just timed out here.
+      admin.close(Duration.ofSeconds(5));
     }
   }
 
