@@ -343,6 +343,8 @@ public final class IngestBench {
       row(out, "CPU s, " + g, dplrf.stream().map(d -> String.format("%.1f",
           d.cpuSeconds().getOrDefault(g, 0.0))).toList());
     }
+    // The process's CPU beyond the Java threads counted above: the GC and the JIT (not Java
+    // threads), and any Java thread that ended inside the window (ThreadCpu misses those).
     row(out, "CPU s, JVM: GC, JIT (not threads)", dplrf.stream().map(d -> String.format("%.1f",
         d.cpu().process() - d.cpuSeconds().values().stream().mapToDouble(x -> x).sum()))
         .toList());
