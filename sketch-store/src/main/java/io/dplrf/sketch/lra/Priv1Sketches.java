@@ -50,10 +50,18 @@ public record Priv1Sketches(
    * only; keeping them is plain post-processing (docs/privacy/continual-release.md §5).
    */
   public static Priv1Sketches sum(List<Priv1Sketches> parts) {
+    return sum(parts, false, null);
+  }
+
+  /**
+   * As {@link #sum(List)}; with {@code reuseFirst}, the first part's arrays become the sum's;
+   * {@code noise}, when not null, is the sum's noise (that of more parts than these).
+   */
+  static Priv1Sketches sum(List<Priv1Sketches> parts, boolean reuseFirst, List<NoiseScale> noise) {
     Priv1Sketches f = parts.get(0);
-    double[] yc = f.yc.data().clone();
-    double[] yr = f.yr.data().clone();
-    double[] z = f.z.data().clone();
+    double[] yc = copy(f.yc.data(), reuseFirst);
+    double[] yr = copy(f.yr.data(), reuseFirst);
+    double[] z = copy(f.z.data(), reuseFirst);
     double sigmaMin = f.sigmaMin;
     for (int p = 1; p < parts.size(); p++) {
       Priv1Sketches o = parts.get(p);
@@ -67,7 +75,12 @@ public record Priv1Sketches(
     }
     return new Priv1Sketches(f.m, f.n, sigmaMin, new Dense(f.m, f.yc.cols(), yc),
         new Dense(f.yr.rows(), f.yr.cols(), yr), new Dense(f.z.rows(), f.z.cols(), z), f.s, f.t,
-        NoiseScale.sum(parts.stream().map(Priv1Sketches::noise).toList()));
+        noise != null ? noise : NoiseScale.sum(parts.stream().map(Priv1Sketches::noise).toList()));
+  }
+
+  /** {@code a} itself when the caller owns it ({@code reuse}), else a copy. */
+  static double[] copy(double[] a, boolean reuse) {
+    return reuse ? a : a.clone();
   }
 
   static void add(double[] dst, double[] x) {

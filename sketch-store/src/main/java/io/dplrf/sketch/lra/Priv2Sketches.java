@@ -25,9 +25,17 @@ public record Priv2Sketches(int m, int n, Dense y, Dense z, SketchMatrix s, List
 
   /** Entrywise sum of the releases of nodes of one instance (post-processing). */
   public static Priv2Sketches sum(List<Priv2Sketches> parts) {
+    return sum(parts, false, null);
+  }
+
+  /**
+   * As {@link #sum(List)}; with {@code reuseFirst}, the first part's arrays become the sum's;
+   * {@code noise}, when not null, is the sum's noise (that of more parts than these).
+   */
+  static Priv2Sketches sum(List<Priv2Sketches> parts, boolean reuseFirst, List<NoiseScale> noise) {
     Priv2Sketches f = parts.get(0);
-    double[] y = f.y.data().clone();
-    double[] z = f.z.data().clone();
+    double[] y = Priv1Sketches.copy(f.y.data(), reuseFirst);
+    double[] z = Priv1Sketches.copy(f.z.data(), reuseFirst);
     for (int p = 1; p < parts.size(); p++) {
       Priv2Sketches o = parts.get(p);
       if (o.m != f.m || o.n != f.n || o.y.cols() != f.y.cols() || o.z.rows() != f.z.rows()) {
@@ -38,6 +46,6 @@ public record Priv2Sketches(int m, int n, Dense y, Dense z, SketchMatrix s, List
     }
     return new Priv2Sketches(f.m, f.n, new Dense(f.m, f.y.cols(), y),
         new Dense(f.z.rows(), f.n, z), f.s,
-        NoiseScale.sum(parts.stream().map(Priv2Sketches::noise).toList()));
+        noise != null ? noise : NoiseScale.sum(parts.stream().map(Priv2Sketches::noise).toList()));
   }
 }

@@ -34,10 +34,18 @@ public record RobustSketches(int m, int n, double p, Dense yr, Dense yc, Dense z
 
   /** Entrywise sum of the releases of nodes of one instance (post-processing). */
   public static RobustSketches sum(List<RobustSketches> parts) {
+    return sum(parts, false, null);
+  }
+
+  /**
+   * As {@link #sum(List)}; with {@code reuseFirst}, the first part's arrays become the sum's;
+   * {@code noise}, when not null, is the sum's noise (that of more parts than these).
+   */
+  static RobustSketches sum(List<RobustSketches> parts, boolean reuseFirst, List<NoiseScale> noise) {
     RobustSketches f = parts.get(0);
-    double[] yr = f.yr.data().clone();
-    double[] yc = f.yc == null ? null : f.yc.data().clone();
-    double[] z = f.z.data().clone();
+    double[] yr = Priv1Sketches.copy(f.yr.data(), reuseFirst);
+    double[] yc = f.yc == null ? null : Priv1Sketches.copy(f.yc.data(), reuseFirst);
+    double[] z = Priv1Sketches.copy(f.z.data(), reuseFirst);
     for (int q = 1; q < parts.size(); q++) {
       RobustSketches o = parts.get(q);
       if (o.m != f.m || o.n != f.n || o.p != f.p || o.pca() != f.pca()
@@ -52,6 +60,6 @@ public record RobustSketches(int m, int n, double p, Dense yr, Dense yc, Dense z
     }
     return new RobustSketches(f.m, f.n, f.p, new Dense(f.yr.rows(), f.n, yr),
         yc == null ? null : new Dense(f.m, f.yr.rows(), yc), new Dense(f.z.rows(), f.z.rows(), z),
-        f.s, f.tT, NoiseScale.sum(parts.stream().map(RobustSketches::noise).toList()));
+        f.s, f.tT, noise != null ? noise : NoiseScale.sum(parts.stream().map(RobustSketches::noise).toList()));
   }
 }

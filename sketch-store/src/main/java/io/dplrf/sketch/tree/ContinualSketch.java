@@ -5,7 +5,6 @@ import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -365,32 +364,33 @@ public final class ContinualSketch {
   }
 
   /**
-   * {@link #releaseRange} in two steps: the closed nodes of the decomposition are looked up (and
-   * read from the node store) now; their noise is drawn and summed when the supplier is called.
-   * Closed nodes never change, so a caller that serialises epoch closes with a lock need hold it
-   * for the lookup only, not for the noise (TreeTarget).
+   * {@link #releaseRange} in two steps: the closed nodes of the decomposition are looked up now;
+   * when the supplier is called, each is released in turn (a node not retained in memory read from
+   * the node store first) and added into the sum before the next, so that a release holds the sum,
+   * one node and its noisy copy at most ({@link ReleasedSketches#sumInTurn}), not every node of
+   * the decomposition. Closed nodes and their files never change, so a caller that serialises
+   * epoch closes with a lock need hold it for the lookup only, not for the reads and noise
+   * (TreeTarget).
    *
    * @throws IllegalArgumentException unless 1 ≤ s ≤ e ≤ epochsClosed
-   * @throws UncheckedIOException if an archived node cannot be read back
+   * @throws UncheckedIOException from the supplier, if an archived node cannot be read back
    */
   public Supplier<ReleasedSketches> rangeRelease(int s, int e) {
     if (s < 1 || s > e || e > epochsClosed) {
       throw new IllegalArgumentException("release range must satisfy 1 <= from <= to <= "
           + epochsClosed + " (epochs closed). Provided value: [" + s + ", " + e + "]");
     }
-    List<NoisyLinearSketch> nodes = new ArrayList<>();
+    List<Supplier<ReleasedSketches>> parts = new ArrayList<>();
     synchronized (this) { // against finishClose's install on another thread
       for (NodeId id : Dyadic.decomposition(s, e)) {
-        nodes.add(closedNode(id));
+        if (id.end() > epochsClosed) {
+          throw new IllegalArgumentException("node " + id + " is not closed");
+        }
+        NoisyLinearSketch kept = retained.get(id);
+        parts.add(kept != null ? kept::release : () -> archived(id).release());
       }
     }
-    return () -> {
-      List<ReleasedSketches> parts = new ArrayList<>();
-      for (NoisyLinearSketch node : nodes) {
-        parts.add(node.release());
-      }
-      return ReleasedSketches.sum(parts);
-    };
+    return () -> ReleasedSketches.sumInTurn(parts);
   }
 
   /** One closed node's release (package-private: tests check the decomposition with it). */
@@ -403,18 +403,20 @@ public final class ContinualSketch {
       throw new IllegalArgumentException("node " + id + " is not closed");
     }
     NoisyLinearSketch node = retained.get(id);
-    if (node == null) {
-      try {
-        node = readNode(id, archive.get(id));
-      } catch (IOException ex) {
-        throw new UncheckedIOException(ex);
-      }
-    }
-    return node;
+    return node != null ? node : archived(id);
   }
 
-  NoisyLinearSketch readNode(NodeId id, byte[] b) throws IOException {
-    NoisyLinearSketch node = SketchCodec.read(new ByteArrayInputStream(b), key, factory.robust);
+  /** A closed node read back from the node store (any thread: node files never change). */
+  private NoisyLinearSketch archived(NodeId id) {
+    try (InputStream in = archive.open(id)) {
+      return readNode(id, in);
+    } catch (IOException ex) {
+      throw new UncheckedIOException(ex);
+    }
+  }
+
+  NoisyLinearSketch readNode(NodeId id, InputStream in) throws IOException {
+    NoisyLinearSketch node = SketchCodec.read(in, key, factory.robust);
     if (!node.nodeLabel().equals(factory.label(id))) {
       throw new IOException("stored node " + id + " has label " + node.nodeLabel() + ", expected "
           + factory.label(id));

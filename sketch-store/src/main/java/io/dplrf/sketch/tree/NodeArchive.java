@@ -6,14 +6,17 @@ import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
@@ -45,7 +48,11 @@ abstract sealed class NodeArchive {
     put(id, out -> SketchCodec.write(node, out));
   }
 
-  abstract byte[] get(NodeId id) throws IOException;
+  /**
+   * A closed node's bytes as a stream, read from its file as the caller consumes them: a node is ≈
+   * 400 MB at the default sizes, so nothing holds all of its bytes at once.
+   */
+  abstract InputStream open(NodeId id) throws IOException;
 
   abstract boolean inMemory();
 
@@ -77,12 +84,12 @@ abstract sealed class NodeArchive {
     }
 
     @Override
-    byte[] get(NodeId id) throws IOException {
+    InputStream open(NodeId id) throws IOException {
       byte[] b = nodes.get(id);
       if (b == null) {
         throw new IOException("closed node " + id + " is missing from the in-memory store");
       }
-      return b;
+      return new ByteArrayInputStream(b);
     }
 
     @Override
@@ -185,12 +192,13 @@ abstract sealed class NodeArchive {
     }
 
     @Override
-    byte[] get(NodeId id) throws IOException {
+    InputStream open(NodeId id) throws IOException {
       Path f = file(id);
-      if (!Files.exists(f)) {
-        throw new IOException("closed node file " + f + " is missing");
+      try {
+        return Files.newInputStream(f);
+      } catch (NoSuchFileException e) {
+        throw new IOException("closed node file " + f + " is missing", e);
       }
-      return Files.readAllBytes(f);
     }
 
     @Override

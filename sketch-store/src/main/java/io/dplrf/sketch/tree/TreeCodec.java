@@ -249,8 +249,10 @@ final class TreeCodec {
       plan = NodeFactory.planOf(saved);
     } else if (!openNodes.isEmpty() || !closedNodes.isEmpty()) {
       NodeBytes any = openNodes.isEmpty() ? closedNodes.get(0) : openNodes.get(0);
-      byte[] b = any.bytes() != null ? any.bytes() : archive.get(any.id());
-      plan = NodeFactory.planOf(SketchCodec.read(new ByteArrayInputStream(b), key, false));
+      try (InputStream in = any.bytes() != null
+          ? new ByteArrayInputStream(any.bytes()) : archive.open(any.id())) {
+        plan = NodeFactory.planOf(SketchCodec.read(in, key, false));
+      }
     } else {
       plan = null; // made below, as for a new stream (the robust plans need the drawn matrices)
     }
@@ -288,7 +290,7 @@ final class TreeCodec {
     Set<NodeId> gotOpen = new HashSet<>();
     for (NodeBytes o : openNodes) {
       NodeId id = o.id();
-      NoisyLinearSketch node = checked(tree, id, o.bytes(), plan);
+      NoisyLinearSketch node = checked(tree, id, new ByteArrayInputStream(o.bytes()), plan);
       if (!factory.nodesStartEmpty()) {
         tree.open[id.level()] = node;
       } // else a version-1 Priv2 snapshot: the node will be made from its children when it closes
@@ -314,8 +316,10 @@ final class TreeCodec {
       }
     }
     for (NodeId id : Dyadic.decomposition(1, closedEpochs)) {
-      byte[] b = inline.containsKey(id) ? inline.get(id) : archive.get(id);
-      tree.retained.put(id, checked(tree, id, b, plan));
+      try (InputStream in = inline.containsKey(id)
+          ? new ByteArrayInputStream(inline.get(id)) : archive.open(id)) {
+        tree.retained.put(id, checked(tree, id, in, plan));
+      }
     }
     if (archive instanceof NodeArchive.Directory dir) {
       Set<NodeId> named = new HashSet<>();
@@ -336,9 +340,9 @@ final class TreeCodec {
     return tree;
   }
 
-  private static NoisyLinearSketch checked(ContinualSketch tree, NodeId id, byte[] b, Object plan)
-      throws IOException {
-    NoisyLinearSketch node = tree.readNode(id, b);
+  private static NoisyLinearSketch checked(ContinualSketch tree, NodeId id, InputStream in,
+      Object plan) throws IOException {
+    NoisyLinearSketch node = tree.readNode(id, in);
     if (node.isNoiseless() || !NodeFactory.planOf(node).equals(plan)) {
       throw new IOException("corrupt tree snapshot: node " + id + " has another plan");
     }

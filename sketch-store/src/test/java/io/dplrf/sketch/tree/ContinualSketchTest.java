@@ -119,6 +119,24 @@ class ContinualSketchTest {
     assertDataPlusExactlyDecompositionNoise(tree, twin, 2, 7);
   }
 
+  /**
+   * A release sums its nodes' noisy copies in place, into the first one's arrays: were a node's
+   * release ever its live state, a second release of the same range would differ from the first.
+   */
+  @ParameterizedTest
+  @EnumSource(StreamMechanism.class)
+  void releasingARangeTwice_givesTheSameSketches_andLeavesItsNodesUnchanged(StreamMechanism mech) {
+    ContinualSketch tree = fedTree(mech, 8, 7);
+    for (int[] range : new int[][] {{2, 7}, {1, 7}, {1, 4}}) {
+      double[][] first = parts(tree.releaseRange(range[0], range[1]));
+      double[][] again = parts(tree.releaseRange(range[0], range[1]));
+      for (int a = 0; a < first.length; a++) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(first[a], again[a],
+            "[" + range[0] + ", " + range[1] + "] part " + a);
+      }
+    }
+  }
+
   /** Priv1's summed sketches keep every node's Yr/Z padding: σmin of a 3-node sum is 3·σmin. */
   @Test
   void priv1PrefixSum_describesItsPaddingAsNodesTimesSigmaMin() {
