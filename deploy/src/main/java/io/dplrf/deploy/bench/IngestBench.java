@@ -11,7 +11,6 @@ import io.dplrf.ingest.MalformedRecordException;
 import io.dplrf.ingest.StateStore;
 import io.dplrf.ingest.UpdateRecords;
 import io.dplrf.ingest.produce.UpdateProducer;
-import io.dplrf.release.Releases;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -85,8 +84,8 @@ public final class IngestBench {
    * @param cpuSeconds CPU seconds per group of threads from the loop's start until the last epoch
    *     was durable (the ingest window; {@link ThreadCpu})
    * @param cpu the process's CPU and the host's idle time in the same window ({@link HostCpu})
-   * @param releaseSeconds releasePrefix(T) + Releases.factorize after the last epoch (each
-   *     epoch's release runs on a second thread during ingest, as in the service)
+   * @param releaseSeconds TreeTarget.prefix(T, k), noisy sum and factorization, after the last
+   *     epoch (each epoch's release runs on a second thread during ingest, as in the service)
    */
   public record DplrfRun(long updates, double startupSeconds, double ingestSeconds,
       double[] closeSeconds, double[] finishSeconds, double[] snapshotSeconds,
@@ -277,7 +276,7 @@ public final class IngestBench {
             }
             releases.add(releaser.submit(() -> {
               long r0 = System.nanoTime();
-              if (Releases.factorize(tree.prefix(epoch), k).factorization() == null) {
+              if (tree.prefix(epoch, k).factorization() == null) {
                 throw new IllegalStateException("no factorization at epoch " + epoch);
               }
               return (System.nanoTime() - r0) / 1e9;

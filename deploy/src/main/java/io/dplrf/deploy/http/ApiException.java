@@ -3,10 +3,17 @@ package io.dplrf.deploy.http;
 /** A client-visible error: status code and a one-line message for {@code {"error": ...}}. */
 final class ApiException extends RuntimeException {
   final int status;
+  /** For a 503: seconds after which the client may retry ({@code Retry-After}); 0 for none. */
+  final int retryAfterSeconds;
 
   ApiException(int status, String message) {
+    this(status, message, 0);
+  }
+
+  private ApiException(int status, String message, int retryAfterSeconds) {
     super(message, null, false, false);
     this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   static ApiException badRequest(String message) {
@@ -15,5 +22,9 @@ final class ApiException extends RuntimeException {
 
   static ApiException notFound(String message) {
     return new ApiException(404, message);
+  }
+
+  static ApiException unavailable(String message, int retryAfterSeconds) {
+    return new ApiException(503, message, retryAfterSeconds);
   }
 }

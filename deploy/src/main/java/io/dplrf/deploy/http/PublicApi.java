@@ -41,6 +41,8 @@ import java.util.regex.Pattern;
 public final class PublicApi implements AutoCloseable {
   static final String NO_RELEASE = "no release yet: the first epoch has not closed";
   private static final int THREADS = 4;
+  /** Retry-After of a range release refused while another release is computed (seconds). */
+  static final int RANGE_RETRY_SECONDS = 5;
   private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]{1,10}");
 
   private final Server server;
@@ -150,7 +152,8 @@ public final class PublicApi implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       throw ApiException.badRequest(String.valueOf(e.getMessage()));
     } catch (IllegalStateException e) {
-      throw new ApiException(503, "range release unavailable: " + e.getMessage());
+      throw ApiException.unavailable("range release unavailable: " + e.getMessage(),
+          RANGE_RETRY_SECONDS);
     }
     return release(release, r);
   }

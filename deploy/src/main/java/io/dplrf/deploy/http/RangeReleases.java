@@ -11,7 +11,8 @@ public interface RangeReleases {
    * @param to last epoch, ≤ the latest closed epoch
    * @throws IllegalArgumentException for a range the service cannot answer (message shown to the
    *     client, status 400)
-   * @throws IllegalStateException when ranges are temporarily unavailable (status 503)
+   * @throws IllegalStateException when ranges are temporarily unavailable (status 503, with a
+   *     {@code Retry-After}), e.g. while another release is being computed
    */
   Release release(int from, int to);
 }

@@ -99,6 +99,9 @@ final class Router implements HttpHandler {
         }
       } catch (ApiException e) {
         response = Response.error(e.status, e.getMessage());
+        if (e.retryAfterSeconds > 0) {
+          response = response.header("Retry-After", Integer.toString(e.retryAfterSeconds));
+        }
       } catch (Exception e) {
         LOG.error("{} {} failed", method, template, e);
         response = Response.error(500, "internal error");

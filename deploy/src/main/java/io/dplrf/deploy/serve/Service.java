@@ -15,7 +15,6 @@ import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestLoop;
 import io.dplrf.ingest.IngestStats;
 import io.dplrf.ingest.StateStore;
-import io.dplrf.release.Releases;
 import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
@@ -362,7 +361,7 @@ public final class Service implements AutoCloseable {
     if (local != null) {
       cache.publish(local.release(epoch, config.rank(), now));
     } else {
-      var r = Releases.factorize(target.prefix(epoch), config.rank());
+      var r = target.prefix(epoch, config.rank());
       cache.publish(Release.prefix(epoch, r.factorization(), r.report(), now));
     }
     lastRelease = now;

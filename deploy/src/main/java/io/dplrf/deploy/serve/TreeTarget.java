@@ -16,9 +16,14 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -26,7 +31,8 @@ import java.util.stream.Stream;
  * The sketch tree as ingest's {@link IngestTarget}. Updates come from the ingest thread only;
  * epoch closes, snapshots and the lookup of a release's nodes (the release thread's prefixes, HTTP
  * threads' ranges) are serialised on one lock, so a release never reads a node being closed; the
- * noise of the closed nodes it found is drawn outside the lock (closed nodes never change).
+ * noise of the closed nodes it found is drawn outside the lock (closed nodes never change). The
+ * release computations themselves, prefix and range, run one at a time ({@link #computing}).
  *
  * <p>Public only so that {@code dplrf bench ingest} drives the very adapter the service uses.
  */
@@ -35,6 +41,32 @@ public final class TreeTarget implements IngestTarget {
   private final SecretKey key;
   private final Path nodeStore;
   private final Object lock = new Object();
+  /**
+   * One release computation at a time, prefix (the release thread) or range (an HTTP thread): each
+   * holds a sum of noisy sketches and one node's noisy copy (≈ 1.2 GB at m = n = 10⁵ with the
+   * default sizes), so that concurrent range requests cannot exhaust the heap that ingest and the
+   * prefix releases share. Fair: whoever waits longest goes next.
+   */
+  final Semaphore computing = new Semaphore(1, true);
+  /**
+   * Range requests waiting for {@link #computing} or holding it, at most {@link #RANGE_SLOTS}:
+   * others are refused at once (503), so that most of the public port's threads stay free for the
+   * cached endpoints.
+   */
+  static final int RANGE_SLOTS = 2;
+  final Semaphore rangeSlots = new Semaphore(RANGE_SLOTS);
+  /** How long a range request waits for another release to finish before it is refused. */
+  volatile Duration rangeWait = Duration.ofSeconds(30);
+  /** How many range releases are kept: ≈ 8·(m + n)·k bytes each, 16 MB at the default sizes. */
+  static final int RECENT_RANGES = 4;
+  /** (from, to) → its release, least recently used first. */
+  private final Map<List<Integer>, Release> recentRanges =
+      new LinkedHashMap<>(8, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<List<Integer>, Release> eldest) {
+          return size() > RECENT_RANGES;
+        }
+      };
   private volatile ContinualSketch tree;
 
   private TreeTarget(TreeConfig config, SecretKey key, Path nodeStore, ContinualSketch tree) {
@@ -167,19 +199,41 @@ public final class TreeTarget implements IngestTarget {
   }
 
   /**
-   * The noisy sketches of [1, epoch]. The nodes are looked up under the lock; their noise (most
-   * of the time) is drawn outside it, so the next epoch close does not wait for this release.
+   * The release of [1, epoch], factorized to rank k. The nodes are looked up under the lock; their
+   * noise (most of the time) is drawn outside it, so the next epoch close does not wait for this
+   * release. Waits while a range release is being computed ({@link #computing}).
    */
-  public ReleasedSketches prefix(int epoch) {
+  public io.dplrf.release.Release prefix(int epoch, int k) {
     Supplier<ReleasedSketches> release;
     synchronized (lock) {
       release = tree.rangeRelease(1, epoch);
     }
-    return release.get();
+    computing.acquireUninterruptibly();
+    try {
+      return Releases.factorize(release.get(), k);
+    } finally {
+      computing.release();
+    }
   }
 
-  /** A release of epochs [from, to], computed on demand for GET /v1/release?from=&to=. */
+  /**
+   * A release of epochs [from, to], computed on demand for GET /v1/release?from=&to=, or the same
+   * release computed earlier: closed nodes never change and their noise is drawn from their keyed
+   * labels, so a range's release is the same every time (a cached one keeps its time of
+   * computation). The last {@link #RECENT_RANGES} are kept.
+   *
+   * @throws IllegalStateException if epoch {@code to} has not closed yet, if {@link #RANGE_SLOTS}
+   *     range requests are under way, or if another release held {@link #computing} for {@link
+   *     #rangeWait} (the client should retry)
+   */
   Release rangeRelease(int from, int to) {
+    List<Integer> range = List.of(from, to);
+    synchronized (recentRanges) {
+      Release done = recentRanges.get(range);
+      if (done != null) {
+        return done;
+      }
+    }
     Supplier<ReleasedSketches> sketches;
     synchronized (lock) {
       ContinualSketch t = tree;
@@ -188,8 +242,33 @@ public final class TreeTarget implements IngestTarget {
       }
       sketches = t.rangeRelease(from, to);
     }
-    var r = Releases.factorize(sketches.get(), config.sizes().k());
-    return new Release(from, to, r.factorization(), r.report(), Instant.now(), Map.of());
+    if (!rangeSlots.tryAcquire()) {
+      throw new IllegalStateException(RANGE_SLOTS + " range releases are already being computed"
+          + " or waiting; retry in a few seconds");
+    }
+    Release r;
+    try {
+      if (!computing.tryAcquire(rangeWait.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException("another release has been computed for "
+            + rangeWait.toSeconds() + " s (one at a time: each takes memory and CPU of the order"
+            + " of the sketches); retry in a few seconds");
+      }
+      try {
+        io.dplrf.release.Release f = Releases.factorize(sketches.get(), config.sizes().k());
+        r = new Release(from, to, f.factorization(), f.report(), Instant.now(), Map.of());
+      } finally {
+        computing.release();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for another release", e);
+    } finally {
+      rangeSlots.release();
+    }
+    synchronized (recentRanges) {
+      recentRanges.put(range, r);
+    }
+    return r;
   }
 
   /** Bytes the tree holds in memory ({@link ContinualSketch#sizeInBytes}). */

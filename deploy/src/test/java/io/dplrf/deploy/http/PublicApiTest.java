@@ -186,7 +186,12 @@ class PublicApiTest {
     assertError(get(port, "/v1/release?from=3&to=2"), 400, "from must be <= to = 2. Provided value: 3");
     assertError(get(port, "/v1/release?from=1&to=5"), 404, "the latest closed epoch is 4");
     assertError(get(port, "/v1/release?from=3&to=4"), 400, "ranges must start at a node boundary");
-    assertError(get(port, "/v1/release?from=2&to=2"), 503, "tree node [2, 2] was not kept");
+    HttpResponse<byte[]> unavailable = get(port, "/v1/release?from=2&to=2");
+    assertError(unavailable, 503, "tree node [2, 2] was not kept");
+    assertEquals(List.of(Integer.toString(PublicApi.RANGE_RETRY_SECONDS)),
+        unavailable.headers().allValues("Retry-After"));
+    assertEquals(List.of(), get(port, "/v1/release?from=0&to=2").headers().allValues("Retry-After"),
+        "only a 503 says when to retry");
     assertError(get(port, "/v1/release?from=1&to=2&format=csv"), 400, "format must be one of json, npy");
   }
 

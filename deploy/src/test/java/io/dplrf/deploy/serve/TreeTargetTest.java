@@ -2,9 +2,12 @@ package io.dplrf.deploy.serve;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.deploy.http.Release;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -13,6 +16,7 @@ import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,5 +63,79 @@ class TreeTargetTest {
     Files.write(nodes.resolve("node-0-0.sketch"), new byte[] {1});
     assertEquals(0, TreeTarget.open(CONFIG, KEY, nodes, true).epochsClosed());
     assertTrue(Files.exists(nodes.resolve("node-0-0.sketch")));
+  }
+
+  /** Three closed epochs of a few updates each, nodes in {@code dir/nodes}. */
+  private TreeTarget threeEpochs() throws IOException {
+    TreeTarget t = TreeTarget.open(CONFIG, KEY, dir.resolve("nodes"), false);
+    for (int e = 1; e <= 3; e++) {
+      t.update(e, e, 0.5);
+      t.update(2 * e, e + 1, -0.25);
+      t.closeEpoch();
+    }
+    return t;
+  }
+
+  /**
+   * A range's release is the same every time (closed nodes, keyed noise), so the last few are
+   * kept; the least recently used goes first.
+   */
+  @Test
+  void rangeRelease_keepsTheLastFewRanges() throws Exception {
+    assertEquals(4, TreeTarget.RECENT_RANGES, "the sequence below assumes 4");
+    TreeTarget t = threeEpochs();
+    Release r11 = t.rangeRelease(1, 1);
+    Release r23 = t.rangeRelease(2, 3);
+    assertSame(r23, t.rangeRelease(2, 3));
+    t.rangeRelease(2, 2);
+    t.rangeRelease(3, 3); // four kept: (1, 1), (2, 3), (2, 2), (3, 3)
+    assertSame(r11, t.rangeRelease(1, 1)); // now the most recently used
+    t.rangeRelease(1, 2); // a fifth: (2, 3), the least recently used, is dropped
+    assertSame(r11, t.rangeRelease(1, 1));
+    Release again = t.rangeRelease(2, 3);
+    assertNotSame(r23, again, "computed again");
+    // ... and equal: the same nodes with the same keyed noise
+    assertArrayEquals(r23.factorization().s(), again.factorization().s());
+    assertArrayEquals(r23.factorization().u().data(), again.factorization().u().data());
+  }
+
+  /**
+   * One release computation at a time: a range request waits for another release to finish, up
+   * to {@code rangeWait}, then is refused (503); beyond {@code RANGE_SLOTS} under way, at once.
+   */
+  @Test
+  void rangeRelease_waitsForAnotherRelease_thenIsRefused() throws Exception {
+    TreeTarget t = threeEpochs();
+    t.rangeWait = Duration.ofMillis(50);
+    t.computing.acquire(); // as a prefix release would hold it
+    IllegalStateException busy = assertThrows(IllegalStateException.class,
+        () -> t.rangeRelease(1, 2));
+    assertTrue(busy.getMessage().contains("another release has been computed for"),
+        busy.getMessage());
+    assertEquals(TreeTarget.RANGE_SLOTS, t.rangeSlots.availablePermits(), "slot returned");
+
+    t.rangeWait = Duration.ofSeconds(60);
+    Thread prefix = new Thread(() -> {
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      t.computing.release(); // the prefix release ends
+    });
+    prefix.start();
+    assertEquals(2, t.rangeRelease(1, 2).epoch(), "answered once the other release ended");
+    prefix.join();
+    assertEquals(1, t.computing.availablePermits(), "the permit is returned");
+
+    t.rangeSlots.acquire(TreeTarget.RANGE_SLOTS); // two requests under way
+    IllegalStateException full = assertThrows(IllegalStateException.class,
+        () -> t.rangeRelease(2, 3));
+    assertTrue(full.getMessage().contains("already being computed or waiting"),
+        full.getMessage());
+    t.rangeSlots.release(TreeTarget.RANGE_SLOTS);
+    IllegalStateException open = assertThrows(IllegalStateException.class,
+        () -> t.rangeRelease(1, 4));
+    assertTrue(open.getMessage().contains("have not closed yet"), open.getMessage());
   }
 }

@@ -22,7 +22,8 @@ public record DenseNoisyMatrix(Dense noisyA, List<NoiseScale> noise)
    * As {@link #sum(List)}; with {@code reuseFirst}, the first part's arrays become the sum's;
    * {@code noise}, when not null, is the sum's noise (that of more parts than these).
    */
-  static DenseNoisyMatrix sum(List<DenseNoisyMatrix> parts, boolean reuseFirst, List<NoiseScale> noise) {
+  static DenseNoisyMatrix sum(List<DenseNoisyMatrix> parts, boolean reuseFirst,
+      List<NoiseScale> noise) {
     DenseNoisyMatrix f = parts.get(0);
     double[] a = Priv1Sketches.copy(f.noisyA.data(), reuseFirst);
     for (int p = 1; p < parts.size(); p++) {
@@ -33,6 +34,7 @@ public record DenseNoisyMatrix(Dense noisyA, List<NoiseScale> noise)
       Priv1Sketches.add(a, o.data());
     }
     return new DenseNoisyMatrix(new Dense(f.noisyA.rows(), f.noisyA.cols(), a),
-        noise != null ? noise : NoiseScale.sum(parts.stream().map(DenseNoisyMatrix::noise).toList()));
+        noise != null ? noise
+            : NoiseScale.sum(parts.stream().map(DenseNoisyMatrix::noise).toList()));
   }
 }

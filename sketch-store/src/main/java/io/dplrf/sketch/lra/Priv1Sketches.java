@@ -57,7 +57,8 @@ public record Priv1Sketches(
    * As {@link #sum(List)}; with {@code reuseFirst}, the first part's arrays become the sum's;
    * {@code noise}, when not null, is the sum's noise (that of more parts than these).
    */
-  static Priv1Sketches sum(List<Priv1Sketches> parts, boolean reuseFirst, List<NoiseScale> noise) {
+  static Priv1Sketches sum(List<Priv1Sketches> parts, boolean reuseFirst,
+      List<NoiseScale> noise) {
     Priv1Sketches f = parts.get(0);
     double[] yc = copy(f.yc.data(), reuseFirst);
     double[] yr = copy(f.yr.data(), reuseFirst);

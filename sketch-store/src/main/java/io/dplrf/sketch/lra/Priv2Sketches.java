@@ -32,7 +32,8 @@ public record Priv2Sketches(int m, int n, Dense y, Dense z, SketchMatrix s, List
    * As {@link #sum(List)}; with {@code reuseFirst}, the first part's arrays become the sum's;
    * {@code noise}, when not null, is the sum's noise (that of more parts than these).
    */
-  static Priv2Sketches sum(List<Priv2Sketches> parts, boolean reuseFirst, List<NoiseScale> noise) {
+  static Priv2Sketches sum(List<Priv2Sketches> parts, boolean reuseFirst,
+      List<NoiseScale> noise) {
     Priv2Sketches f = parts.get(0);
     double[] y = Priv1Sketches.copy(f.y.data(), reuseFirst);
     double[] z = Priv1Sketches.copy(f.z.data(), reuseFirst);

@@ -41,7 +41,8 @@ public record RobustSketches(int m, int n, double p, Dense yr, Dense yc, Dense z
    * As {@link #sum(List)}; with {@code reuseFirst}, the first part's arrays become the sum's;
    * {@code noise}, when not null, is the sum's noise (that of more parts than these).
    */
-  static RobustSketches sum(List<RobustSketches> parts, boolean reuseFirst, List<NoiseScale> noise) {
+  static RobustSketches sum(List<RobustSketches> parts, boolean reuseFirst,
+      List<NoiseScale> noise) {
     RobustSketches f = parts.get(0);
     double[] yr = Priv1Sketches.copy(f.yr.data(), reuseFirst);
     double[] yc = f.yc == null ? null : Priv1Sketches.copy(f.yc.data(), reuseFirst);
@@ -60,6 +61,7 @@ public record RobustSketches(int m, int n, double p, Dense yr, Dense yc, Dense z
     }
     return new RobustSketches(f.m, f.n, f.p, new Dense(f.yr.rows(), f.n, yr),
         yc == null ? null : new Dense(f.m, f.yr.rows(), yc), new Dense(f.z.rows(), f.z.rows(), z),
-        f.s, f.tT, noise != null ? noise : NoiseScale.sum(parts.stream().map(RobustSketches::noise).toList()));
+        f.s, f.tT, noise != null ? noise
+            : NoiseScale.sum(parts.stream().map(RobustSketches::noise).toList()));
   }
 }
