@@ -15,8 +15,8 @@ import io.dplrf.deploy.kafka.EmbeddedKafka;
 
 /**
  * The broker {@code dplrf serve} embeds, on a free port, with its data in a temporary directory,
- * started with a SASL/PLAIN-over-TLS listener and an authorizer as well ({@link
- * EmbeddedKafka#startWithSaslPlain}), which leave the plain listener every other test uses as it
+ * started with a SASL-over-TLS listener (PLAIN and SCRAM-SHA-512) and an authorizer as well ({@link
+ * EmbeddedKafka#startWithSasl}), which leave the plain listener every other test uses as it
  * is. The listener's key and self-signed certificate (for 127.0.0.1) are made with the JDK's
  * {@code keytool} at start.
  */
@@ -49,7 +49,7 @@ final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable 
           "-storepass", keyStore.password(), "-keypass", keyStore.password());
       keytool("-exportcert", "-rfc", "-alias", "broker", "-keystore", keyStore.file().toString(),
           "-storepass", keyStore.password(), "-file", certificate.toString());
-      return new EmbeddedKafkaEnvironment(dataDir, certificate, EmbeddedKafka.startWithSaslPlain(
+      return new EmbeddedKafkaEnvironment(dataDir, certificate, EmbeddedKafka.startWithSasl(
           dataDir.resolve("kafka"), "127.0.0.1", 0, SASL_USERS, keyStore));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

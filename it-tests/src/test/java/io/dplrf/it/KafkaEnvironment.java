@@ -15,7 +15,8 @@ public interface KafkaEnvironment {
   void createTopic(String name, int partitions);
 
   /**
-   * A second listener, SASL/PLAIN over TLS, that lets its users do only what ACLs grant (the
+   * A second listener, SASL over TLS (PLAIN and SCRAM-SHA-512, the same password), that lets its
+   * users do only what ACLs grant (the
    * clients of {@link #bootstrapServers()} being super users, who can grant it); empty where the
    * cluster has none.
    */

@@ -33,10 +33,12 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@code kafka-config} with a secured cluster: the suite's broker has a SASL/PLAIN-over-TLS
- * listener with Kafka's authorizer beside its plain one ({@link KafkaEnvironment#secured}), and the tests
+ * {@code kafka-config} with a secured cluster: the suite's broker has a SASL-over-TLS listener
+ * (PLAIN and SCRAM-SHA-512) with Kafka's authorizer beside its plain one ({@link KafkaEnvironment#secured}), and the tests
  * grant their user topic ACLs only — no CREATE, no cluster permission, no group — which is all
  * dplrf's clients need: the consumer reads by assignment, without a group; the producers are
  * idempotent, without transactions.
@@ -46,15 +48,16 @@ class SecuredKafkaIT {
   private static final String USER = "dplrf-it";
 
   /**
-   * Over SASL/PLAIN and TLS, with read and write ACLs on its two topics, created beforehand by an
-   * operator: {@code dplrf produce --kafka-config} sends 600 updates, and a service with the same
-   * file as {@code kafka-config} starts (it may not create topics: it finds them there), applies
-   * all 600, and dead-letters a malformed record, written beside them by another client, to its
-   * dead-letter topic.
+   * Over SASL (PLAIN, and SCRAM-SHA-512) and TLS, with read and write ACLs on its two topics,
+   * created beforehand by an operator: {@code dplrf produce --kafka-config} sends 600 updates, and
+   * a service with the same file as {@code kafka-config} starts (it may not create topics: it
+   * finds them there), applies all 600, and dead-letters a malformed record, written beside them
+   * by another client, to its dead-letter topic.
    */
-  @Test
-  void saslPlainWithTopicAclsOnly_producesIngestsAndDeadLetters(KafkaEnvironment kafka)
-      throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"PLAIN", "SCRAM-SHA-512"})
+  void saslWithTopicAclsOnly_producesIngestsAndDeadLetters(String mechanism,
+      KafkaEnvironment kafka) throws Exception {
     KafkaEnvironment.Secured sasl = kafka.secured().orElseThrow();
     Path dir = Files.createTempDirectory("dplrf-it-sasl");
     String topic = "it-sasl-" + UUID.randomUUID();
@@ -63,10 +66,10 @@ class SecuredKafkaIT {
     kafka.createTopic(deadLetters, 1);
     grant(kafka, topic, AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
     grant(kafka, deadLetters, AclOperation.WRITE, AclOperation.DESCRIBE);
-    Path props = clientFile(dir, sasl, USER, sasl.users().get(USER));
+    Path props = clientFile(dir, sasl, mechanism, USER, sasl.users().get(USER));
 
     assertEquals(0, Cli.run(produce(dir, topic, sasl.bootstrapServers(), props), System.out,
-        System.err), "produce over SASL/PLAIN and TLS");
+        System.err), "produce over SASL/" + mechanism + " and TLS");
     // 15 bytes: not a whole number of 16-byte updates. Sent by a super user over the plain
     // listener, after the 12 records of 50 updates.
     Stream.sendAll(kafka.bootstrapServers(), topic,
@@ -88,9 +91,9 @@ class SecuredKafkaIT {
   }
 
   /**
-   * A wrong password, a user without ACLs, or a client that does not trust the listener's
-   * certificate: {@code dplrf produce} exits 1 and the service does not start, each saying why
-   * (Kafka's own message), rather than retrying in silence.
+   * A wrong password (PLAIN or SCRAM), a user without ACLs, or a client that does not trust the
+   * listener's certificate: {@code dplrf produce} exits 1 and the service does not start, each
+   * saying why (Kafka's own message), rather than retrying in silence.
    */
   @Test
   void wrongPasswordNoAclsOrUntrustedCertificate_produceAndServeFailWithTheReason(
@@ -101,17 +104,20 @@ class SecuredKafkaIT {
     String topic = "it-sasl-denied-" + UUID.randomUUID();
     kafka.createTopic(topic, 1);
     kafka.createTopic(topic + ".dead-letter", 1);
-    Path wrongPassword = clientFile(dir, sasl, USER, "not-" + sasl.users().get(USER));
-    Path noAcls = clientFile(dir, sasl, "stranger", sasl.users().get("stranger"));
+    Path wrongPassword = clientFile(dir, sasl, "PLAIN", USER, "not-" + sasl.users().get(USER));
+    Path wrongScram = clientFile(dir, sasl, "SCRAM-SHA-512", USER,
+        "not-" + sasl.users().get(USER));
+    Path noAcls = clientFile(dir, sasl, "PLAIN", "stranger", sasl.users().get("stranger"));
     Path untrusted = Files.writeString(dir.resolve("untrusted.properties"), Files.readString(
-        clientFile(dir, sasl, USER, sasl.users().get(USER))).lines()
+        clientFile(dir, sasl, "PLAIN", USER, sasl.users().get(USER))).lines()
         .filter(l -> !l.startsWith("ssl.truststore")).collect(Collectors.joining("\n")));
     Map<Path, String[]> reasons = Map.of(wrongPassword,
         new String[] {"Authentication failed", "Authentication failed"},
+        wrongScram, new String[] {"Authentication failed", "Authentication failed"},
         noAcls, new String[] {"Not authorized to access topics", "not authorized"},
         untrusted, new String[] {"SSL handshake failed", "SSL handshake failed"});
 
-    for (Path props : List.of(wrongPassword, noAcls, untrusted)) {
+    for (Path props : List.of(wrongPassword, wrongScram, noAcls, untrusted)) {
       ByteArrayOutputStream err = new ByteArrayOutputStream();
       int exit = Cli.run(produce(dir, topic, sasl.bootstrapServers(), props), System.out,
           new PrintStream(err, true, StandardCharsets.UTF_8));
@@ -145,15 +151,19 @@ class SecuredKafkaIT {
   }
 
   /**
-   * A Kafka client properties file for SASL/PLAIN over TLS as {@code user}, trusting the
-   * listener's certificate (a PEM file, checked against 127.0.0.1 as Kafka's clients do by
-   * default).
+   * A Kafka client properties file for SASL ({@code mechanism}: PLAIN or SCRAM-SHA-512) over TLS
+   * as {@code user}, trusting the listener's certificate (a PEM file, checked against 127.0.0.1 as
+   * Kafka's clients do by default).
    */
-  private static Path clientFile(Path dir, KafkaEnvironment.Secured sasl, String user,
-      String password) throws Exception {
-    return Files.writeString(dir.resolve(user + "-" + password + ".properties"),
-        "security.protocol = SASL_SSL\nsasl.mechanism = PLAIN\n"
-            + "sasl.jaas.config = org.apache.kafka.common.security.plain.PlainLoginModule"
+  private static Path clientFile(Path dir, KafkaEnvironment.Secured sasl, String mechanism,
+      String user, String password) throws Exception {
+    String module = mechanism.equals("PLAIN")
+        ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+        : "org.apache.kafka.common.security.scram.ScramLoginModule";
+    return Files.writeString(
+        dir.resolve(mechanism + "-" + user + "-" + password + ".properties"),
+        "security.protocol = SASL_SSL\nsasl.mechanism = " + mechanism + "\n"
+            + "sasl.jaas.config = " + module
             + " required username=\"" + user + "\" password=\"" + password + "\";\n"
             + "ssl.truststore.type = PEM\nssl.truststore.location = "
             + sasl.trustedCertificate() + "\n");

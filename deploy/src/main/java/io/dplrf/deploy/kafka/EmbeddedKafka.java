@@ -24,6 +24,10 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.utils.Time;
@@ -36,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * ({@code process.roles=broker,controller}), a PLAINTEXT listener on the requested host and port
  * for clients, and a CONTROLLER listener on a free loopback port for its own KRaft quorum of one
  * (a static voter set, so the controller port may change between restarts). For tests of
- * clients' security settings, {@link #startWithSaslPlain} adds a SASL listener and an authorizer;
- * {@code dplrf serve} never does.
+ * clients' security settings, {@link #startWithSasl} adds a SASL listener (PLAIN and
+ * SCRAM-SHA-512) and an authorizer; {@code dplrf serve} never does.
  *
  * <p>The data directory is the broker's only log directory (and metadata log directory); the
  * broker owns it and nothing else should be put there. It is formatted on first start, as
@@ -65,10 +69,12 @@ public final class EmbeddedKafka implements AutoCloseable {
   /** Attempts when a free port chosen for {@code port = 0} is taken before the broker binds it. */
   private static final int PORT_ATTEMPTS = 3;
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+  /** PBKDF2 iterations of the SCRAM credentials: Kafka's minimum, 4096 (a test listener). */
+  private static final int SCRAM_ITERATIONS = 4096;
 
   private final KafkaRaftServer server;
   private final String bootstrapServers;
-  /** The SASL/PLAIN listener's host:port; null unless started with one. */
+  /** The SASL listener's host:port; null unless started with one. */
   private final String saslBootstrapServers;
   private Admin admin;
   private boolean closed;
@@ -97,8 +103,10 @@ public final class EmbeddedKafka implements AutoCloseable {
    * As {@link #start(Path, String, int)}, plus what a test of clients' security settings (dplrf's
    * {@code kafka-config}) needs without a secured cluster: a second client listener on a free
    * loopback port ({@link #saslBootstrapServers()}) that authenticates {@code users} (name →
-   * password) with SASL/PLAIN, and Kafka's {@code StandardAuthorizer}. Clients of the PLAINTEXT
-   * listener, like the node's own controller connection, authenticate as {@code User:ANONYMOUS},
+   * password) with SASL/PLAIN and with SASL/SCRAM-SHA-512 (the same password; the SCRAM
+   * credentials are stored in the cluster's metadata at start), and Kafka's {@code
+   * StandardAuthorizer}. Clients of the PLAINTEXT listener, like the node's own controller
+   * connection, authenticate as {@code User:ANONYMOUS},
    * a super user, so everything that works without this keeps working; a SASL user may do only
    * what ACLs grant it (create them through the PLAINTEXT listener). Not for production: the
    * other listeners stay unauthenticated, and without {@code tls} PLAIN sends passwords in the
@@ -108,14 +116,14 @@ public final class EmbeddedKafka implements AutoCloseable {
    * @param tls the listener's key and certificate: SASL_SSL with it, SASL_PLAINTEXT when null
    * @throws IllegalArgumentException if {@code users} is empty or has another character
    */
-  public static EmbeddedKafka startWithSaslPlain(Path dataDir, String host, int port,
+  public static EmbeddedKafka startWithSasl(Path dataDir, String host, int port,
       Map<String, String> users, TlsKeyStore tls) {
     if (users.isEmpty()) {
-      throw new IllegalArgumentException("at least one SASL/PLAIN user is needed");
+      throw new IllegalArgumentException("at least one SASL user is needed");
     }
     users.forEach((name, password) -> {
       if (!SASL_WORD.matcher(name).matches() || !SASL_WORD.matcher(password).matches()) {
-        throw new IllegalArgumentException("SASL/PLAIN user names and passwords may hold only"
+        throw new IllegalArgumentException("SASL user names and passwords may hold only"
             + " letters, digits, '.', '_' and '-'. Provided user: " + name);
       }
     });
@@ -154,7 +162,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     long t0 = System.nanoTime();
     Map<String, Object> props = brokerProperties(logDir, host, clientPort, controllerPort);
     if (!saslUsers.isEmpty()) {
-      addSaslPlain(props, saslPort, saslUsers, tls);
+      addSasl(props, saslPort, saslUsers, tls);
     }
     KafkaConfig config = new KafkaConfig(props, false);
     formatIfNeeded(logDir);
@@ -171,11 +179,40 @@ public final class EmbeddedKafka implements AutoCloseable {
         sasl == null ? "" : " (" + (tls == null ? "SASL_PLAINTEXT" : "SASL_SSL") + " at " + sasl
             + ")",
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), logDir);
-    return new EmbeddedKafka(server, bootstrap, sasl);
+    EmbeddedKafka kafka = new EmbeddedKafka(server, bootstrap, sasl);
+    if (!saslUsers.isEmpty()) {
+      try {
+        kafka.addScramUsers(saslUsers);
+      } catch (RuntimeException e) {
+        kafka.close();
+        throw e;
+      }
+    }
+    return kafka;
   }
 
-  /** The SASL/PLAIN listener and the authorizer of {@link #startWithSaslPlain}. */
-  private static void addSaslPlain(Map<String, Object> p, int saslPort, Map<String, String> users,
+  /** Stores each user's SCRAM-SHA-512 credentials (the same password as for PLAIN). */
+  private void addScramUsers(Map<String, String> users) {
+    List<UserScramCredentialAlteration> upserts = new java.util.ArrayList<>();
+    users.forEach((name, password) -> upserts.add(new UserScramCredentialUpsertion(name,
+        new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, SCRAM_ITERATIONS), password)));
+    try {
+      admin().alterUserScramCredentials(upserts).all()
+          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot store SCRAM credentials: "
+          + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("cannot store SCRAM credentials: no answer within "
+          + ADMIN_TIMEOUT.toSeconds() + " s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while storing SCRAM credentials", e);
+    }
+  }
+
+  /** The SASL listener and the authorizer of {@link #startWithSasl}. */
+  private static void addSasl(Map<String, Object> p, int saslPort, Map<String, String> users,
       TlsKeyStore tls) {
     String listener = tls == null ? "SASL_PLAINTEXT" : "SASL_SSL"; // named after its protocol
     String prefix = "listener.name." + listener.toLowerCase(java.util.Locale.ROOT) + ".";
@@ -188,7 +225,9 @@ public final class EmbeddedKafka implements AutoCloseable {
       p.put(prefix + "ssl.keystore.password", tls.password());
       p.put(prefix + "ssl.key.password", tls.password());
     }
-    p.put("sasl.enabled.mechanisms", "PLAIN");
+    p.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
+    p.put(prefix + "scram-sha-512.sasl.jaas.config",
+        "org.apache.kafka.common.security.scram.ScramLoginModule required;");
     StringBuilder jaas = new StringBuilder(
         "org.apache.kafka.common.security.plain.PlainLoginModule required");
     users.forEach((name, password) ->
@@ -270,7 +309,7 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   /**
-   * The SASL/PLAIN listener's address ({@link #startWithSaslPlain}).
+   * The SASL listener's address ({@link #startWithSasl}).
    *
    * @throws IllegalStateException if the broker was started without one
    */

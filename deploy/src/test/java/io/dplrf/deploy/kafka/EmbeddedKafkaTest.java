@@ -76,11 +76,11 @@ class EmbeddedKafkaTest {
   }
 
   @Test
-  void saslPlainUsers_noneOrUnquotable_areRejectedBeforeStarting() {
+  void saslUsers_noneOrUnquotable_areRejectedBeforeStarting() {
     assertThrows(IllegalArgumentException.class,
-        () -> EmbeddedKafka.startWithSaslPlain(dataDir, "127.0.0.1", 0, java.util.Map.of(), null));
+        () -> EmbeddedKafka.startWithSasl(dataDir, "127.0.0.1", 0, java.util.Map.of(), null));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> EmbeddedKafka.startWithSaslPlain(dataDir, "127.0.0.1", 0,
+        () -> EmbeddedKafka.startWithSasl(dataDir, "127.0.0.1", 0,
             java.util.Map.of("eve", "pass\" user_mallory=\"x"), null));
     assertTrue(e.getMessage().contains("eve"), e.getMessage());
     assertThrows(IllegalStateException.class, () -> {
