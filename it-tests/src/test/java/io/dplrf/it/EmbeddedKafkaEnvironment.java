@@ -15,10 +15,10 @@ import io.dplrf.deploy.kafka.EmbeddedKafka;
 
 /**
  * The broker {@code dplrf serve} embeds, on a free port, with its data in a temporary directory,
- * started with a SASL-over-TLS listener (PLAIN and SCRAM-SHA-512) and an authorizer as well ({@link
- * EmbeddedKafka#startWithSasl}), which leave the plain listener every other test uses as it
- * is. The listener's key and self-signed certificate (for 127.0.0.1) are made with the JDK's
- * {@code keytool} at start.
+ * started with a SASL-over-TLS listener (PLAIN and SCRAM-SHA-512), an SSL listener that requires
+ * a client certificate, and an authorizer as well ({@link EmbeddedKafka#startWithSasl}), which
+ * leave the plain listener every other test uses as it is. The listeners' key and self-signed
+ * certificate (for 127.0.0.1), and a client's, are made with the JDK's {@code keytool} at start.
  */
 final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable {
 
@@ -26,13 +26,19 @@ final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable 
   static final Map<String, String> SASL_USERS = Map.of("dplrf-it", "it-secret",
       "stranger", "stranger-secret");
 
+  /** The client certificate's subject; its Kafka principal is {@code User:} and this. */
+  static final String CLIENT_SUBJECT = "CN=dplrf-it-client";
+
   private final Path dataDir;
   private final Path certificate;
+  private final EmbeddedKafka.TlsKeyStore client;
   private final EmbeddedKafka kafka;
 
-  private EmbeddedKafkaEnvironment(Path dataDir, Path certificate, EmbeddedKafka kafka) {
+  private EmbeddedKafkaEnvironment(Path dataDir, Path certificate,
+      EmbeddedKafka.TlsKeyStore client, EmbeddedKafka kafka) {
     this.dataDir = dataDir;
     this.certificate = certificate;
+    this.client = client;
     this.kafka = kafka;
   }
 
@@ -49,8 +55,19 @@ final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable 
           "-storepass", keyStore.password(), "-keypass", keyStore.password());
       keytool("-exportcert", "-rfc", "-alias", "broker", "-keystore", keyStore.file().toString(),
           "-storepass", keyStore.password(), "-file", certificate.toString());
-      return new EmbeddedKafkaEnvironment(dataDir, certificate, EmbeddedKafka.startWithSasl(
-          dataDir.resolve("kafka"), "127.0.0.1", 0, SASL_USERS, keyStore));
+      // A client's key and self-signed certificate, which the client-certificate listener trusts.
+      EmbeddedKafka.TlsKeyStore client = new EmbeddedKafka.TlsKeyStore(
+          tlsDir.resolve("client.p12"), "it-client-secret");
+      Path clientCertificate = tlsDir.resolve("client.pem");
+      keytool("-genkeypair", "-alias", "client", "-keyalg", "RSA", "-keysize", "2048",
+          "-validity", "7", "-dname", CLIENT_SUBJECT, "-storetype", "PKCS12",
+          "-keystore", client.file().toString(), "-storepass", client.password(),
+          "-keypass", client.password());
+      keytool("-exportcert", "-rfc", "-alias", "client", "-keystore", client.file().toString(),
+          "-storepass", client.password(), "-file", clientCertificate.toString());
+      return new EmbeddedKafkaEnvironment(dataDir, certificate, client,
+          EmbeddedKafka.startWithSasl(dataDir.resolve("kafka"), "127.0.0.1", 0, SASL_USERS,
+              keyStore, clientCertificate));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -84,7 +101,9 @@ final class EmbeddedKafkaEnvironment implements KafkaEnvironment, AutoCloseable 
 
   @Override
   public Optional<Secured> secured() {
-    return Optional.of(new Secured(kafka.saslBootstrapServers(), SASL_USERS, certificate));
+    return Optional.of(new Secured(kafka.saslBootstrapServers(), SASL_USERS, certificate,
+        kafka.mutualTlsBootstrapServers(), client.file(), client.password(),
+        "User:" + CLIENT_SUBJECT));
   }
 
   @Override

@@ -15,8 +15,8 @@ public interface KafkaEnvironment {
   void createTopic(String name, int partitions);
 
   /**
-   * A second listener, SASL over TLS (PLAIN and SCRAM-SHA-512, the same password), that lets its
-   * users do only what ACLs grant (the
+   * Secured listeners — SASL over TLS (PLAIN and SCRAM-SHA-512, the same password), and TLS with
+   * client certificates — that let their users do only what ACLs grant (the
    * clients of {@link #bootstrapServers()} being super users, who can grant it); empty where the
    * cluster has none.
    */
@@ -25,9 +25,12 @@ public interface KafkaEnvironment {
   }
 
   /**
-   * The secured listener's {@code host:port}, its users (name → password), and a PEM file of the
-   * certificate clients should trust.
+   * The secured listeners: SASL's {@code host:port}, its users (name → password), a PEM file of
+   * the certificate clients should trust; the client-certificate listener's {@code host:port}, a
+   * PKCS#12 key store with a certificate it accepts, the store's password, and the principal that
+   * certificate authenticates as.
    */
   record Secured(String bootstrapServers, java.util.Map<String, String> users,
-      java.nio.file.Path trustedCertificate) {}
+      java.nio.file.Path trustedCertificate, String mutualTlsBootstrapServers,
+      java.nio.file.Path clientKeyStore, String clientKeyStorePassword, String clientPrincipal) {}
 }

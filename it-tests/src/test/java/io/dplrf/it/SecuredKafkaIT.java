@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code kafka-config} with a secured cluster: the suite's broker has a SASL-over-TLS listener
- * (PLAIN and SCRAM-SHA-512) with Kafka's authorizer beside its plain one ({@link KafkaEnvironment#secured}), and the tests
+ * (PLAIN and SCRAM-SHA-512) and a TLS listener that requires client certificates, with Kafka's
+ * authorizer, beside its plain one ({@link KafkaEnvironment#secured}), and the tests
  * grant their user topic ACLs only — no CREATE, no cluster permission, no group — which is all
  * dplrf's clients need: the consumer reads by assignment, without a group; the producers are
  * idempotent, without transactions.
@@ -48,15 +49,15 @@ class SecuredKafkaIT {
   private static final String USER = "dplrf-it";
 
   /**
-   * Over SASL (PLAIN, and SCRAM-SHA-512) and TLS, with read and write ACLs on its two topics,
-   * created beforehand by an operator: {@code dplrf produce --kafka-config} sends 600 updates, and
-   * a service with the same file as {@code kafka-config} starts (it may not create topics: it
-   * finds them there), applies all 600, and dead-letters a malformed record, written beside them
-   * by another client, to its dead-letter topic.
+   * Over SASL (PLAIN, and SCRAM-SHA-512) and TLS, or TLS with a client certificate ("SSL"), with
+   * read and write ACLs on its two topics, created beforehand by an operator: {@code dplrf produce
+   * --kafka-config} sends 600 updates, and a service with the same file as {@code kafka-config}
+   * starts (it may not create topics: it finds them there), applies all 600, and dead-letters a
+   * malformed record, written beside them by another client, to its dead-letter topic.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"PLAIN", "SCRAM-SHA-512"})
-  void saslWithTopicAclsOnly_producesIngestsAndDeadLetters(String mechanism,
+  @ValueSource(strings = {"PLAIN", "SCRAM-SHA-512", "SSL"})
+  void securedWithTopicAclsOnly_producesIngestsAndDeadLetters(String mechanism,
       KafkaEnvironment kafka) throws Exception {
     KafkaEnvironment.Secured sasl = kafka.secured().orElseThrow();
     Path dir = Files.createTempDirectory("dplrf-it-sasl");
@@ -64,19 +65,23 @@ class SecuredKafkaIT {
     String deadLetters = topic + ".dead-letter";
     kafka.createTopic(topic, 1);
     kafka.createTopic(deadLetters, 1);
-    grant(kafka, topic, AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
-    grant(kafka, deadLetters, AclOperation.WRITE, AclOperation.DESCRIBE);
-    Path props = clientFile(dir, sasl, mechanism, USER, sasl.users().get(USER));
+    boolean certificate = mechanism.equals("SSL");
+    String principal = certificate ? sasl.clientPrincipal() : "User:" + USER;
+    grant(kafka, principal, topic, AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
+    grant(kafka, principal, deadLetters, AclOperation.WRITE, AclOperation.DESCRIBE);
+    Path props = certificate ? certificateFile(dir, sasl, true)
+        : clientFile(dir, sasl, mechanism, USER, sasl.users().get(USER));
+    String bootstrap = certificate ? sasl.mutualTlsBootstrapServers() : sasl.bootstrapServers();
 
-    assertEquals(0, Cli.run(produce(dir, topic, sasl.bootstrapServers(), props), System.out,
-        System.err), "produce over SASL/" + mechanism + " and TLS");
+    assertEquals(0, Cli.run(produce(dir, topic, bootstrap, props), System.out, System.err),
+        "produce over " + mechanism + " and TLS");
     // 15 bytes: not a whole number of 16-byte updates. Sent by a super user over the plain
     // listener, after the 12 records of 50 updates.
     Stream.sendAll(kafka.bootstrapServers(), topic,
         Stream.unkeyed(List.of(new byte[15])));
 
     try (RunningService svc = RunningService.start(kafka, topic, dir.resolve("state"),
-        RunningService.settings("bootstrap-servers", sasl.bootstrapServers(),
+        RunningService.settings("bootstrap-servers", bootstrap,
             "kafka-config", props.toString(), "rows", "10", "cols", "8", "rank", "2",
             "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "1000000"))) {
       Map<String, Object> ingest = Poll.until("all 13 records consumed", Duration.ofSeconds(60),
@@ -91,9 +96,10 @@ class SecuredKafkaIT {
   }
 
   /**
-   * A wrong password (PLAIN or SCRAM), a user without ACLs, or a client that does not trust the
-   * listener's certificate: {@code dplrf produce} exits 1 and the service does not start, each
-   * saying why (Kafka's own message), rather than retrying in silence.
+   * A wrong password (PLAIN or SCRAM), a user without ACLs, a client that does not trust the
+   * listener's certificate, or one without a certificate of its own where one is required: {@code
+   * dplrf produce} exits 1 and the service does not start, each saying why (Kafka's own message),
+   * rather than retrying in silence.
    */
   @Test
   void wrongPasswordNoAclsOrUntrustedCertificate_produceAndServeFailWithTheReason(
@@ -111,15 +117,19 @@ class SecuredKafkaIT {
     Path untrusted = Files.writeString(dir.resolve("untrusted.properties"), Files.readString(
         clientFile(dir, sasl, "PLAIN", USER, sasl.users().get(USER))).lines()
         .filter(l -> !l.startsWith("ssl.truststore")).collect(Collectors.joining("\n")));
+    Path noCertificate = certificateFile(dir, sasl, false);
     Map<Path, String[]> reasons = Map.of(wrongPassword,
         new String[] {"Authentication failed", "Authentication failed"},
         wrongScram, new String[] {"Authentication failed", "Authentication failed"},
         noAcls, new String[] {"Not authorized to access topics", "not authorized"},
-        untrusted, new String[] {"SSL handshake failed", "SSL handshake failed"});
+        untrusted, new String[] {"SSL handshake failed", "SSL handshake failed"},
+        noCertificate, new String[] {"bad_certificate", "bad_certificate"});
 
-    for (Path props : List.of(wrongPassword, wrongScram, noAcls, untrusted)) {
+    for (Path props : List.of(wrongPassword, wrongScram, noAcls, untrusted, noCertificate)) {
+      String bootstrap = props == noCertificate ? sasl.mutualTlsBootstrapServers()
+          : sasl.bootstrapServers();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
-      int exit = Cli.run(produce(dir, topic, sasl.bootstrapServers(), props), System.out,
+      int exit = Cli.run(produce(dir, topic, bootstrap, props), System.out,
           new PrintStream(err, true, StandardCharsets.UTF_8));
       String message = err.toString(StandardCharsets.UTF_8);
       assertNotEquals(0, exit, message);
@@ -127,7 +137,7 @@ class SecuredKafkaIT {
 
       Exception e = assertThrows(Exception.class, () -> RunningService.start(kafka, topic,
           dir.resolve("state"), RunningService.settings("bootstrap-servers",
-              sasl.bootstrapServers(), "kafka-config", props.toString(), "rows", "10", "cols",
+              bootstrap, "kafka-config", props.toString(), "rows", "10", "cols",
               "8", "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4",
               "epoch-updates", "1000")).close());
       String why = chain(e);
@@ -136,18 +146,32 @@ class SecuredKafkaIT {
     RunningService.deleteTree(dir);
   }
 
-  /** ALLOW {@code operations} on {@code topic} for {@link #USER}, through the plain listener. */
-  private static void grant(KafkaEnvironment kafka, String topic, AclOperation... operations)
-      throws Exception {
+  /** ALLOW {@code operations} on {@code topic} for {@code principal}, through the plain listener. */
+  private static void grant(KafkaEnvironment kafka, String principal, String topic,
+      AclOperation... operations) throws Exception {
     List<AclBinding> acls = new ArrayList<>();
     for (AclOperation op : operations) {
       acls.add(new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
-          new AccessControlEntry("User:" + USER, "*", op, AclPermissionType.ALLOW)));
+          new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW)));
     }
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
         kafka.bootstrapServers()))) {
       admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
     }
+  }
+
+  /**
+   * A Kafka client properties file for TLS with a client certificate ({@code withKeyStore}) or
+   * without one, trusting the listener's certificate.
+   */
+  private static Path certificateFile(Path dir, KafkaEnvironment.Secured sasl,
+      boolean withKeyStore) throws Exception {
+    String keyStore = !withKeyStore ? "" : "ssl.keystore.type = PKCS12\nssl.keystore.location = "
+        + sasl.clientKeyStore() + "\nssl.keystore.password = " + sasl.clientKeyStorePassword()
+        + "\n";
+    return Files.writeString(dir.resolve("ssl-" + withKeyStore + ".properties"),
+        "security.protocol = SSL\n" + keyStore + "ssl.truststore.type = PEM\n"
+            + "ssl.truststore.location = " + sasl.trustedCertificate() + "\n");
   }
 
   /**

@@ -76,14 +76,17 @@ public final class EmbeddedKafka implements AutoCloseable {
   private final String bootstrapServers;
   /** The SASL listener's host:port; null unless started with one. */
   private final String saslBootstrapServers;
+  /** The client-certificate (SSL) listener's host:port; null unless started with one. */
+  private final String mutualTlsBootstrapServers;
   private Admin admin;
   private boolean closed;
 
   private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers,
-      String saslBootstrapServers) {
+      String saslBootstrapServers, String mutualTlsBootstrapServers) {
     this.server = server;
     this.bootstrapServers = bootstrapServers;
     this.saslBootstrapServers = saslBootstrapServers;
+    this.mutualTlsBootstrapServers = mutualTlsBootstrapServers;
   }
 
   /**
@@ -96,7 +99,7 @@ public final class EmbeddedKafka implements AutoCloseable {
    * @throws IllegalStateException if the broker fails to start (the cause says why)
    */
   public static EmbeddedKafka start(Path dataDir, String host, int port) {
-    return start(dataDir, host, port, Map.of(), null);
+    return start(dataDir, host, port, null);
   }
 
   /**
@@ -118,6 +121,21 @@ public final class EmbeddedKafka implements AutoCloseable {
    */
   public static EmbeddedKafka startWithSasl(Path dataDir, String host, int port,
       Map<String, String> users, TlsKeyStore tls) {
+    return startWithSasl(dataDir, host, port, users, tls, null);
+  }
+
+  /**
+   * As {@link #startWithSasl(Path, String, int, Map, TlsKeyStore)}, plus, with {@code
+   * trustedClients}, a third listener on a free loopback port ({@link
+   * #mutualTlsBootstrapServers()}), SSL with {@code ssl.client.auth=required}: a client
+   * authenticates with a certificate from that PEM file, and its principal is {@code User:} and
+   * the certificate's subject (Kafka's default mapping, e.g. {@code User:CN=dplrf}).
+   *
+   * @param trustedClients a PEM file of the client certificates to accept, or null for no such
+   *     listener; needs {@code tls}
+   */
+  public static EmbeddedKafka startWithSasl(Path dataDir, String host, int port,
+      Map<String, String> users, TlsKeyStore tls, Path trustedClients) {
     if (users.isEmpty()) {
       throw new IllegalArgumentException("at least one SASL user is needed");
     }
@@ -127,14 +145,19 @@ public final class EmbeddedKafka implements AutoCloseable {
             + " letters, digits, '.', '_' and '-'. Provided user: " + name);
       }
     });
-    return start(dataDir, host, port, users, tls);
+    if (trustedClients != null && tls == null) {
+      throw new IllegalArgumentException("client certificates need the listener's own (tls)");
+    }
+    return start(dataDir, host, port, new Security(users, tls, trustedClients));
   }
+
+  /** The secured listeners of {@link #startWithSasl}; null in {@link #start} for none. */
+  private record Security(Map<String, String> users, TlsKeyStore tls, Path trustedClients) {}
 
   /** A PKCS#12 key store holding the listener's private key and certificate, and its password. */
   public record TlsKeyStore(Path file, String password) {}
 
-  private static EmbeddedKafka start(Path dataDir, String host, int port,
-      Map<String, String> saslUsers, TlsKeyStore tls) {
+  private static EmbeddedKafka start(Path dataDir, String host, int port, Security security) {
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("port must be >= 0 and <= 65535. Provided value: " + port);
     }
@@ -142,9 +165,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     for (int attempt = 1; ; attempt++) {
       int clientPort = port != 0 ? port : freePort(host);
       int controllerPort = freePort("127.0.0.1");
-      int saslPort = saslUsers.isEmpty() ? 0 : freePort("127.0.0.1");
+      int saslPort = security == null ? 0 : freePort("127.0.0.1");
+      int mtlsPort = security == null || security.trustedClients() == null
+          ? 0 : freePort("127.0.0.1");
       try {
-        return startOnce(logDir, host, clientPort, controllerPort, saslPort, saslUsers, tls);
+        return startOnce(logDir, host, clientPort, controllerPort, saslPort, mtlsPort, security);
       } catch (RuntimeException e) {
         // Another process may take a port between freePort() and the broker's bind.
         if (!causedByBind(e) || attempt >= PORT_ATTEMPTS || (port != 0 && attempt > 1)) {
@@ -158,11 +183,14 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   private static EmbeddedKafka startOnce(Path logDir, String host, int clientPort,
-      int controllerPort, int saslPort, Map<String, String> saslUsers, TlsKeyStore tls) {
+      int controllerPort, int saslPort, int mtlsPort, Security security) {
     long t0 = System.nanoTime();
     Map<String, Object> props = brokerProperties(logDir, host, clientPort, controllerPort);
-    if (!saslUsers.isEmpty()) {
-      addSasl(props, saslPort, saslUsers, tls);
+    if (security != null) {
+      addSasl(props, saslPort, security.users(), security.tls());
+      if (security.trustedClients() != null) {
+        addMutualTls(props, mtlsPort, security.tls(), security.trustedClients());
+      }
     }
     KafkaConfig config = new KafkaConfig(props, false);
     formatIfNeeded(logDir);
@@ -174,15 +202,17 @@ public final class EmbeddedKafka implements AutoCloseable {
       throw e;
     }
     String bootstrap = hostForClients(host) + ":" + clientPort;
-    String sasl = saslUsers.isEmpty() ? null : "127.0.0.1:" + saslPort;
-    LOG.info("embedded Kafka started at {}{} in {} ms, data in {}", bootstrap,
-        sasl == null ? "" : " (" + (tls == null ? "SASL_PLAINTEXT" : "SASL_SSL") + " at " + sasl
-            + ")",
+    String sasl = security == null ? null : "127.0.0.1:" + saslPort;
+    String mtls = mtlsPort == 0 ? null : "127.0.0.1:" + mtlsPort;
+    LOG.info("embedded Kafka started at {}{}{} in {} ms, data in {}", bootstrap,
+        sasl == null ? "" : " (" + (security.tls() == null ? "SASL_PLAINTEXT" : "SASL_SSL")
+            + " at " + sasl + ")",
+        mtls == null ? "" : " (SSL with client certificates at " + mtls + ")",
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), logDir);
-    EmbeddedKafka kafka = new EmbeddedKafka(server, bootstrap, sasl);
-    if (!saslUsers.isEmpty()) {
+    EmbeddedKafka kafka = new EmbeddedKafka(server, bootstrap, sasl, mtls);
+    if (security != null) {
       try {
-        kafka.addScramUsers(saslUsers);
+        kafka.addScramUsers(security.users());
       } catch (RuntimeException e) {
         kafka.close();
         throw e;
@@ -235,6 +265,21 @@ public final class EmbeddedKafka implements AutoCloseable {
     p.put(prefix + "plain.sasl.jaas.config", jaas.append(';').toString());
     p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
     p.put("super.users", "User:ANONYMOUS");
+  }
+
+  /** An SSL listener that requires a client certificate from {@code trustedClients} (PEM). */
+  private static void addMutualTls(Map<String, Object> p, int port, TlsKeyStore tls,
+      Path trustedClients) {
+    String prefix = "listener.name.ssl.";
+    p.put("listeners", p.get("listeners") + ",SSL://127.0.0.1:" + port);
+    p.put("listener.security.protocol.map", p.get("listener.security.protocol.map") + ",SSL:SSL");
+    p.put(prefix + "ssl.keystore.type", "PKCS12");
+    p.put(prefix + "ssl.keystore.location", tls.file().toAbsolutePath().toString());
+    p.put(prefix + "ssl.keystore.password", tls.password());
+    p.put(prefix + "ssl.key.password", tls.password());
+    p.put(prefix + "ssl.truststore.type", "PEM");
+    p.put(prefix + "ssl.truststore.location", trustedClients.toAbsolutePath().toString());
+    p.put(prefix + "ssl.client.auth", "required");
   }
 
   /** Broker configuration; keys are the documented broker config names (stable across versions). */
@@ -318,6 +363,20 @@ public final class EmbeddedKafka implements AutoCloseable {
       throw new IllegalStateException("embedded Kafka was started without a SASL listener");
     }
     return saslBootstrapServers;
+  }
+
+  /**
+   * The client-certificate listener's address ({@link #startWithSasl(Path, String, int, Map,
+   * TlsKeyStore, Path)}).
+   *
+   * @throws IllegalStateException if the broker was started without one
+   */
+  public String mutualTlsBootstrapServers() {
+    if (mutualTlsBootstrapServers == null) {
+      throw new IllegalStateException("embedded Kafka was started without a client-certificate"
+          + " listener");
+    }
+    return mutualTlsBootstrapServers;
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve;
 
+import io.dplrf.ingest.KafkaReason;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -45,7 +46,7 @@ final class Topics {
           createOrFind(admin, topic, t.getValue(), bootstrap);
         } catch (ExecutionException e) {
           throw new IOException("cannot create topic '" + topic + "' on Kafka at " + bootstrap
-              + ": " + e.getCause().getMessage() + " (check bootstrap-servers and kafka-config)",
+              + ": " + KafkaReason.of(e.getCause()) + " (check bootstrap-servers and kafka-config)",
               e.getCause());
         } catch (TimeoutException e) {
           throw new IOException("Kafka at " + bootstrap + " did not answer within "
@@ -78,7 +79,7 @@ final class Topics {
       } catch (ExecutionException d) {
         throw new IOException("topic '" + topic + "' cannot be used on Kafka at " + bootstrap
             + ": this principal is not authorized to create it, and describing it failed: "
-            + d.getCause().getMessage() + ". Create it beforehand and grant DESCRIBE and READ on"
+            + KafkaReason.of(d.getCause()) + ". Create it beforehand and grant DESCRIBE and READ on"
             + " the updates topic, DESCRIBE and WRITE on the dead-letter topic (check"
             + " kafka-config's credentials)", d.getCause());
       }

@@ -1,19 +1,20 @@
 package io.dplrf.ingest.produce;
 
+import io.dplrf.ingest.KafkaReason;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
  * What a producer here reports when Kafka refused or failed a send: the topic and Kafka's own
- * reason (a wrong password, a missing ACL, an unreachable broker), as an I/O failure of the
- * command rather than a bug in it. The reason goes into the message because a command prints
- * one line.
+ * reason ({@link KafkaReason}: a wrong password, a missing ACL, an unreachable broker, a TLS
+ * alert), as an I/O failure of the command rather than a bug in it. The reason goes into the
+ * message because a command prints one line.
  */
 final class SendFailure {
   private SendFailure() {}
 
   static IOException of(String topic, Exception cause) {
-    return new IOException("sending to '" + topic + "' failed: " + cause.getMessage(), cause);
+    return new IOException("sending to '" + topic + "' failed: " + KafkaReason.of(cause), cause);
   }
 
   /**
