@@ -19,8 +19,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every closed node's {@code SketchCodec} bytes, for range releases (any closed node may be part
@@ -67,8 +67,13 @@ abstract sealed class NodeArchive {
   }
 
   static final class Memory extends NodeArchive {
-    final Map<NodeId, byte[]> nodes = new HashMap<>();
-    private long bytes;
+    /**
+     * Concurrent: a release reads its nodes outside the tree's lock ({@link
+     * ContinualSketch#rangeRelease}) while an epoch close may add nodes. Closes are serialised,
+     * so {@link #put} has one writer at a time.
+     */
+    final Map<NodeId, byte[]> nodes = new ConcurrentHashMap<>();
+    private volatile long bytes;
 
     @Override
     void put(NodeId id, NodeWriter node) {
