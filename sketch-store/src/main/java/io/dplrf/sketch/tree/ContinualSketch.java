@@ -382,10 +382,7 @@ public final class ContinualSketch {
     }
     List<Supplier<ReleasedSketches>> parts = new ArrayList<>();
     synchronized (this) { // against finishClose's install on another thread
-      for (NodeId id : Dyadic.decomposition(s, e)) {
-        if (id.end() > epochsClosed) {
-          throw new IllegalArgumentException("node " + id + " is not closed");
-        }
+      for (NodeId id : Dyadic.decomposition(s, e)) { // each ends by e <= epochsClosed: closed
         NoisyLinearSketch kept = retained.get(id);
         parts.add(kept != null ? kept::release : () -> archived(id).release());
       }
