@@ -5,6 +5,7 @@ import io.dplrf.deploy.bench.CompletionBench;
 import io.dplrf.deploy.bench.Datasets;
 import io.dplrf.deploy.bench.IngestBench;
 import io.dplrf.deploy.bench.PcaBench;
+import io.dplrf.deploy.bench.RangeBench;
 import io.dplrf.deploy.bench.ReleaseBench;
 import io.dplrf.deploy.bench.RobustBench;
 import io.dplrf.deploy.bench.UpdateBench;
@@ -56,19 +57,22 @@ final class BenchCommand {
                                    [--repeats 3] [--seed 1]
              dplrf bench update    [--rows 100000] [--cols 100000] [--rank 10] [--sketch-cols 100]
                                    [--sketch-rows 400] [--updates 20000000] [--rounds 2] [--seed 1]
+             dplrf bench range     [--rows 100000] [--cols 100000] [--rank 10] [--epochs 8]
+                                   [--updates 100000 (per epoch)] [--from 2] [--to 7] [--seed 1]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
       "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
       "epochs", "mechanism", "batch", "rounds", "seeds", "large-rows", "datasets", "synthetic-users",
       "runs", "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate",
-      "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds");
+      "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to");
 
   private BenchCommand() {}
 
   static int run(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
-      throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust, completion, ingest, release or update");
+      throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust,"
+          + " completion, ingest, release, update or range");
     }
     String which = argv[1];
     Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("no-oja"));
@@ -87,6 +91,13 @@ final class BenchCommand {
           a.integer("sketch-cols", 100), a.integer("sketch-rows", 400)),
           Long.parseLong(a.string("updates", "20000000")), a.integer("seed", 1))
           .run(a.integer("rounds", 2), out);
+      return 0;
+    }
+    if (which.equals("range")) {
+      new RangeBench(SketchSizes.of(a.integer("rows", 100_000), a.integer("cols", 100_000), k,
+          null, null, SketchSizes.DEFAULT_ALPHA), a.integer("epochs", 8),
+          Long.parseLong(a.string("updates", "100000")), a.integer("from", 2), a.integer("to", 7),
+          a.integer("seed", 1)).run(out);
       return 0;
     }
     if (which.equals("release")) {
