@@ -289,6 +289,10 @@ public final class Service implements AutoCloseable {
       log.println("dplrf: WARNING the operator port (exact counts, not private) listens on "
           + config.bind() + " without an admin-token; set admin-token or bind to 127.0.0.1");
     }
+    if (s.target != null) {
+      HeapAdvice.warning(s.target.config(), Runtime.getRuntime().maxMemory())
+          .ifPresent(log::println);
+    }
     return s;
   }
 

@@ -271,6 +271,10 @@ public final class TreeTarget implements IngestTarget {
     return r;
   }
 
+  TreeConfig config() {
+    return config;
+  }
+
   /** Bytes the tree holds in memory ({@link ContinualSketch#sizeInBytes}). */
   public long sizeInBytes() {
     ContinualSketch t = tree;
