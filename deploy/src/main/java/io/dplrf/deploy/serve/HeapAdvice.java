@@ -30,9 +30,8 @@ final class HeapAdvice {
     if (c.mechanism() != StreamMechanism.PRIV2 && c.mechanism() != StreamMechanism.PRIV2_SPARSE) {
       return OptionalLong.empty();
     }
-    SketchSizes s = c.sizes();
-    long node = 8L * ((long) s.m() * s.t() + (long) s.n() * s.v());
-    int kept = 31 - Integer.numberOfLeadingZeros(c.epochs() + 1);
+    long node = nodeBytes(c.sizes());
+    int kept = kept(c.epochs());
     // BandedUpdates: up to 2^22 updates, one per 8 state doubles, 48 bytes each.
     long buffer = c.mechanism() == StreamMechanism.PRIV2_SPARSE
         ? 48L * Long.highestOneBit(Math.max(1 << 12, Math.min(1 << 22, node / 8 / 8))) : 0;
@@ -46,8 +45,8 @@ final class HeapAdvice {
       return Optional.empty();
     }
     SketchSizes s = c.sizes();
-    long node = 8L * ((long) s.m() * s.t() + (long) s.n() * s.v());
-    int kept = 31 - Integer.numberOfLeadingZeros(c.epochs() + 1);
+    long node = nodeBytes(s);
+    int kept = kept(c.epochs());
     long gib = 1L << 30;
     long advised = (long) Math.ceil(peak.getAsLong() / SHARE / gib);
     return Optional.of(String.format(Locale.ROOT, "dplrf: WARNING with %d x %d, t = %d, v = %d and"
@@ -58,5 +57,15 @@ final class HeapAdvice {
         + " (docs/operations.md §7)", s.m(), s.n(), s.t(), s.v(), c.epochs(),
         peak.getAsLong() / (double) gib, kept, node / (1024.0 * 1024), SHARE * 100,
         maxHeap / (double) gib, advised, advised));
+  }
+
+  /** B: a Priv2 node's Y (m×t) and Zᵀ (n×v). */
+  private static long nodeBytes(SketchSizes s) {
+    return 8L * ((long) s.m() * s.t() + (long) s.n() * s.v());
+  }
+
+  /** ⌊log₂(T+1)⌋: the most prefix nodes kept, popcount(e) for e ≤ T. */
+  private static int kept(int epochs) {
+    return 31 - Integer.numberOfLeadingZeros(epochs + 1);
   }
 }
