@@ -3,6 +3,7 @@ package io.dplrf.sketch.lra;
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.util.List;
+import java.util.concurrent.Future;
 
 /**
  * Priv2 sketches (paper 002 §3): Y = AΦ + N1 (m×t) and Z = SA + N2 (v×n), private for any
@@ -138,13 +139,21 @@ public final class Priv2Sketch extends BufferedSketch {
     scatter(buffer.rows, buffer.cols, new Scatter(mats.s, zT, v));
   }
 
-  /** Y = round(AΦ) + N1 and Z = round(SA) + N2, noise regenerated from the node label. */
+  /**
+   * Y = round(AΦ) + N1 and Z = round(SA) + N2, noise regenerated from the node label. Y's part
+   * runs on a {@link NoiseWorkers} thread while this one makes Z's (4× as many entries at the
+   * default sizes): the two write separate arrays and draw from separate keyed streams (labels
+   * N1, N2), so the release is the same, bit for bit, as made in sequence.
+   */
   @Override
   public Priv2Sketches release() {
     flush();
-    double[] yOut = y.clone();
-    roundToGrid(yOut, plan.yNoise().grid().gamma());
-    addNoise("N1", plan.yNoise(), yOut);
+    Future<double[]> yPart = NoiseWorkers.submit(() -> {
+      double[] yOut = y.clone();
+      roundToGrid(yOut, plan.yNoise().grid().gamma());
+      addNoise("N1", plan.yNoise(), yOut);
+      return yOut;
+    });
     double[] z = new double[v * n];
     for (int j = 0; j < n; j++) {
       for (int b = 0; b < v; b++) {
@@ -153,6 +162,7 @@ public final class Priv2Sketch extends BufferedSketch {
     }
     roundToGrid(z, plan.zNoise().grid().gamma());
     addNoise("N2", plan.zNoise(), z);
+    double[] yOut = NoiseWorkers.join(yPart);
     List<NoiseScale> noise =
         List.of(noiseScale(plan.yNoise(), (long) m * tw), noiseScale(plan.zNoise(), (long) v * n));
     return new Priv2Sketches(m, n, new Dense(m, tw, yOut), new Dense(v, n, z), mats.s, noise);

@@ -112,4 +112,27 @@ class SketchCodecTest {
       assertArrayEquals(priv2().release().y().data(), g.release().y().data());
     }
   }
+
+  /**
+   * A node's noise is a fixed function of the key, its label and the part: after an upgrade, a
+   * node must release exactly what it released before, or its two noisy views would average the
+   * noise away. Pinned by hashes of the golden nodes' releases, recorded with the build of
+   * 2026-11-22 (3eeef34, before the release's parts ran in parallel) and unchanged since. A
+   * change of derivation (a faster sampler, chunked streams) must fail here, and must then be
+   * recorded per node (a SketchCodec version) so that nodes written before keep theirs.
+   */
+  @Test
+  void goldenNodes_releaseTheNoiseTheyReleasedBefore() throws IOException {
+    try (InputStream in = getClass().getResourceAsStream("/golden/priv1-v1.sketch")) {
+      Priv1Sketches r = ((Priv1Sketch) SketchCodec.read(in, KEY, false)).release();
+      assertEquals(-1569066835, java.util.Arrays.hashCode(r.yc().data()));
+      assertEquals(1601230827, java.util.Arrays.hashCode(r.yr().data()));
+      assertEquals(372614390, java.util.Arrays.hashCode(r.z().data()));
+    }
+    try (InputStream in = getClass().getResourceAsStream("/golden/priv2-v1.sketch")) {
+      Priv2Sketches r = ((Priv2Sketch) SketchCodec.read(in, KEY, false)).release();
+      assertEquals(-1764569280, java.util.Arrays.hashCode(r.y().data()));
+      assertEquals(-860194862, java.util.Arrays.hashCode(r.z().data()));
+    }
+  }
 }
