@@ -29,8 +29,8 @@ import javax.management.openmbean.CompositeData;
 
 /**
  * {@code dplrf bench range}: the time and heap of a range release (the nodes of its dyadic
- * decomposition read back from their files, released and summed) beside the prefix release of
- * the same tree (its nodes kept in memory), in the same run, at the service's sizes
+ * decomposition, those not kept in memory read back from their files, released and summed) beside
+ * the prefix release of the same tree (its nodes all kept in memory), in the same run, at the service's sizes
  * ({@code priv2-sparse}, node files as {@code dplrf serve} keeps them).
  *
  * <p>Heap is measured as the most heap in use just after any collection during the release (GC
@@ -90,9 +90,9 @@ public final class RangeBench {
           + " %.0f MiB%n", sizes.m(), sizes.n(), sizes.k(), sizes.t(), sizes.v(), epochs, to,
           updatesPerEpoch, (System.nanoTime() - t0) / 1e9, mib(tree.sizeInBytes()),
           mib(Runtime.getRuntime().maxMemory()));
-      results.add(measure("range [" + from + ", " + to + "] (nodes from files)",
+      results.add(measure("range [" + from + ", " + to + "]",
           () -> tree.releaseRange(from, to), out));
-      results.add(measure("prefix [1, " + to + "] (nodes in memory)",
+      results.add(measure("prefix [1, " + to + "] (its nodes kept)",
           () -> tree.releasePrefix(to), out));
     } finally {
       try (Stream<Path> files = Files.walk(dir)) {

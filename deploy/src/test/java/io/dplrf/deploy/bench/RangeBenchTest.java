@@ -20,7 +20,7 @@ class RangeBenchTest {
         SketchSizes.DEFAULT_ALPHA), 8, 500, 2, 7, 1)
         .run(new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String out = bytes.toString(StandardCharsets.UTF_8);
-    assertEquals(List.of("range [2, 7] (nodes from files)", "prefix [1, 7] (nodes in memory)"),
+    assertEquals(List.of("range [2, 7]", "prefix [1, 7] (its nodes kept)"),
         rs.stream().map(RangeBench.Result::what).toList());
     for (RangeBench.Result r : rs) {
       assertFalse(r.outOfMemory(), out);
