@@ -409,7 +409,8 @@ public final class IngestBench {
     System.gc();
   }
 
-  private static void deleteTree(Path dir) throws IOException {
+  /** Deletes {@code dir} and everything under it, if it exists (benchmark scratch space). */
+  static void deleteTree(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }

@@ -16,12 +16,10 @@ import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
@@ -95,11 +93,7 @@ public final class RangeBench {
       results.add(measure("prefix [1, " + to + "] (its nodes kept)",
           () -> tree.releasePrefix(to), out));
     } finally {
-      try (Stream<Path> files = Files.walk(dir)) {
-        for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-          Files.deleteIfExists(p);
-        }
-      }
+      IngestBench.deleteTree(dir);
     }
     return results;
   }

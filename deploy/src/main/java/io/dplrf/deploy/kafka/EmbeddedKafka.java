@@ -250,10 +250,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     p.put("listener.security.protocol.map", p.get("listener.security.protocol.map") + ","
         + listener + ":" + listener);
     if (tls != null) {
-      p.put(prefix + "ssl.keystore.type", "PKCS12");
-      p.put(prefix + "ssl.keystore.location", tls.file().toAbsolutePath().toString());
-      p.put(prefix + "ssl.keystore.password", tls.password());
-      p.put(prefix + "ssl.key.password", tls.password());
+      putKeyStore(p, prefix, tls);
     }
     p.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
     p.put(prefix + "scram-sha-512.sasl.jaas.config",
@@ -267,16 +264,21 @@ public final class EmbeddedKafka implements AutoCloseable {
     p.put("super.users", "User:ANONYMOUS");
   }
 
+  /** The listener's own key and certificate, for the listener of {@code prefix}. */
+  private static void putKeyStore(Map<String, Object> p, String prefix, TlsKeyStore tls) {
+    p.put(prefix + "ssl.keystore.type", "PKCS12");
+    p.put(prefix + "ssl.keystore.location", tls.file().toAbsolutePath().toString());
+    p.put(prefix + "ssl.keystore.password", tls.password());
+    p.put(prefix + "ssl.key.password", tls.password());
+  }
+
   /** An SSL listener that requires a client certificate from {@code trustedClients} (PEM). */
   private static void addMutualTls(Map<String, Object> p, int port, TlsKeyStore tls,
       Path trustedClients) {
     String prefix = "listener.name.ssl.";
     p.put("listeners", p.get("listeners") + ",SSL://127.0.0.1:" + port);
     p.put("listener.security.protocol.map", p.get("listener.security.protocol.map") + ",SSL:SSL");
-    p.put(prefix + "ssl.keystore.type", "PKCS12");
-    p.put(prefix + "ssl.keystore.location", tls.file().toAbsolutePath().toString());
-    p.put(prefix + "ssl.keystore.password", tls.password());
-    p.put(prefix + "ssl.key.password", tls.password());
+    putKeyStore(p, prefix, tls);
     p.put(prefix + "ssl.truststore.type", "PEM");
     p.put(prefix + "ssl.truststore.location", trustedClients.toAbsolutePath().toString());
     p.put(prefix + "ssl.client.auth", "required");

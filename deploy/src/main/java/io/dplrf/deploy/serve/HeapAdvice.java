@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve;
 
+import io.dplrf.sketch.lra.Priv2Sketch;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.tree.StreamMechanism;
 import io.dplrf.sketch.tree.TreeConfig;
@@ -20,7 +21,8 @@ final class HeapAdvice {
   private HeapAdvice() {}
 
   /**
-   * Bytes of sketches at the peak: each of B = 8·(m·t + n·v) bytes (Y and Zᵀ), at most
+   * Bytes of sketches at the peak: each of B = 8·(m·t + n·v) bytes (Y and Zᵀ,
+   * {@link Priv2Sketch#stateBytes}), at most
    * ⌊log₂(T+1)⌋ prefix nodes kept (the decomposition of [1, e] has popcount(e) nodes), plus six:
    * the accumulator and its spare (pipelined close), a parent made at a close, and a release's
    * sum, noisy copy and node read from its file; plus the {@code priv2-sparse} update buffer.
@@ -30,12 +32,10 @@ final class HeapAdvice {
     if (c.mechanism() != StreamMechanism.PRIV2 && c.mechanism() != StreamMechanism.PRIV2_SPARSE) {
       return OptionalLong.empty();
     }
-    long node = nodeBytes(c.sizes());
-    int kept = kept(c.epochs());
-    // BandedUpdates: up to 2^22 updates, one per 8 state doubles, 48 bytes each.
+    long node = Priv2Sketch.stateBytes(c.sizes());
     long buffer = c.mechanism() == StreamMechanism.PRIV2_SPARSE
-        ? 48L * Long.highestOneBit(Math.max(1 << 12, Math.min(1 << 22, node / 8 / 8))) : 0;
-    return OptionalLong.of((kept + 6L) * node + buffer);
+        ? Priv2Sketch.updateBufferBytes(c.sizes()) : 0;
+    return OptionalLong.of((kept(c.epochs()) + 6L) * node + buffer);
   }
 
   /** The warning to log, if {@link #peakBytes} passes {@link #SHARE} of {@code maxHeap}. */
@@ -45,7 +45,7 @@ final class HeapAdvice {
       return Optional.empty();
     }
     SketchSizes s = c.sizes();
-    long node = nodeBytes(s);
+    long node = Priv2Sketch.stateBytes(s);
     int kept = kept(c.epochs());
     long gib = 1L << 30;
     long advised = (long) Math.ceil(peak.getAsLong() / SHARE / gib);
@@ -57,11 +57,6 @@ final class HeapAdvice {
         + " (docs/operations.md §7)", s.m(), s.n(), s.t(), s.v(), c.epochs(),
         peak.getAsLong() / (double) gib, kept, node / (1024.0 * 1024), SHARE * 100,
         maxHeap / (double) gib, advised, advised));
-  }
-
-  /** B: a Priv2 node's Y (m×t) and Zᵀ (n×v). */
-  private static long nodeBytes(SketchSizes s) {
-    return 8L * ((long) s.m() * s.t() + (long) s.n() * s.v());
   }
 
   /** ⌊log₂(T+1)⌋: the most prefix nodes kept, popcount(e) for e ≤ T. */

@@ -67,11 +67,22 @@ final class BandedUpdates {
 
   /** As above; {@code helper} runs the second thread of each flush (for tests). */
   BandedUpdates(long stateDoubles, Executor helper) {
-    // Worth filling only if a flush touches each band's cache lines several times: about one
-    // update per 8 accumulator entries (so ≥ 1 per cache line); small sketches flush often.
-    long c = Math.max(1 << 12, Math.min(MAX_CAPACITY, stateDoubles / 8));
-    capacity = Integer.highestOneBit((int) c);
+    capacity = capacityFor(stateDoubles);
     this.helper = helper;
+  }
+
+  /**
+   * Worth filling only if a flush touches each band's cache lines several times: about one update
+   * per 8 accumulator entries (so ≥ 1 per cache line); small sketches flush often.
+   */
+  private static int capacityFor(long stateDoubles) {
+    long c = Math.max(1 << 12, Math.min(MAX_CAPACITY, stateDoubles / 8));
+    return Integer.highestOneBit((int) c);
+  }
+
+  /** Bytes the buffers take once allocated, for accumulators of {@code stateDoubles} entries. */
+  static long bytesFor(long stateDoubles) {
+    return 48L * capacityFor(stateDoubles);
   }
 
   /** Returns true when the buffer is full after this add. */

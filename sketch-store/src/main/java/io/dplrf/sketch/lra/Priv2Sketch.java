@@ -1,6 +1,7 @@
 package io.dplrf.sketch.lra;
 
 import io.dplrf.sketch.matrix.Dense;
+import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.util.List;
 import java.util.concurrent.Future;
@@ -137,6 +138,16 @@ public final class Priv2Sketch extends BufferedSketch {
   void applyBuffered() {
     scatter(buffer.cols, buffer.rows, new Scatter(mats.phiT, y, tw));
     scatter(buffer.rows, buffer.cols, new Scatter(mats.s, zT, v));
+  }
+
+  /** Bytes of a Priv2 sketch's state: Y (m×t) and Zᵀ (n×v). */
+  public static long stateBytes(SketchSizes s) {
+    return 8L * ((long) s.m() * s.t() + (long) s.n() * s.v());
+  }
+
+  /** Bytes of a sparse-embedding accumulator's update buffers ({@link BandedUpdates}). */
+  public static long updateBufferBytes(SketchSizes s) {
+    return BandedUpdates.bytesFor(stateBytes(s) / 8);
   }
 
   /**
