@@ -1,5 +1,6 @@
 package io.dplrf.it;
 
+import java.lang.annotation.Annotation;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
@@ -22,7 +23,9 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *
  * <p>By default that is the embedded broker ({@link EmbeddedKafkaEnvironment}), which needs nothing
  * but the Maven Central jars. A class annotated {@link InDocker} gets {@code apache/kafka} in
- * Docker instead, and is skipped (not failed) when Docker is not available.
+ * Docker instead, and is skipped (not failed) when Docker is not available. A class annotated
+ * {@link OnKafka3} gets a Kafka 3.x broker run from its Maven Central jars ({@link
+ * Kafka3Environment}), which needs nothing but the build either.
  *
  * <pre>{@code
  * @ExtendWith(KafkaSuite.class)
@@ -38,6 +41,12 @@ public final class KafkaSuite implements ExecutionCondition, BeforeAllCallback, 
   @Retention(RetentionPolicy.RUNTIME)
   @Inherited
   public @interface InDocker {}
+
+  /** Run the annotated class against a Kafka 3.x broker ({@link Kafka3Environment}). */
+  @Target(ElementType.TYPE)
+  @Retention(RetentionPolicy.RUNTIME)
+  @Inherited
+  public @interface OnKafka3 {}
 
   private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(KafkaSuite.class);
 
@@ -73,13 +82,21 @@ public final class KafkaSuite implements ExecutionCondition, BeforeAllCallback, 
       return store.getOrComputeIfAbsent(TestcontainersKafkaEnvironment.class,
           k -> TestcontainersKafkaEnvironment.start(), TestcontainersKafkaEnvironment.class);
     }
+    if (annotated(context, OnKafka3.class)) {
+      return store.getOrComputeIfAbsent(Kafka3Environment.class,
+          k -> Kafka3Environment.start(), Kafka3Environment.class);
+    }
     return store.getOrComputeIfAbsent(EmbeddedKafkaEnvironment.class,
         k -> EmbeddedKafkaEnvironment.start(), EmbeddedKafkaEnvironment.class);
   }
 
   private static boolean inDocker(ExtensionContext context) {
+    return annotated(context, InDocker.class);
+  }
+
+  private static boolean annotated(ExtensionContext context, Class<? extends Annotation> kind) {
     return context.getTestClass()
-        .map(c -> AnnotationSupport.isAnnotated(c, InDocker.class))
+        .map(c -> AnnotationSupport.isAnnotated(c, kind))
         .orElse(false);
   }
 }

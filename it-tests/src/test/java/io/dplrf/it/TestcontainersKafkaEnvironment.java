@@ -1,15 +1,5 @@
 package io.dplrf.it;
 
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 
@@ -44,18 +34,7 @@ final class TestcontainersKafkaEnvironment implements KafkaEnvironment, AutoClos
 
   @Override
   public void createTopic(String name, int partitions) {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      if (!(e.getCause() instanceof TopicExistsException)) {
-        throw new IllegalStateException("cannot create topic " + name, e.getCause());
-      }
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("cannot create topic " + name + ": no answer within 30 s", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while creating topic " + name, e);
-    }
+    AdminTopics.create(bootstrapServers(), name, partitions);
   }
 
   @Override
