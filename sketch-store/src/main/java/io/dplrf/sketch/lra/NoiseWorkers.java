@@ -1,17 +1,21 @@
 package io.dplrf.sketch.lra;
 
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
 
 /**
- * Daemon threads that draw one part of a release's noise while the releasing thread draws another
- * ({@link Priv2Sketch#release}). Not the common fork-join pool: on 2 cores its one worker is the
- * banded flush's second thread ({@code BandedUpdates}), which a release must not hold up. Threads
- * are made as releases need them and end after a minute idle.
+ * Daemon threads that share a release's work with the releasing thread: a part prepared while the
+ * releasing thread prepares another ({@link #submit}), and the noise of a release's parts or
+ * chunks ({@link #run}, {@link NoisyLinearSketch#addNoise}). Not the common fork-join pool: on 2
+ * cores its one worker is the banded flush's second thread ({@code BandedUpdates}), which a
+ * release must not hold up. Threads are made as releases need them and end after a minute idle.
  */
 final class NoiseWorkers {
   private static final AtomicInteger COUNT = new AtomicInteger();
@@ -25,6 +29,58 @@ final class NoiseWorkers {
 
   static <T> Future<T> submit(Callable<T> part) {
     return POOL.submit(part);
+  }
+
+  /**
+   * Runs {@code task.accept(i)} once for every i in [0, tasks), on this thread and up to {@code
+   * threads − 1} pool threads, which claim the indices one at a time; returns when all have run.
+   * The first failure is rethrown (the others' are suppressed into it) once every claimed task has
+   * ended, so nothing still writes after the return. Waits through interrupts and restores the
+   * flag.
+   */
+  static void run(int tasks, int threads, IntConsumer task) {
+    if (tasks <= 0) {
+      return;
+    }
+    AtomicInteger next = new AtomicInteger();
+    CountDownLatch done = new CountDownLatch(tasks);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Runnable claim = () -> {
+      for (int i; (i = next.getAndIncrement()) < tasks; ) {
+        try {
+          task.accept(i);
+        } catch (RuntimeException | Error e) {
+          if (!failure.compareAndSet(null, e)) {
+            failure.get().addSuppressed(e);
+          }
+        } finally {
+          done.countDown();
+        }
+      }
+    };
+    for (int h = 1; h < Math.min(tasks, threads); h++) {
+      POOL.execute(claim);
+    }
+    claim.run();
+    boolean interrupted = false;
+    while (true) {
+      try {
+        done.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    Throwable f = failure.get();
+    if (f instanceof RuntimeException r) {
+      throw r;
+    }
+    if (f != null) {
+      throw (Error) f;
+    }
   }
 
   /** The part's result; its failure rethrown as it was (waits through interrupts). */

@@ -2,7 +2,6 @@ package io.dplrf.sketch.lra;
 
 import io.dplrf.sketch.noise.GridGaussian;
 import io.dplrf.sketch.randomness.KeyStream;
-import io.dplrf.sketch.randomness.RandomBits;
 import io.dplrf.sketch.randomness.SecretKey;
 
 /**
@@ -14,6 +13,17 @@ import io.dplrf.sketch.randomness.SecretKey;
  * from the keystream of that label. Nothing can redraw it with other values; a restart that
  * recreates the node regenerates the very same noise, so no second independent noisy view can
  * ever exist. Only {@link #release()}-style methods hand out data, and only with the noise in.
+ *
+ * <p><b>Noise derivation</b> (Gaussian parts, {@link #addNoise}). A sketch made by this build
+ * draws each part's noise in chunks of {@link #NOISE_CHUNK} entries, chunk c from the keystream
+ * of the label {@code node/part/chunk/c}, so that a release's chunks can be drawn on several
+ * threads. Sketches written by builds before it (sketch format version 1) drew each part from
+ * one stream, {@code node/part}, in entry order; {@link SketchCodec} records which derivation a
+ * sketch uses ({@link #noiseChunk()}) and a restored sketch keeps it, so a node that has been
+ * released releases the same noise after an upgrade. Distinct labels give independent streams
+ * (HMAC-SHA256 is a PRF: {@link KeyStream}), so either derivation gives independent samples of
+ * the same law; a node made afresh after a restart uses the current derivation, and was never
+ * released before it (the ingest loop releases only nodes its durable snapshot holds).
  *
  * <p>Not thread-safe: one writer owns a sketch.
  */
@@ -27,6 +37,13 @@ public abstract sealed class NoisyLinearSketch
   private long updates;
   /** Set by {@link #intoNode}: the data now belongs to a node; this object must not be used. */
   private boolean handedOver;
+  /** Entries per keyed noise chunk; 0 for one stream per part (sketches of format version 1). */
+  private int noiseChunk = NOISE_CHUNK;
+  /** Set at the first {@link #addNoise}: from then on the derivation is fixed. */
+  private volatile boolean noiseDrawn;
+
+  /** Entries per independently keyed chunk of a new sketch's noise (class comment). */
+  public static final int NOISE_CHUNK = 1 << 16;
 
   NoisyLinearSketch(int m, int n, SecretKey key, String nodeLabel, boolean noiseless) {
     this.m = m;
@@ -166,6 +183,7 @@ public abstract sealed class NoisyLinearSketch
     flushPending();
     NoisyLinearSketch node = withState(java.util.Objects.requireNonNull(nodeLabel, "nodeLabel"));
     node.updates = updates;
+    node.noiseChunk = noiseChunk; // the stream's derivation, which its accumulator carries
     handedOver = true;
     dropUpdateBuffers(); // spent: no more updates, and the close that follows allocates the spare
     return node;
@@ -210,21 +228,79 @@ public abstract sealed class NoisyLinearSketch
   /** Bytes of state this sketch keeps (accumulators and cached sketching-matrix rows). */
   public abstract long sizeInBytes();
 
+  /**
+   * Entries per keyed noise chunk, or 0 if each part's noise is one stream (class comment); for
+   * {@link SketchCodec}.
+   */
+  final int noiseChunk() {
+    return noiseChunk;
+  }
+
+  /**
+   * Sets how this sketch's noise is derived: in keyed chunks of {@code entries}, or, with 0, one
+   * stream per part (class comment). For a sketch restored from its bytes ({@link SketchCodec})
+   * and for a stream that keeps the derivation it started with (a tree made before chunks: {@code
+   * ContinualSketch}); the caller must persist it with the sketch, as {@link SketchCodec} does.
+   *
+   * @throws IllegalStateException once this sketch has drawn noise: its noise never changes
+   */
+  public final void deriveNoiseInChunksOf(int entries) {
+    if (entries < 0) {
+      throw new IllegalArgumentException("noise chunk must be >= 0, got " + entries);
+    }
+    if (noiseDrawn) {
+      throw new IllegalStateException("sketch " + nodeLabel + " has drawn its noise already");
+    }
+    noiseChunk = entries;
+  }
+
+  /** One array's share of a release's noise: its part label, its calibration, and the array. */
+  record NoisePart(String part, GaussianSketchNoise noise, double[] dst) {}
+
   /** Adds this node's discrete Gaussian noise for {@code part}, on the plan's grid, to dst. */
   final void addNoise(String part, GaussianSketchNoise noise, double[] dst) {
+    addNoise(new NoisePart(part, noise, dst));
+  }
+
+  /**
+   * Adds this node's discrete Gaussian noise for every part, on {@link NoiseWorkers} threads as
+   * well as this one (as many as there are processors): in chunks claimed one at a time, or, for a
+   * sketch of format version 1, one part per thread. Every entry gets the same sample whichever
+   * thread draws it: a chunk (or a part) is drawn whole, in entry order, from its own stream.
+   */
+  final void addNoise(NoisePart... parts) {
     if (noiseless) {
       return;
     }
-    RandomBits bits = KeyStream.of(key, nodeLabel + "/" + part).bits();
-    GridGaussian grid = noise.grid();
-    double[] buf = new double[Math.min(dst.length, 1 << 16)];
-    for (int off = 0; off < dst.length; off += buf.length) {
-      int len = Math.min(buf.length, dst.length - off);
-      grid.fill(bits, buf, 0, len);
-      for (int x = 0; x < len; x++) {
-        dst[off + x] += buf[x];
-      }
+    noiseDrawn = true;
+    int threads = Runtime.getRuntime().availableProcessors();
+    if (noiseChunk == 0) {
+      NoiseWorkers.run(parts.length, threads, p -> parts[p].noise().grid().addTo(
+          KeyStream.of(key, nodeLabel + "/" + parts[p].part()).bits(),
+          parts[p].dst(), 0, parts[p].dst().length));
+      return;
     }
+    int chunk = noiseChunk;
+    int[] firstTask = new int[parts.length + 1];
+    for (int p = 0; p < parts.length; p++) {
+      firstTask[p + 1] = firstTask[p] + (parts[p].dst().length + chunk - 1) / chunk;
+    }
+    NoiseWorkers.run(firstTask[parts.length], threads, task -> {
+      int p = 0;
+      while (task >= firstTask[p + 1]) {
+        p++;
+      }
+      NoisePart part = parts[p];
+      int c = task - firstTask[p];
+      int off = c * chunk;
+      part.noise().grid().addTo(KeyStream.of(key, chunkLabel(part.part(), c)).bits(),
+          part.dst(), off, Math.min(chunk, part.dst().length - off));
+    });
+  }
+
+  /** The label of chunk c of a part's noise (class comment). */
+  final String chunkLabel(String part, int c) {
+    return nodeLabel + "/" + part + "/chunk/" + c;
   }
 
   /** Rounds every entry to the noise grid (the query rounding that the slack accounts for). */

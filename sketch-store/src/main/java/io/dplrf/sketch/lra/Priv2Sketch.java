@@ -151,10 +151,10 @@ public final class Priv2Sketch extends BufferedSketch {
   }
 
   /**
-   * Y = round(AΦ) + N1 and Z = round(SA) + N2, noise regenerated from the node label. Y's part
-   * runs on a {@link NoiseWorkers} thread while this one makes Z's (4× as many entries at the
-   * default sizes): the two write separate arrays and draw from separate keyed streams (labels
-   * N1, N2), so the release is the same, bit for bit, as made in sequence.
+   * Y = round(AΦ) + N1 and Z = round(SA) + N2, noise regenerated from the node label. Y's copy is
+   * made on a {@link NoiseWorkers} thread while this one transposes Zᵀ; then every thread draws
+   * noise chunks of both ({@link #addNoise(NoisePart...)}). Each entry's noise is a function of
+   * its node, part and position alone, so the release does not depend on which thread drew what.
    */
   @Override
   public Priv2Sketches release() {
@@ -162,7 +162,6 @@ public final class Priv2Sketch extends BufferedSketch {
     Future<double[]> yPart = NoiseWorkers.submit(() -> {
       double[] yOut = y.clone();
       roundToGrid(yOut, plan.yNoise().grid().gamma());
-      addNoise("N1", plan.yNoise(), yOut);
       return yOut;
     });
     double[] z = new double[v * n];
@@ -172,8 +171,8 @@ public final class Priv2Sketch extends BufferedSketch {
       }
     }
     roundToGrid(z, plan.zNoise().grid().gamma());
-    addNoise("N2", plan.zNoise(), z);
     double[] yOut = NoiseWorkers.join(yPart);
+    addNoise(new NoisePart("N1", plan.yNoise(), yOut), new NoisePart("N2", plan.zNoise(), z));
     List<NoiseScale> noise =
         List.of(noiseScale(plan.yNoise(), (long) m * tw), noiseScale(plan.zNoise(), (long) v * n));
     return new Priv2Sketches(m, n, new Dense(m, tw, yOut), new Dense(v, n, z), mats.s, noise);

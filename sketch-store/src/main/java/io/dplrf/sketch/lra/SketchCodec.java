@@ -25,16 +25,20 @@ import java.util.zip.CheckedOutputStream;
  * differently-drawn noisy view.
  *
  * <pre>
- * Format version 1, big-endian (java.io.DataOutput):
+ * Format version 2, big-endian (java.io.DataOutput); version 1 (read, no longer written) lacks
+ * noiseChunk and derives each part's noise from one stream (NoisyLinearSketch, "Noise
+ * derivation"):
  *
  *  field                 type        notes
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFSK1"
- *  version               int32       1
+ *  version               int32       2
  *  mechanism             int8        1 = priv1, 2 = priv2, 3 = dense input perturbation,
  *                                    4 = priv2 with sparse sign embeddings,
  *                                    5 = robust-lra, 6 = robust-pca (paper 000)
  *  noiseless             int8        1 for a --no-noise sketch (not private), else 0
+ *  noiseChunk            int32       entries per keyed chunk of each Gaussian part's noise
+ *                                    (labels node/part/chunk/c); 0 = one stream per part
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         label of the shared sketching matrices ("" for dense)
  *  node                  UTF         label of this sketch's own randomness
@@ -60,7 +64,9 @@ import java.util.zip.CheckedOutputStream;
  */
 public final class SketchCodec {
   private static final byte[] MAGIC = "DPLRFSK1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-  static final int VERSION = 1;
+  static final int VERSION = 2;
+  /** The first version, still read: no noiseChunk field (its sketches draw one stream per part). */
+  static final int VERSION_ONE_STREAM = 1;
 
   private SketchCodec() {}
 
@@ -115,6 +121,7 @@ public final class SketchCodec {
     }
     d.writeByte(mechanism);
     d.writeByte(sketch.isNoiseless() ? 1 : 0);
+    d.writeInt(sketch.noiseChunk());
     d.writeUTF(sketch.key.fingerprint());
     d.writeUTF(sketch.instance());
     d.writeUTF(sketch.nodeLabel());
@@ -144,7 +151,7 @@ public final class SketchCodec {
    * Reads a sketch written by {@link #write}, regenerating its sketching matrices and noise from
    * {@code key}.
    *
-   * @throws IOException if the bytes are not a version-1 snapshot, are truncated or corrupt
+   * @throws IOException if the bytes are not a version-1 or -2 snapshot, are truncated or corrupt
    *     (checksum), or were written under another key
    */
   public static NoisyLinearSketch read(InputStream in, SecretKey key, boolean cacheUpdateColumns)
@@ -174,11 +181,16 @@ public final class SketchCodec {
         throw new IOException("not a dplrf sketch snapshot (bad magic number)");
       }
       int version = d.readInt();
-      if (version != VERSION) {
-        throw new IOException("unsupported sketch snapshot version " + version + " (this build reads " + VERSION + ")");
+      if (version != VERSION && version != VERSION_ONE_STREAM) {
+        throw new IOException("unsupported sketch snapshot version " + version
+            + " (this build reads " + VERSION_ONE_STREAM + " and " + VERSION + ")");
       }
       int mechanism = d.readByte();
       boolean noiseless = d.readByte() == 1;
+      int noiseChunk = version == VERSION_ONE_STREAM ? 0 : d.readInt();
+      if (noiseChunk < 0) {
+        throw new IOException("corrupt sketch snapshot: noise chunk " + noiseChunk);
+      }
       String fingerprint = d.readUTF();
       String instance = d.readUTF();
       String node = d.readUTF();
@@ -223,6 +235,7 @@ public final class SketchCodec {
         System.arraycopy(state[a], 0, live[a], 0, live[a].length);
       }
       sketch.restoreUpdateCount(updates);
+      sketch.deriveNoiseInChunksOf(noiseChunk);
       return sketch;
     } catch (EOFException e) {
       throw new IOException("sketch snapshot is truncated", e);

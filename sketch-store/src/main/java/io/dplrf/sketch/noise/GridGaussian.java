@@ -74,6 +74,18 @@ public final class GridGaussian {
   }
 
   /**
+   * Adds {@code len} independent samples to {@code dst[off .. off + len)}, in order: the same
+   * samples, from the same bits, as {@link #fill} would write there.
+   */
+  public void addTo(RandomBits bits, double[] dst, int off, int len) {
+    Objects.requireNonNull(bits, "bits");
+    Objects.checkFromIndexSize(off, len, dst.length);
+    for (int i = off; i < off + len; i++) {
+      dst[i] += grid.scaled(gaussian.sample(bits));
+    }
+  }
+
+  /**
    * x rounded to the nearest multiple of γ, halves away from zero. Exact: x/γ and the result are
    * scalings by a power of two, and the integer/fraction split below is exact for |x/γ| < 2^52
    * (beyond that x is already a multiple of γ).

@@ -97,7 +97,7 @@ public final class ContinualSketch {
 
   /** A new stream whose closed nodes are archived in memory. */
   public static ContinualSketch create(TreeConfig config, SecretKey key, String instance) {
-    return create(config, key, instance, NodeArchive.memory());
+    return create(config, key, instance, NodeArchive.memory(), NoisyLinearSketch.NOISE_CHUNK);
   }
 
   /**
@@ -111,16 +111,18 @@ public final class ContinualSketch {
       throw new IOException("node store " + nodeStore + " already holds node files; a new stream "
           + "needs an empty directory");
     }
-    return create(config, key, instance, NodeArchive.directory(nodeStore));
+    return create(config, key, instance, NodeArchive.directory(nodeStore),
+        NoisyLinearSketch.NOISE_CHUNK);
   }
 
+  /** {@code noiseChunk}: {@link NoisyLinearSketch#deriveNoiseInChunksOf} for its sketches. */
   static ContinualSketch create(TreeConfig config, SecretKey key, String instance,
-      NodeArchive archive) {
+      NodeArchive archive, int noiseChunk) {
     if (instance == null || instance.isEmpty()) {
       throw new IllegalArgumentException("instance must be a non-empty label. Provided value: "
           + instance);
     }
-    NodeFactory f = NodeFactory.create(config, key, instance);
+    NodeFactory f = NodeFactory.create(config, key, instance, noiseChunk);
     ContinualSketch tree = new ContinualSketch(config, key, instance, f, f.accumulator(), archive);
     if (!f.nodesStartEmpty()) {
       tree.openNodesStartingAt(1);

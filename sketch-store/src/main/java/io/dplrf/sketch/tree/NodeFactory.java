@@ -29,17 +29,25 @@ final class NodeFactory {
   private final Priv2Matrices p2Nodes;
   /** Robust nodes and accumulator share one held copy (every update reads all four matrices). */
   final RobustMatrices robust;
+  /**
+   * How every sketch of this stream derives its Gaussian noise ({@link
+   * NoisyLinearSketch#deriveNoiseInChunksOf}): fixed when the stream starts and kept in its
+   * snapshot, so that a stream started before chunked noise keeps one stream per part for all its
+   * nodes.
+   */
+  final int noiseChunk;
 
   /** A factory for {@code plan} (restore: the robust matrices are regenerated from the key). */
-  NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan) {
+  NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan, int noiseChunk) {
     this(c, key, instance, plan, plan instanceof RobustPlan rp
         ? RobustMatrices.generate(key, instance, c.sizes(), rp.p(), rp.pca(), rp.stableClip())
-        : null);
+        : null, noiseChunk);
   }
 
   private NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan,
-      RobustMatrices robust) {
+      RobustMatrices robust, int noiseChunk) {
     this.plan = plan;
+    this.noiseChunk = noiseChunk;
     this.key = key;
     this.instance = instance;
     this.robust = robust;
@@ -64,14 +72,14 @@ final class NodeFactory {
    * drawn matrices (exact sensitivity, docs/privacy/robust.md §3–4): L = depth compositions, the
    * grid rounding charged over every node of the tree.
    */
-  static NodeFactory create(TreeConfig c, SecretKey key, String instance) {
+  static NodeFactory create(TreeConfig c, SecretKey key, String instance, int noiseChunk) {
     if (c.mechanism().robust()) {
       RobustMatrices mats = RobustMatrices.generate(key, instance, c.sizes(), c.p(),
           c.mechanism() == StreamMechanism.ROBUST_PCA);
       RobustPlan plan = RobustPlan.calibrate(c.privacy(), c.clip(), mats, c.depth(), c.nodeCount());
-      return new NodeFactory(c, key, instance, plan, mats);
+      return new NodeFactory(c, key, instance, plan, mats, noiseChunk);
     }
-    return new NodeFactory(c, key, instance, calibrate(c));
+    return new NodeFactory(c, key, instance, calibrate(c), noiseChunk);
   }
 
   /**
@@ -105,22 +113,31 @@ final class NodeFactory {
   }
 
   NoisyLinearSketch node(NodeId id) {
+    NoisyLinearSketch s;
     if (plan instanceof RobustPlan rp) {
-      return RobustSketch.create(rp, robust, key, label(id));
+      s = RobustSketch.create(rp, robust, key, label(id));
+    } else {
+      s = plan instanceof Priv1Plan p
+          ? Priv1Sketch.create(p, p1Nodes, key, label(id))
+          : Priv2Sketch.create((Priv2Plan) plan, p2Nodes, key, label(id));
     }
-    return plan instanceof Priv1Plan p
-        ? Priv1Sketch.create(p, p1Nodes, key, label(id))
-        : Priv2Sketch.create((Priv2Plan) plan, p2Nodes, key, label(id));
+    s.deriveNoiseInChunksOf(noiseChunk);
+    return s;
   }
 
+  /** The epoch accumulator; the nodes it becomes ({@code intoNode}) keep its noise derivation. */
   NoisyLinearSketch accumulator() {
     String label = instance + "/accumulator";
+    NoisyLinearSketch s;
     if (plan instanceof RobustPlan rp) {
-      return RobustSketch.createWithoutNoise(rp, robust, key, label);
+      s = RobustSketch.createWithoutNoise(rp, robust, key, label);
+    } else {
+      s = plan instanceof Priv1Plan p
+          ? Priv1Sketch.createWithoutNoise(p, p1Acc, key, label)
+          : Priv2Sketch.createWithoutNoise((Priv2Plan) plan, p2Acc, key, label);
     }
-    return plan instanceof Priv1Plan p
-        ? Priv1Sketch.createWithoutNoise(p, p1Acc, key, label)
-        : Priv2Sketch.createWithoutNoise((Priv2Plan) plan, p2Acc, key, label);
+    s.deriveNoiseInChunksOf(noiseChunk);
+    return s;
   }
 
   static Object planOf(NoisyLinearSketch s) {

@@ -36,15 +36,17 @@ import java.util.zip.CheckedOutputStream;
  * parameters round-trip exactly and nothing is ever recalibrated or redrawn on restore.
  *
  * <pre>
- * Format version 2, big-endian (java.io.DataOutput):
+ * Format version 3, big-endian (java.io.DataOutput):
  *
  *  field                 type        notes
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFCT1"
- *  version               int32       2
+ *  version               int32       3
  *  mechanism             int8        1 = priv1, 2 = priv2, 3 = priv2-sparse, 4 = robust-lra,
  *                                    5 = robust-pca
  *  cacheUpdateColumns    int8        0 / 1
+ *  noiseChunk            int32       how the stream's sketches derive their noise: entries per
+ *                                    keyed chunk, 0 = one stream per part (NodeFactory)
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         the stream's instance label
  *  m, n, k, t, v         5 × int32   sizes
@@ -68,14 +70,15 @@ import java.util.zip.CheckedOutputStream;
  * <p>So a snapshot taken at an epoch close of a Priv2 tree with a node store is a few hundred
  * bytes: the accumulator is empty, no node is open, and the retained nodes are named, not copied.
  *
- * <p>Version 1 (read, never written) differs in: no p (a robust tree's p is its accumulator
+ * <p>Version 2 (read, never written) is version 3 without noiseChunk: its streams keep one noise
+ * stream per part. Version 1 (read, never written) differs from version 2 in: no p (a robust tree's p is its accumulator
  * plan's); the accumulator always present; store 1 copies
  * the retained nodes' bytes; a Priv2 tree has open nodes, which are checked and dropped on
  * restore (a version-2 tree makes each node from its closed children instead).
  */
 final class TreeCodec {
   private static final byte[] MAGIC = "DPLRFCT1".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 2;
+  static final int VERSION = 3;
   private static final int MAX_NODES = 1 << 24;
 
   private TreeCodec() {}
@@ -100,6 +103,7 @@ final class TreeCodec {
       case ROBUST_PCA -> 5;
     });
     d.writeByte(c.cacheUpdateColumns() ? 1 : 0);
+    d.writeInt(tree.factory.noiseChunk);
     d.writeUTF(tree.key.fingerprint());
     d.writeUTF(tree.instance);
     SketchSizes s = c.sizes();
@@ -162,12 +166,16 @@ final class TreeCodec {
         throw new IOException("not a dplrf continual-release snapshot (bad magic number)");
       }
       int version = d.readInt();
-      if (version != 1 && version != VERSION) {
+      if (version < 1 || version > VERSION) {
         throw new IOException("unsupported tree snapshot version " + version
-            + " (this build reads 1 and " + VERSION + ")");
+            + " (this build reads 1 to " + VERSION + ")");
       }
       int mech = d.readByte();
       boolean cache = d.readByte() == 1;
+      int noiseChunk = version >= 3 ? d.readInt() : 0;
+      if (noiseChunk < 0) {
+        throw new IOException("corrupt tree snapshot: noise chunk " + noiseChunk);
+      }
       String fingerprint = d.readUTF();
       String instance = d.readUTF();
       SketchSizes sizes =
@@ -222,7 +230,7 @@ final class TreeCodec {
         throw new IOException("this tree snapshot keeps its closed nodes in memory; no node "
             + "store directory applies");
       }
-      return restore(config, p, key, instance, closedEpochs, acc, openNodes, closedNodes,
+      return restore(config, p, noiseChunk, key, instance, closedEpochs, acc, openNodes, closedNodes,
           store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore));
     } catch (EOFException e) {
       throw new IOException("tree snapshot is truncated", e);
@@ -232,7 +240,8 @@ final class TreeCodec {
   }
 
   /** @param pInHeader the robust mechanisms' p from a version-2 header, else NaN */
-  private static ContinualSketch restore(TreeConfig config, double pInHeader, SecretKey key,
+  private static ContinualSketch restore(TreeConfig config, double pInHeader, int noiseChunk,
+      SecretKey key,
       String instance,
       int closedEpochs, byte[] accBytes, List<NodeBytes> openNodes, List<NodeBytes> closedNodes,
       NodeArchive archive) throws IOException {
@@ -268,8 +277,8 @@ final class TreeCodec {
       config = new TreeConfig(config.mechanism(), config.sizes(), config.privacy(), config.clip(),
           config.epochs(), config.cacheUpdateColumns(), rp.p());
     }
-    NodeFactory factory = plan != null ? new NodeFactory(config, key, instance, plan)
-        : NodeFactory.create(config, key, instance);
+    NodeFactory factory = plan != null ? new NodeFactory(config, key, instance, plan, noiseChunk)
+        : NodeFactory.create(config, key, instance, noiseChunk);
     plan = factory.plan;
     NoisyLinearSketch acc = factory.accumulator();
     if (saved != null) {

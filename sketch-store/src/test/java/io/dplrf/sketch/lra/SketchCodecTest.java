@@ -104,22 +104,46 @@ class SketchCodecTest {
   void goldenVersion1Snapshots_stayReadableAndReleaseTheSameView() throws IOException {
     try (InputStream in = getClass().getResourceAsStream("/golden/priv1-v1.sketch")) {
       Priv1Sketch g = (Priv1Sketch) SketchCodec.read(in, KEY, false);
-      assertArrayEquals(priv1().release().z().data(), g.release().z().data());
-      assertArrayEquals(priv1().release().yr().data(), g.release().yr().data());
+      assertEquals(0, g.noiseChunk(), "version 1: one noise stream per part");
+      assertArrayEquals(oneStream(priv1()).release().z().data(), g.release().z().data());
+      assertArrayEquals(oneStream(priv1()).release().yr().data(), g.release().yr().data());
     }
     try (InputStream in = getClass().getResourceAsStream("/golden/priv2-v1.sketch")) {
       Priv2Sketch g = (Priv2Sketch) SketchCodec.read(in, KEY, false);
-      assertArrayEquals(priv2().release().y().data(), g.release().y().data());
+      assertArrayEquals(oneStream(priv2()).release().y().data(), g.release().y().data());
     }
+  }
+
+  /** Version 2 (chunked noise) likewise, against the same sketches made today. */
+  @Test
+  void goldenVersion2Snapshots_stayReadableAndReleaseTheSameView() throws IOException {
+    try (InputStream in = getClass().getResourceAsStream("/golden/priv1-v2.sketch")) {
+      Priv1Sketch g = (Priv1Sketch) SketchCodec.read(in, KEY, false);
+      assertEquals(NoisyLinearSketch.NOISE_CHUNK, g.noiseChunk());
+      assertArrayEquals(priv1().release().z().data(), g.release().z().data());
+      assertArrayEquals(priv1().release().yr().data(), g.release().yr().data());
+    }
+    try (InputStream in = getClass().getResourceAsStream("/golden/priv2-v2.sketch")) {
+      Priv2Sketch g = (Priv2Sketch) SketchCodec.read(in, KEY, false);
+      assertArrayEquals(priv2().release().y().data(), g.release().y().data());
+      assertArrayEquals(priv2().release().z().data(), g.release().z().data());
+    }
+  }
+
+  /** A sketch of a build before chunked noise: one stream per part. */
+  private static <S extends NoisyLinearSketch> S oneStream(S s) {
+    s.deriveNoiseInChunksOf(0);
+    return s;
   }
 
   /**
    * A node's noise is a fixed function of the key, its label and the part: after an upgrade, a
    * node must release exactly what it released before, or its two noisy views would average the
-   * noise away. Pinned by hashes of the golden nodes' releases, recorded with the build of
-   * 2026-11-22 (3eeef34, before the release's parts ran in parallel) and unchanged since. A
-   * change of derivation (a faster sampler, chunked streams) must fail here, and must then be
-   * recorded per node (a SketchCodec version) so that nodes written before keep theirs.
+   * noise away. Pinned by hashes of the golden nodes' releases: version 1's recorded with the
+   * build of 2026-11-22 (3eeef34, before the release's parts ran in parallel) and unchanged since,
+   * version 2's (chunked noise) with the build that introduced it. A change of derivation (a
+   * faster sampler, other chunks) must fail here, and must then be recorded per node (a
+   * SketchCodec version) so that nodes written before keep theirs.
    */
   @Test
   void goldenNodes_releaseTheNoiseTheyReleasedBefore() throws IOException {
@@ -133,6 +157,17 @@ class SketchCodecTest {
       Priv2Sketches r = ((Priv2Sketch) SketchCodec.read(in, KEY, false)).release();
       assertEquals(-1764569280, java.util.Arrays.hashCode(r.y().data()));
       assertEquals(-860194862, java.util.Arrays.hashCode(r.z().data()));
+    }
+    try (InputStream in = getClass().getResourceAsStream("/golden/priv1-v2.sketch")) {
+      Priv1Sketches r = ((Priv1Sketch) SketchCodec.read(in, KEY, false)).release();
+      assertEquals(-1569066835, java.util.Arrays.hashCode(r.yc().data())); // padding only
+      assertEquals(108227467, java.util.Arrays.hashCode(r.yr().data()));
+      assertEquals(2095526192, java.util.Arrays.hashCode(r.z().data()));
+    }
+    try (InputStream in = getClass().getResourceAsStream("/golden/priv2-v2.sketch")) {
+      Priv2Sketches r = ((Priv2Sketch) SketchCodec.read(in, KEY, false)).release();
+      assertEquals(-1606433511, java.util.Arrays.hashCode(r.y().data()));
+      assertEquals(-1257797836, java.util.Arrays.hashCode(r.z().data()));
     }
   }
 }

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.sketch.lra.NoisyLinearSketch;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -195,7 +196,8 @@ class PipelinedCloseTest {
     NodeArchive.Directory failing = new NodeArchive.Directory(dir.resolve("nodes"), d -> {
       throw new IOException("disk full");
     });
-    ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "f", failing);
+    ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "f", failing,
+        NoisyLinearSketch.NOISE_CHUNK);
     feed(tree, 1, 0, PER_EPOCH);
     PendingClose p = tree.beginClose();
     assertThrows(UncheckedIOException.class, () -> tree.finishClose(p));

@@ -4,9 +4,11 @@ import static io.dplrf.sketch.tree.TreeFixtures.PER_EPOCH;
 import static io.dplrf.sketch.tree.TreeFixtures.feed;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.Priv1Sketches;
 import io.dplrf.sketch.lra.Priv2Sketches;
 import io.dplrf.sketch.lra.ReleasedSketches;
@@ -31,9 +33,14 @@ class TreeCodecTest {
 
   /** The golden content: 2 epochs closed and half of epoch 3 in the accumulator. */
   static ContinualSketch golden(StreamMechanism mech) {
+    return golden(mech, NoisyLinearSketch.NOISE_CHUNK);
+  }
+
+  /** As a stream of a build whose sketches derive their noise as {@code noiseChunk} says. */
+  static ContinualSketch golden(StreamMechanism mech, int noiseChunk) {
     ContinualSketch tree = ContinualSketch.create(
         new TreeConfig(mech, SIZES, TreeFixtures.PRIVACY, 2.0, T, false), KEY,
-        "golden/tree-" + mech.cliName());
+        "golden/tree-" + mech.cliName(), NodeArchive.memory(), noiseChunk);
     feedUntilMidEpoch3(tree);
     return tree;
   }
@@ -223,7 +230,8 @@ class TreeCodecTest {
         throw new IOException("disk full");
       }
     });
-    ContinualSketch tree = ContinualSketch.create(config, KEY, "retry", flaky);
+    ContinualSketch tree = ContinualSketch.create(config, KEY, "retry", flaky,
+        NoisyLinearSketch.NOISE_CHUNK);
     ContinualSketch clean = ContinualSketch.create(config, KEY, "retry", dir.resolve("clean"));
     for (int e = 1; e <= 2; e++) {
       feed(tree, e, 0, PER_EPOCH);
@@ -243,12 +251,15 @@ class TreeCodecTest {
 
   /**
    * Golden files of every tree format version (written once by TreeGoldenSnapshots.main): they
-   * must stay readable and continue exactly as the same tree built today.
+   * must stay readable and continue exactly as the same tree built today — with the noise
+   * derivation the stream started with: one stream per part before version 3 (the nodes made after
+   * the restore keep it too), chunks from version 3 on.
    */
   @ParameterizedTest
   @org.junit.jupiter.params.provider.CsvSource({"priv1, 1", "priv2, 1", "priv2-sparse, 1",
       "robust-lra, 1", "robust-pca, 1", "priv1, 2", "priv2, 2", "priv2-sparse, 2", "robust-lra, 2",
-      "robust-pca, 2"})
+      "robust-pca, 2", "priv1, 3", "priv2, 3", "priv2-sparse, 3", "robust-lra, 3",
+      "robust-pca, 3"})
   void goldenSnapshots_stayReadableAndContinueIdentically(String mechanism, int version)
       throws IOException {
     StreamMechanism mech = StreamMechanism.fromCliName(mechanism);
@@ -256,7 +267,22 @@ class TreeCodecTest {
     try (InputStream in = getClass().getResourceAsStream(name)) {
       assertTrue(in != null, name + " is missing");
       ContinualSketch g = ContinualSketch.readFrom(in, KEY);
-      assertSameFuture(golden(mech), g);
+      assertSameFuture(golden(mech, version < 3 ? 0 : NoisyLinearSketch.NOISE_CHUNK), g);
     }
+  }
+
+  /**
+   * The derivation matters: a stream started before chunked noise and the same stream started
+   * today release different noise for the same node (so the test above would fail if a restored
+   * old stream took the new derivation), while the same derivation releases the same noise.
+   */
+  @Test
+  void streamsOfTheTwoDerivations_releaseDifferentNoise_forTheSameNode() {
+    ContinualSketch oneStream = golden(StreamMechanism.PRIV2, 0);
+    ContinualSketch chunked = golden(StreamMechanism.PRIV2);
+    Priv2Sketches a = (Priv2Sketches) oneStream.releasePrefix(2);
+    Priv2Sketches b = (Priv2Sketches) chunked.releasePrefix(2);
+    assertFalse(java.util.Arrays.equals(a.y().data(), b.y().data()));
+    assertSameRelease(b, golden(StreamMechanism.PRIV2).releasePrefix(2), "[1, 2] chunked");
   }
 }
