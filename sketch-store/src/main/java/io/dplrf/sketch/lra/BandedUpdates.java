@@ -168,7 +168,8 @@ final class BandedUpdates {
     }
   }
 
-  private static void awaitUninterruptibly(CountDownLatch latch) {
+  /** Waits for {@code latch} through interrupts, then restores the interrupt flag. */
+  static void awaitUninterruptibly(CountDownLatch latch) {
     boolean interrupted = false;
     while (true) {
       try {

@@ -62,18 +62,7 @@ final class NoiseWorkers {
       POOL.execute(claim);
     }
     claim.run();
-    boolean interrupted = false;
-    while (true) {
-      try {
-        done.await();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    BandedUpdates.awaitUninterruptibly(done);
     Throwable f = failure.get();
     if (f instanceof RuntimeException r) {
       throw r;
