@@ -245,7 +245,10 @@ public final class Service implements AutoCloseable {
     TreeConfig tree = new TreeConfig(mechanism, sizes,
         new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true,
         config.p());
-    return TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
+    TreeTarget target = TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
+    HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
+        .ifPresent(target::keepInMemoryAtMost);
+    return target;
   }
 
   private static void closeQuietly(AutoCloseable c) {
@@ -290,7 +293,7 @@ public final class Service implements AutoCloseable {
           + config.bind() + " without an admin-token; set admin-token or bind to 127.0.0.1");
     }
     if (s.target != null) {
-      HeapAdvice.warning(s.target.config(), Runtime.getRuntime().maxMemory())
+      HeapAdvice.advice(s.target.config(), Runtime.getRuntime().maxMemory())
           .ifPresent(log::println);
     }
     return s;

@@ -68,6 +68,8 @@ public final class TreeTarget implements IngestTarget {
         }
       };
   private volatile ContinualSketch tree;
+  /** The most prefix nodes kept in memory ({@link #keepInMemoryAtMost}), for trees read later too. */
+  private int nodesInMemory = Integer.MAX_VALUE;
 
   private TreeTarget(TreeConfig config, SecretKey key, Path nodeStore, ContinualSketch tree) {
     this.config = config;
@@ -184,11 +186,24 @@ public final class TreeTarget implements IngestTarget {
     }
   }
 
+  /**
+   * Keeps at most {@code nodes} prefix nodes in memory, now and in a tree {@link #readState} reads
+   * ({@link ContinualSketch#keepInMemoryAtMost}; {@link HeapAdvice#nodesInMemory}).
+   */
+  public void keepInMemoryAtMost(int nodes) {
+    synchronized (lock) {
+      nodesInMemory = nodes;
+      if (tree != null) {
+        tree.keepInMemoryAtMost(nodes);
+      }
+    }
+  }
+
   /** Restores the tree; refuses a snapshot made under other settings (that would change the privacy accounting). */
   @Override
   public void readState(InputStream in) throws IOException {
     synchronized (lock) {
-      ContinualSketch restored = ContinualSketch.readFrom(in, key, nodeStore);
+      ContinualSketch restored = ContinualSketch.readFrom(in, key, nodeStore, nodesInMemory);
       if (!restored.config().equals(config)) {
         throw new IOException("the state directory holds a stream created with other settings ("
             + restored.config() + ") than the ones configured now (" + config + "); changing them"

@@ -77,6 +77,30 @@ class TreeTargetTest {
   }
 
   /**
+   * Fewer prefix nodes kept in memory, fewer bytes held (two kept after three epochs: [1, 2] and
+   * [3]); the limit also applies to the tree readState reads, which releases the same.
+   */
+  @Test
+  void keepInMemoryAtMost_appliesNowAndToTheRestoredTree() throws Exception {
+    TreeTarget all = threeEpochs();
+    double[] expected = all.prefix(3, 2).factorization().s();
+    java.io.ByteArrayOutputStream snapshot = new java.io.ByteArrayOutputStream();
+    all.writeState(snapshot);
+    long two = all.sizeInBytes();
+    all.keepInMemoryAtMost(1);
+    long one = all.sizeInBytes();
+    all.keepInMemoryAtMost(0);
+    long none = all.sizeInBytes();
+    assertTrue(none < one && one < two, none + " < " + one + " < " + two);
+    TreeTarget restored = TreeTarget.open(CONFIG, KEY, dir.resolve("nodes"), true);
+    restored.keepInMemoryAtMost(0);
+    restored.readState(new java.io.ByteArrayInputStream(snapshot.toByteArray()));
+    assertEquals(none, restored.sizeInBytes());
+    assertArrayEquals(expected, restored.prefix(3, 2).factorization().s());
+    assertArrayEquals(expected, all.prefix(3, 2).factorization().s());
+  }
+
+  /**
    * A range's release is the same every time (closed nodes, keyed noise), so the last few are
    * kept; the least recently used goes first.
    */

@@ -204,35 +204,31 @@ public final class SketchCodec {
       double[] plan = readArray(d, 64);
       long updates = d.readLong();
       int count = d.readInt();
-      if (count < 0 || count > 8) {
-        throw new IOException("corrupt sketch snapshot: " + count + " arrays");
+      if (!fingerprint.equals(key.fingerprint())) {
+        throw new IOException("sketch snapshot was written under key " + fingerprint
+            + " but the key given is " + key.fingerprint() + ": its noise cannot be regenerated");
       }
-      double[][] state = new double[count][];
-      for (int a = 0; a < count; a++) {
-        state[a] = readArray(d, Integer.MAX_VALUE - 8);
+      // The arrays are read straight into the new sketch's own: one copy of the state in memory
+      // while reading, not two (a node is hundreds of MB at the service's sizes).
+      NoisyLinearSketch sketch =
+          build(mechanism, noiseless, key, instance, node, m, n, k, t, v, privacy, clip, plan,
+              cacheUpdateColumns, shared);
+      double[][] live = sketch.state();
+      if (count != live.length) {
+        throw new IOException("corrupt sketch snapshot: " + count + " arrays, expected " + live.length);
+      }
+      for (int a = 0; a < live.length; a++) {
+        int length = d.readInt();
+        if (length != live[a].length) {
+          throw new IOException("corrupt sketch snapshot: array " + a + " has " + length
+              + " numbers, expected " + live[a].length);
+        }
+        readInto(d, live[a]);
       }
       int expected = (int) crc.getValue(); // before the stored checksum's own bytes
       int stored = d.readInt();
       if (stored != expected) {
         throw new IOException("sketch snapshot checksum mismatch: the file is corrupt");
-      }
-      if (!fingerprint.equals(key.fingerprint())) {
-        throw new IOException("sketch snapshot was written under key " + fingerprint
-            + " but the key given is " + key.fingerprint() + ": its noise cannot be regenerated");
-      }
-      NoisyLinearSketch sketch =
-          build(mechanism, noiseless, key, instance, node, m, n, k, t, v, privacy, clip, plan,
-              cacheUpdateColumns, shared);
-      double[][] live = sketch.state();
-      if (live.length != state.length) {
-        throw new IOException("corrupt sketch snapshot: " + state.length + " arrays, expected " + live.length);
-      }
-      for (int a = 0; a < live.length; a++) {
-        if (live[a].length != state[a].length) {
-          throw new IOException("corrupt sketch snapshot: array " + a + " has " + state[a].length
-              + " numbers, expected " + live[a].length);
-        }
-        System.arraycopy(state[a], 0, live[a], 0, live[a].length);
       }
       sketch.restoreUpdateCount(updates);
       sketch.deriveNoiseInChunksOf(noiseChunk);
@@ -373,14 +369,19 @@ public final class SketchCodec {
       throw new IOException("corrupt sketch snapshot: array length " + length);
     }
     double[] a = new double[length];
-    byte[] buf = new byte[8 * Math.min(Math.max(length, 1), 8192)];
+    readInto(d, a);
+    return a;
+  }
+
+  /** Reads {@code a.length} big-endian doubles into {@code a}. */
+  private static void readInto(DataInputStream d, double[] a) throws IOException {
+    byte[] buf = new byte[8 * Math.min(Math.max(a.length, 1), 8192)];
     java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(buf);
-    for (int off = 0; off < length; off += 8192) {
-      int len = Math.min(8192, length - off);
+    for (int off = 0; off < a.length; off += 8192) {
+      int len = Math.min(8192, a.length - off);
       d.readFully(buf, 0, 8 * len);
       bb.clear();
       bb.asDoubleBuffer().get(a, off, len);
     }
-    return a;
   }
 }

@@ -73,8 +73,13 @@ public final class ContinualSketch {
   final NodeArchive archive;
   /** Priv1 only: open[ℓ], the level-ℓ node containing the current epoch, or null. */
   final NoisyLinearSketch[] open;
-  /** Closed nodes of the prefix decomposition of [1, epochsClosed]. */
+  /**
+   * Closed nodes of the prefix decomposition of [1, epochsClosed] kept in memory: all of them, or
+   * the {@link #keepInMemoryAtMost} most recent; the others are read from their files.
+   */
   final Map<NodeId, NoisyLinearSketch> retained = new HashMap<>();
+  /** The most decomposition nodes {@link #retained} holds; fewer only for node files. */
+  volatile int nodesInMemory = Integer.MAX_VALUE;
   /** Epochs whose nodes are made and archived (releasable once the caller has made them durable). */
   volatile int epochsClosed;
   /**
@@ -257,7 +262,11 @@ public final class ContinualSketch {
   /** Epoch e is closed: the retained nodes become those of the decomposition of [1, e]. */
   private synchronized void install(int e, Map<NodeId, NoisyLinearSketch> justClosed) {
     Map<NodeId, NoisyLinearSketch> keep = new HashMap<>();
-    for (NodeId id : Dyadic.decomposition(1, e)) {
+    List<NodeId> decomposition = Dyadic.decomposition(1, e);
+    // The most recent (last) nodes stay: a close's parent sum needs its left sibling, which is
+    // the smallest node of the decomposition.
+    for (NodeId id : decomposition.subList(
+        Math.max(0, decomposition.size() - nodesInMemory), decomposition.size())) {
       NoisyLinearSketch n = retained.containsKey(id) ? retained.get(id) : justClosed.get(id);
       if (n != null) {
         keep.put(id, n);
@@ -266,6 +275,28 @@ public final class ContinualSketch {
     retained.clear();
     retained.putAll(keep);
     epochsClosed = e;
+  }
+
+  /**
+   * Keeps at most {@code nodes} closed nodes of the prefix decomposition in memory (the most
+   * recent ones) and reads the others from the node store when a release or a close needs them:
+   * the same releases, for one sketch read per node not kept instead of its memory. For a long
+   * stream of large sketches: up to ⌊log₂(T+1)⌋ nodes would otherwise be kept.
+   *
+   * @throws IllegalStateException if the closed nodes are not files ({@link #create(TreeConfig,
+   *     SecretKey, String, Path)})
+   */
+  public synchronized void keepInMemoryAtMost(int nodes) {
+    if (nodes < 0) {
+      throw new IllegalArgumentException("nodes must be >= 0. Provided value: " + nodes);
+    }
+    if (archive.inMemory()) {
+      throw new IllegalStateException("closed nodes archived in memory are all in memory");
+    }
+    nodesInMemory = nodes;
+    if (epochsClosed > 0) {
+      install(epochsClosed, Map.of());
+    }
   }
 
   /**
@@ -281,11 +312,13 @@ public final class ContinualSketch {
     NodeId id = leaf;
     NoisyLinearSketch node = leafNode;
     while ((id.index() & 1) == 1) { // a right child: its parent ends at e too
-      NoisyLinearSketch left = retained.get(new NodeId(id.level(), id.index() - 1));
-      if (left == null) {
+      NodeId leftId = new NodeId(id.level(), id.index() - 1);
+      NoisyLinearSketch left = retained.get(leftId);
+      if (left == null && nodesInMemory == Integer.MAX_VALUE) {
         throw new IllegalStateException("node " + id + " closes but its left sibling is not "
             + "retained");
       }
+      left = left != null ? left : archived(leftId);
       NodeId parentId = new NodeId(id.level() + 1, id.index() >> 1);
       NoisyLinearSketch parent = factory.node(parentId);
       parent.absorb(left);
@@ -491,12 +524,22 @@ public final class ContinualSketch {
 
   /** Reads a snapshot of a tree whose closed nodes are archived in memory. */
   public static ContinualSketch readFrom(InputStream in, SecretKey key) throws IOException {
-    return TreeCodec.read(in, key, null);
+    return TreeCodec.read(in, key, null, Integer.MAX_VALUE);
   }
 
   /** Reads a snapshot of a tree whose closed nodes are files in {@code nodeStore}. */
   public static ContinualSketch readFrom(InputStream in, SecretKey key, Path nodeStore)
       throws IOException {
-    return TreeCodec.read(in, key, nodeStore);
+    return readFrom(in, key, nodeStore, Integer.MAX_VALUE);
+  }
+
+  /** As above, keeping at most {@code nodesInMemory} closed nodes in memory ({@link #keepInMemoryAtMost}). */
+  public static ContinualSketch readFrom(InputStream in, SecretKey key, Path nodeStore,
+      int nodesInMemory) throws IOException {
+    ContinualSketch tree = TreeCodec.read(in, key, nodeStore, nodesInMemory);
+    if (nodesInMemory < Integer.MAX_VALUE) {
+      tree.keepInMemoryAtMost(nodesInMemory);
+    }
+    return tree;
   }
 }

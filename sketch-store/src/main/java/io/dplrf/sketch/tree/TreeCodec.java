@@ -133,7 +133,7 @@ final class TreeCodec {
       writeNode(d, id, ContinualSketch.bytes(tree.open[id.level()]));
     }
     List<NodeId> closed = new ArrayList<>(tree.archive instanceof NodeArchive.Memory mem
-        ? mem.nodes.keySet() : tree.retained.keySet());
+        ? mem.nodes.keySet() : Dyadic.decomposition(1, tree.epochsClosed)); // kept in memory or not
     closed.sort(Comparator.comparingInt(NodeId::level).thenComparingInt(NodeId::index));
     d.writeInt(closed.size());
     for (NodeId id : closed) {
@@ -155,7 +155,8 @@ final class TreeCodec {
    * @throws IOException on a bad magic number or version, truncation, checksum mismatch, a
    *     foreign key, inconsistent content, or a missing node file
    */
-  static ContinualSketch read(InputStream in, SecretKey key, Path nodeStore) throws IOException {
+  static ContinualSketch read(InputStream in, SecretKey key, Path nodeStore, int nodesInMemory)
+      throws IOException {
     CRC32C crc = new CRC32C();
     DataInputStream d =
         new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
@@ -231,7 +232,7 @@ final class TreeCodec {
             + "store directory applies");
       }
       return restore(config, p, noiseChunk, key, instance, closedEpochs, acc, openNodes, closedNodes,
-          store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore));
+          store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore), nodesInMemory);
     } catch (EOFException e) {
       throw new IOException("tree snapshot is truncated", e);
     } catch (IllegalArgumentException e) {
@@ -239,12 +240,14 @@ final class TreeCodec {
     }
   }
 
-  /** @param pInHeader the robust mechanisms' p from a version-2 header, else NaN */
+  /**
+   * @param pInHeader the robust mechanisms' p from a version-2 header, else NaN
+   * @param nodesInMemory the most decomposition nodes kept in memory (node files only)
+   */
   private static ContinualSketch restore(TreeConfig config, double pInHeader, int noiseChunk,
-      SecretKey key,
-      String instance,
-      int closedEpochs, byte[] accBytes, List<NodeBytes> openNodes, List<NodeBytes> closedNodes,
-      NodeArchive archive) throws IOException {
+      SecretKey key, String instance, int closedEpochs, byte[] accBytes,
+      List<NodeBytes> openNodes, List<NodeBytes> closedNodes, NodeArchive archive,
+      int nodesInMemory) throws IOException {
     // The plan is read back, never recalibrated: from the accumulator, else from a stored node
     // (every node of the tree has the same plan; checked() compares each one with it). Only a
     // tree that never closed an epoch nor received an update has neither; it calibrates anew.
@@ -324,18 +327,23 @@ final class TreeCodec {
         }
       }
     }
-    for (NodeId id : Dyadic.decomposition(1, closedEpochs)) {
+    List<NodeId> decomposition = Dyadic.decomposition(1, closedEpochs);
+    for (int x = 0; x < decomposition.size(); x++) {
+      NodeId id = decomposition.get(x);
       try (InputStream in = inline.containsKey(id)
           ? new ByteArrayInputStream(inline.get(id)) : archive.open(id)) {
-        tree.retained.put(id, checked(tree, id, in, plan));
+        NoisyLinearSketch node = checked(tree, id, in, plan); // every one is checked
+        if (decomposition.size() - x <= nodesInMemory) { // the most recent ones are kept
+          tree.retained.put(id, node);
+        }
       }
     }
     if (archive instanceof NodeArchive.Directory dir) {
       Set<NodeId> named = new HashSet<>();
       closedNodes.forEach(o -> named.add(o.id()));
-      if (!named.equals(tree.retained.keySet())) {
+      if (!named.equals(new HashSet<>(decomposition))) {
         throw new IOException("corrupt tree snapshot: retained nodes " + named + ", expected "
-            + tree.retained.keySet());
+            + decomposition);
       }
       for (int level = 0; level < config.depth(); level++) {
         for (long idx = 0; ((idx + 1) << level) <= closedEpochs; idx++) {

@@ -133,6 +133,65 @@ class PipelinedCloseTest {
   }
 
   /**
+   * Keeping at most n closed nodes in memory changes nothing but memory: the same snapshots and,
+   * for every prefix and range, the same releases as a tree that keeps them all, with parents
+   * made from left siblings read back from their files (n = 0: every one); a snapshot restored
+   * with the limit continues identically.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({"PRIV1, 0", "PRIV2, 0", "PRIV2_SPARSE, 1",
+      "ROBUST_LRA, 0"})
+  void nodesKeptInMemoryAtMostN_releaseAndSnapshotAsIfAllWereKept(StreamMechanism mech, int n,
+      @TempDir Path dir) throws Exception {
+    ContinualSketch all = ContinualSketch.create(config(mech), KEY, "m", dir.resolve("all"));
+    ContinualSketch few = ContinualSketch.create(config(mech), KEY, "m", dir.resolve("few"));
+    few.keepInMemoryAtMost(n);
+    for (int e = 1; e <= T; e++) {
+      feed(all, e, 0, PER_EPOCH);
+      feed(few, e, 0, PER_EPOCH);
+      all.closeEpoch();
+      if (few.closesInBackground()) {
+        few.finishClose(few.beginClose());
+      } else {
+        few.closeEpoch();
+      }
+      assertTrue(few.retained.size() <= n, few.retained.keySet() + " kept at epoch " + e);
+      assertEquals(Dyadic.decomposition(1, e).size(), all.retained.size());
+      assertArrayEquals(closedState(all), closedState(few), "snapshot at the close of epoch " + e);
+      assertSameRelease(all.releasePrefix(e), few.releasePrefix(e), "[1, " + e + "]");
+      if (e == 3) {
+        ContinualSketch restored = ContinualSketch.readFrom(
+            new ByteArrayInputStream(closedState(few)), KEY, dir.resolve("few"), n);
+        assertTrue(restored.retained.size() <= n);
+        assertSameRelease(all.releasePrefix(3), restored.releasePrefix(3), "[1, 3] restored");
+      }
+    }
+    for (int s = 1; s <= T; s++) {
+      for (int e = s; e <= T; e++) {
+        assertSameRelease(all.releaseRange(s, e), few.releaseRange(s, e), "[" + s + ", " + e + "]");
+      }
+    }
+    assertThrows(IllegalStateException.class,
+        () -> ContinualSketch.create(config(mech), KEY, "mem").keepInMemoryAtMost(1),
+        "a tree archived in memory has every node in memory");
+  }
+
+  /** A snapshot restored with a limit continues exactly as the tree that kept every node. */
+  @Test
+  void snapshotRestoredWithALimit_continuesIdentically(@TempDir Path dir) throws Exception {
+    StreamMechanism mech = StreamMechanism.PRIV2_SPARSE;
+    ContinualSketch all = ContinualSketch.create(config(mech), KEY, "l", dir.resolve("all"));
+    ContinualSketch few = ContinualSketch.create(config(mech), KEY, "l", dir.resolve("few"));
+    TreeCodecTest.feedUntilMidEpoch3(all);
+    TreeCodecTest.feedUntilMidEpoch3(few);
+    ContinualSketch restored = ContinualSketch.readFrom(
+        new ByteArrayInputStream(TreeCodecTest.bytes(few)), KEY, dir.resolve("few"), 0);
+    assertEquals(0, restored.retained.size());
+    TreeCodecTest.assertSameFuture(all, restored);
+    assertTrue(restored.retained.isEmpty());
+  }
+
+  /**
    * While another thread finishes epoch 1's close, the owner keeps updating epoch 2 of T = 2 and
    * reading exhausted(): it must never see the tree exhausted (a close half-installed by the
    * closer — epochsClosed advanced, the close still pending — once counted epoch 1 twice and
