@@ -5,14 +5,12 @@ import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +36,7 @@ import java.util.function.Supplier;
  *
  * <p><b>Memory.</b> Live objects: the accumulator, ≤ L open nodes (Priv1 only) and the ≤ L closed
  * nodes of the prefix decomposition of [1, epochsClosed] (every future prefix release needs only
- * these or nodes not yet closed); while a close runs, at most two nodes it makes (each lower node
+ * these or nodes not yet closed; fewer with node files and {@link #keepInMemoryAtMost}); while a close runs, at most two nodes it makes (each lower node
  * of its chain is written and dropped once its parent is made); with the pipelined close, one
  * more accumulator (the next epoch's, while the set-aside one becomes the leaf). Every closed node is also archived as {@code SketchCodec} bytes for
  * range releases and releases of earlier prefixes: in memory by default (O(T) sketches, part of
@@ -73,13 +71,8 @@ public final class ContinualSketch {
   final NodeArchive archive;
   /** Priv1 only: open[ℓ], the level-ℓ node containing the current epoch, or null. */
   final NoisyLinearSketch[] open;
-  /**
-   * Closed nodes of the prefix decomposition of [1, epochsClosed] kept in memory: all of them, or
-   * the {@link #keepInMemoryAtMost} most recent; the others are read from their files.
-   */
-  final Map<NodeId, NoisyLinearSketch> retained = new HashMap<>();
-  /** The most decomposition nodes {@link #retained} holds; fewer only for node files. */
-  volatile int nodesInMemory = Integer.MAX_VALUE;
+  /** Closed nodes of the prefix decomposition of [1, epochsClosed] kept in memory. */
+  final PrefixNodes retained = new PrefixNodes();
   /** Epochs whose nodes are made and archived (releasable once the caller has made them durable). */
   volatile int epochsClosed;
   /**
@@ -130,7 +123,7 @@ public final class ContinualSketch {
     NodeFactory f = NodeFactory.create(config, key, instance, noiseChunk);
     ContinualSketch tree = new ContinualSketch(config, key, instance, f, f.accumulator(), archive);
     if (!f.nodesStartEmpty()) {
-      tree.openNodesStartingAt(1);
+      f.openStartingAt(tree.open, 1, config.epochs());
     }
     return tree;
   }
@@ -193,7 +186,7 @@ public final class ContinualSketch {
     install(e, justClosed);
     epochsEnded = e;
     if (e < config.epochs() && !factory.nodesStartEmpty()) {
-      openNodesStartingAt(e + 1);
+      factory.openStartingAt(open, e + 1, config.epochs());
     }
   }
 
@@ -261,42 +254,24 @@ public final class ContinualSketch {
 
   /** Epoch e is closed: the retained nodes become those of the decomposition of [1, e]. */
   private synchronized void install(int e, Map<NodeId, NoisyLinearSketch> justClosed) {
-    Map<NodeId, NoisyLinearSketch> keep = new HashMap<>();
-    List<NodeId> decomposition = Dyadic.decomposition(1, e);
-    // The most recent (last) nodes stay: a close's parent sum needs its left sibling, which is
-    // the smallest node of the decomposition.
-    for (NodeId id : decomposition.subList(
-        Math.max(0, decomposition.size() - nodesInMemory), decomposition.size())) {
-      NoisyLinearSketch n = retained.containsKey(id) ? retained.get(id) : justClosed.get(id);
-      if (n != null) {
-        keep.put(id, n);
-      }
-    }
-    retained.clear();
-    retained.putAll(keep);
+    retained.install(e, justClosed);
     epochsClosed = e;
   }
 
   /**
    * Keeps at most {@code nodes} closed nodes of the prefix decomposition in memory (the most
    * recent ones) and reads the others from the node store when a release or a close needs them:
-   * the same releases, for one sketch read per node not kept instead of its memory. For a long
-   * stream of large sketches: up to ⌊log₂(T+1)⌋ nodes would otherwise be kept.
+   * the same releases, for one sketch read per node not kept instead of its memory.
    *
    * @throws IllegalStateException if the closed nodes are not files ({@link #create(TreeConfig,
    *     SecretKey, String, Path)})
    */
   public synchronized void keepInMemoryAtMost(int nodes) {
-    if (nodes < 0) {
-      throw new IllegalArgumentException("nodes must be >= 0. Provided value: " + nodes);
-    }
     if (archive.inMemory()) {
       throw new IllegalStateException("closed nodes archived in memory are all in memory");
     }
-    nodesInMemory = nodes;
-    if (epochsClosed > 0) {
-      install(epochsClosed, Map.of());
-    }
+    retained.keepAtMost(nodes);
+    install(epochsClosed, Map.of());
   }
 
   /**
@@ -314,7 +289,7 @@ public final class ContinualSketch {
     while ((id.index() & 1) == 1) { // a right child: its parent ends at e too
       NodeId leftId = new NodeId(id.level(), id.index() - 1);
       NoisyLinearSketch left = retained.get(leftId);
-      if (left == null && nodesInMemory == Integer.MAX_VALUE) {
+      if (left == null && !retained.limited()) {
         throw new IllegalStateException("node " + id + " closes but its left sibling is not "
             + "retained");
       }
@@ -350,12 +325,6 @@ public final class ContinualSketch {
       }
     }
     return closing;
-  }
-
-  private void openNodesStartingAt(int e) {
-    for (NodeId id : Dyadic.startingAt(e, config.epochs())) {
-      open[id.level()] = factory.node(id);
-    }
   }
 
   public int epochs() {
@@ -456,16 +425,6 @@ public final class ContinualSketch {
     return node;
   }
 
-  static byte[] bytes(NoisyLinearSketch s) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try {
-      SketchCodec.write(s, out);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toByteArray();
-  }
-
   /** The node-level {@code Priv1Plan} or {@code Priv2Plan}: every node's noise scales. */
   public Object plan() {
     return factory.plan;
@@ -533,13 +492,9 @@ public final class ContinualSketch {
     return readFrom(in, key, nodeStore, Integer.MAX_VALUE);
   }
 
-  /** As above, keeping at most {@code nodesInMemory} closed nodes in memory ({@link #keepInMemoryAtMost}). */
+  /** As above, keeping at most that many closed nodes in memory ({@link #keepInMemoryAtMost}). */
   public static ContinualSketch readFrom(InputStream in, SecretKey key, Path nodeStore,
       int nodesInMemory) throws IOException {
-    ContinualSketch tree = TreeCodec.read(in, key, nodeStore, nodesInMemory);
-    if (nodesInMemory < Integer.MAX_VALUE) {
-      tree.keepInMemoryAtMost(nodesInMemory);
-    }
-    return tree;
+    return TreeCodec.read(in, key, nodeStore, nodesInMemory);
   }
 }

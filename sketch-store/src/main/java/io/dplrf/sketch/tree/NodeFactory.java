@@ -125,6 +125,13 @@ final class NodeFactory {
     return s;
   }
 
+  /** Priv1: makes, in {@code open}, the nodes whose interval starts at epoch e of T = epochs. */
+  void openStartingAt(NoisyLinearSketch[] open, int e, int epochs) {
+    for (NodeId id : Dyadic.startingAt(e, epochs)) {
+      open[id.level()] = node(id);
+    }
+  }
+
   /** The epoch accumulator; the nodes it becomes ({@code intoNode}) keep its noise derivation. */
   NoisyLinearSketch accumulator() {
     String label = instance + "/accumulator";

@@ -10,12 +10,14 @@ import io.dplrf.sketch.tree.Dyadic.NodeId;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,7 +123,7 @@ final class TreeCodec {
     d.writeByte(tree.archive.inMemory() ? 0 : 1);
     writeBytes(d, !withAccumulator || tree.accumulator == null // none after epoch T
         || tree.accumulator.updateCount() == 0
-        ? new byte[0] : ContinualSketch.bytes(tree.accumulator));
+        ? new byte[0] : bytes(tree.accumulator));
     List<NodeId> openIds = new ArrayList<>();
     for (int level = 0; level < tree.open.length; level++) {
       if (tree.open[level] != null) {
@@ -130,7 +132,7 @@ final class TreeCodec {
     }
     d.writeInt(openIds.size());
     for (NodeId id : openIds) {
-      writeNode(d, id, ContinualSketch.bytes(tree.open[id.level()]));
+      writeNode(d, id, bytes(tree.open[id.level()]));
     }
     List<NodeId> closed = new ArrayList<>(tree.archive instanceof NodeArchive.Memory mem
         ? mem.nodes.keySet() : Dyadic.decomposition(1, tree.epochsClosed)); // kept in memory or not
@@ -327,6 +329,9 @@ final class TreeCodec {
         }
       }
     }
+    if (nodesInMemory < Integer.MAX_VALUE) {
+      tree.keepInMemoryAtMost(nodesInMemory); // before any node is kept
+    }
     List<NodeId> decomposition = Dyadic.decomposition(1, closedEpochs);
     for (int x = 0; x < decomposition.size(); x++) {
       NodeId id = decomposition.get(x);
@@ -364,6 +369,16 @@ final class TreeCodec {
       throw new IOException("corrupt tree snapshot: node " + id + " has another plan");
     }
     return node;
+  }
+
+  static byte[] bytes(NoisyLinearSketch s) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      SketchCodec.write(s, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
   }
 
   private static int count(int c) throws IOException {
