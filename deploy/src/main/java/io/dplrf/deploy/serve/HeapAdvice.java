@@ -48,9 +48,8 @@ final class HeapAdvice {
   /**
    * How many prefix nodes to keep in memory ({@code ContinualSketch#keepInMemoryAtMost}) when
    * {@link #peakBytes} passes the sketches' share of {@code maxHeap} ({@link #budget}): as many as
-   * fit beside the six
-   * other sketches, the buffer and one more sketch, a left sibling a close reads back from its
-   * file (possibly 0); empty when all of them fit, or for other mechanisms.
+   * fit beside the six other sketches, the buffer and one more sketch, a left sibling a close
+   * reads back from its file (possibly 0); empty when all of them fit, or for other mechanisms.
    */
   static OptionalInt nodesInMemory(TreeConfig c, long maxHeap) {
     OptionalLong peak = peakBytes(c);

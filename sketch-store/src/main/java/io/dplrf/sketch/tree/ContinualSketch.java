@@ -36,11 +36,12 @@ import java.util.function.Supplier;
  *
  * <p><b>Memory.</b> Live objects: the accumulator, ≤ L open nodes (Priv1 only) and the ≤ L closed
  * nodes of the prefix decomposition of [1, epochsClosed] (every future prefix release needs only
- * these or nodes not yet closed; fewer with node files and {@link #keepInMemoryAtMost}); while a close runs, at most two nodes it makes (each lower node
- * of its chain is written and dropped once its parent is made); with the pipelined close, one
- * more accumulator (the next epoch's, while the set-aside one becomes the leaf). Every closed node is also archived as {@code SketchCodec} bytes for
- * range releases and releases of earlier prefixes: in memory by default (O(T) sketches, part of
- * the snapshot), or as files in {@code nodeStore} (O(L) sketches in memory).
+ * these or nodes not yet closed; fewer with node files and {@link #keepInMemoryAtMost}); while a
+ * close runs, at most two nodes it makes (each lower node of its chain is written and dropped once
+ * its parent is made); with the pipelined close, one more accumulator (the next epoch's, while the
+ * set-aside one becomes the leaf). Every closed node is also archived as {@code SketchCodec} bytes
+ * for range releases and releases of earlier prefixes: in memory by default (O(T) sketches, part
+ * of the snapshot), or as files in {@code nodeStore} (O(L) sketches in memory, or O(1)).
  *
  * <p><b>Pipelined close</b> ({@link #beginClose}, {@link #finishClose}): where nodes are made from
  * their children and archived as files, an epoch can end at once — its accumulator is set aside
@@ -290,8 +291,7 @@ public final class ContinualSketch {
       NodeId leftId = new NodeId(id.level(), id.index() - 1);
       NoisyLinearSketch left = retained.get(leftId);
       if (left == null && !retained.limited()) {
-        throw new IllegalStateException("node " + id + " closes but its left sibling is not "
-            + "retained");
+        throw new IllegalStateException("node " + id + " closes but its left sibling is not kept");
       }
       left = left != null ? left : archived(leftId);
       NodeId parentId = new NodeId(id.level() + 1, id.index() >> 1);
