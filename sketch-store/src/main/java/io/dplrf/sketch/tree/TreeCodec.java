@@ -73,10 +73,10 @@ import java.util.zip.CheckedOutputStream;
  * bytes: the accumulator is empty, no node is open, and the retained nodes are named, not copied.
  *
  * <p>Version 2 (read, never written) is version 3 without noiseChunk: its streams keep one noise
- * stream per part. Version 1 (read, never written) differs from version 2 in: no p (a robust tree's p is its accumulator
- * plan's); the accumulator always present; store 1 copies
- * the retained nodes' bytes; a Priv2 tree has open nodes, which are checked and dropped on
- * restore (a version-2 tree makes each node from its closed children instead).
+ * stream per part. Version 1 (read, never written) differs from version 2 in: no p (a robust
+ * tree's p is its accumulator plan's); the accumulator always present; store 1 copies the retained
+ * nodes' bytes; a Priv2 tree has open nodes, which are checked and dropped on restore (a version-2
+ * tree makes each node from its closed children instead).
  */
 final class TreeCodec {
   private static final byte[] MAGIC = "DPLRFCT1".getBytes(StandardCharsets.US_ASCII);
