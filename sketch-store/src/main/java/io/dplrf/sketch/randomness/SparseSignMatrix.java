@@ -2,6 +2,9 @@ package io.dplrf.sketch.randomness;
 
 import io.dplrf.sketch.matrix.SketchMatrix;
 import io.dplrf.sketch.params.Preconditions;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -27,8 +30,11 @@ import java.util.Objects;
  * 400), the row is stored relative to its block's start and the code fits a byte: {@code cols·s}
  * bytes, 400 KB for a 100,000-column matrix with s = 4, instead of 1.6 MB of ints. A banded flush
  * reads this table at random beside a cache-sized band of the accumulator, and the smaller table
- * leaves the band in cache: {@code dplrf bench update}, docs/benchmarks-ingest.md. Immutable and
- * thread-safe.
+ * leaves the band in cache: {@code dplrf bench update}, docs/benchmarks-ingest.md. With s = 4 (the
+ * sparse mechanism's, {@code StreamMechanism.SPARSITY}) a column's four codes are read as one int
+ * and the block starts are fields, so that {@link #addColumn} is four read-modify-writes with no
+ * loop, no per-byte bounds check and no lookup of the starts: the banded flush's CPU fell by ≈ 10%
+ * (docs/benchmarks-ingest.md, eighth session). Immutable and thread-safe.
  */
 public final class SparseSignMatrix implements SketchMatrix {
   private final int rows;
@@ -44,6 +50,15 @@ public final class SparseSignMatrix implements SketchMatrix {
   private final byte[] byteCode;
   /** cols·s, when {@link #byteCode} is null: (row of column j's b-th non-zero) << 1 | negative. */
   private final int[] intCode;
+  /** s = 4 and byte-coded: {@link #addColumn} reads a column's codes as one little-endian int. */
+  private final boolean fourBytes;
+  /** blockStarts[1..3] when {@link #fourBytes} (block 0 starts at row 0). */
+  private final int start1;
+  private final int start2;
+  private final int start3;
+
+  private static final VarHandle CODES_LE =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
   private SparseSignMatrix(KeyStream stream, int rows, int cols, int s, boolean bytesIfTheyFit) {
     this.rows = rows;
@@ -59,6 +74,10 @@ public final class SparseSignMatrix implements SketchMatrix {
     int entries = Math.multiplyExact(cols, s);
     byteCode = bytesIfTheyFit && largest <= 128 ? new byte[entries] : null;
     intCode = byteCode == null ? new int[entries] : null;
+    fourBytes = byteCode != null && s == 4;
+    start1 = fourBytes ? blockStarts[1] : 0;
+    start2 = fourBytes ? blockStarts[2] : 0;
+    start3 = fourBytes ? blockStarts[3] : 0;
     byte[] words = new byte[64 * 1024];
     int perChunk = words.length / 4;
     for (int start = 0; start < entries; start += perChunk) {
@@ -138,7 +157,19 @@ public final class SparseSignMatrix implements SketchMatrix {
     int base = j * s;
     // ±Δ/√s: the sign bit flipped when negative, which is exactly what negation does.
     long plus = Double.doubleToRawLongBits(delta * value);
-    if (byteCode != null) {
+    if (fourBytes) {
+      // Byte b of the little-endian int is column j's code in block b; `(long) c << 63` keeps
+      // only its sign bit (bit 0). The same four sums as the loop below, bit for bit.
+      int w = (int) CODES_LE.get(byteCode, base);
+      int c0 = w & 0xff;
+      int c1 = (w >>> 8) & 0xff;
+      int c2 = (w >>> 16) & 0xff;
+      int c3 = w >>> 24;
+      acc[off + (c0 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c0 << 63));
+      acc[off + start1 + (c1 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c1 << 63));
+      acc[off + start2 + (c2 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c2 << 63));
+      acc[off + start3 + (c3 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c3 << 63));
+    } else if (byteCode != null) {
       for (int b = 0; b < s; b++) {
         int c = byteCode[base + b] & 0xff;
         acc[off + blockStarts[b] + (c >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c << 63));

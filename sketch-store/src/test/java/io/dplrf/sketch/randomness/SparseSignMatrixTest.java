@@ -87,20 +87,23 @@ class SparseSignMatrixTest {
 
   @Test
   void byteCode_holdsTheSameMatrixAsIntCode_andIsUsedOnlyWhereEveryBlockFitsIt() {
-    // Blocks of 25 and of exactly 128 rows fit a byte (offset ≤ 127, then the sign bit); a block
-    // of 129 rows does not, and falls back to ints.
-    for (int rows : new int[] {100, 512, 516}) {
-      SparseSignMatrix held = SparseSignMatrix.of(KEY, "enc", rows, 300, 4);
-      SparseSignMatrix ints = SparseSignMatrix.ofIntCode(KEY, "enc", rows, 300, 4);
-      assertArrayEquals(ints.toDense().data(), held.toDense().data(), "rows " + rows);
-      double[] a = new double[rows + 5];
-      double[] b = new double[rows + 5];
-      for (int j = 0; j < 300; j++) {
-        held.addColumn(j, j - 149.75, a, 5);
-        ints.addColumn(j, j - 149.75, b, 5);
+    // Blocks of 128·s/s = 128 rows fit a byte (offset ≤ 127, then the sign bit); blocks of 129
+    // do not, and fall back to ints. s = 4 takes addColumn's four-code path, s = 3 and 5 its loop.
+    for (int s : new int[] {3, 4, 5}) {
+      for (int rows : new int[] {100, 128 * s, 128 * s + s}) {
+        String where = "s " + s + ", rows " + rows;
+        SparseSignMatrix held = SparseSignMatrix.of(KEY, "enc", rows, 300, s);
+        SparseSignMatrix ints = SparseSignMatrix.ofIntCode(KEY, "enc", rows, 300, s);
+        assertArrayEquals(ints.toDense().data(), held.toDense().data(), where);
+        double[] a = new double[rows + 5];
+        double[] b = new double[rows + 5];
+        for (int j = 0; j < 300; j++) {
+          held.addColumn(j, j - 149.75, a, 5);
+          ints.addColumn(j, j - 149.75, b, 5);
+        }
+        assertArrayEquals(b, a, where);
+        assertEquals(rows <= 128 * s ? 300 * s : 4 * 300 * s, held.sizeInBytes(), where);
       }
-      assertArrayEquals(b, a, "rows " + rows);
-      assertEquals(rows <= 512 ? 300 * 4 : 4 * 300 * 4, held.sizeInBytes(), "rows " + rows);
     }
   }
 
