@@ -50,7 +50,7 @@ public final class SparseSignMatrix implements SketchMatrix {
   private final byte[] byteCode;
   /** cols·s, when {@link #byteCode} is null: (row of column j's b-th non-zero) << 1 | negative. */
   private final int[] intCode;
-  /** s = 4 and byte-coded: {@link #addColumn} reads a column's codes as one little-endian int. */
+  /** s = 4 and byte-coded: a column's codes are read as one little-endian int ({@link #codeWord}). */
   private final boolean fourBytes;
   /** blockStarts[1..3] when {@link #fourBytes} (block 0 starts at row 0). */
   private final int start1;
@@ -154,22 +154,14 @@ public final class SparseSignMatrix implements SketchMatrix {
    * O(s) update of a sketch row (or column) kept contiguously.
    */
   public void addColumn(int j, double delta, double[] acc, int off) {
+    if (fourBytes) {
+      addCodeWord(codeWord(j), delta, acc, off);
+      return;
+    }
     int base = j * s;
     // ±Δ/√s: the sign bit flipped when negative, which is exactly what negation does.
     long plus = Double.doubleToRawLongBits(delta * value);
-    if (fourBytes) {
-      // Byte b of the little-endian int is column j's code in block b; `(long) c << 63` keeps
-      // only its sign bit (bit 0). The same four sums as the loop below, bit for bit.
-      int w = (int) CODES_LE.get(byteCode, base);
-      int c0 = w & 0xff;
-      int c1 = (w >>> 8) & 0xff;
-      int c2 = (w >>> 16) & 0xff;
-      int c3 = w >>> 24;
-      acc[off + (c0 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c0 << 63));
-      acc[off + start1 + (c1 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c1 << 63));
-      acc[off + start2 + (c2 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c2 << 63));
-      acc[off + start3 + (c3 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c3 << 63));
-    } else if (byteCode != null) {
+    if (byteCode != null) {
       for (int b = 0; b < s; b++) {
         int c = byteCode[base + b] & 0xff;
         acc[off + blockStarts[b] + (c >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c << 63));
@@ -180,6 +172,35 @@ public final class SparseSignMatrix implements SketchMatrix {
         acc[off + (c >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c << 63));
       }
     }
+  }
+
+  /** True when columns can be read as {@link #codeWord}s: s = 4 and byte-coded. */
+  public boolean hasCodeWords() {
+    return fourBytes;
+  }
+
+  /**
+   * Column j's four codes as one int, byte b its code in block b (only when {@link
+   * #hasCodeWords}). Lets a caller read a column's codes ahead of {@link #addCodeWord}.
+   */
+  public int codeWord(int j) {
+    return (int) CODES_LE.get(byteCode, j << 2);
+  }
+
+  /**
+   * {@link #addColumn} for the column whose {@link #codeWord} is {@code w}: the same four sums,
+   * bit for bit. {@code (long) c << 63} keeps only a code's sign bit (bit 0).
+   */
+  public void addCodeWord(int w, double delta, double[] acc, int off) {
+    long plus = Double.doubleToRawLongBits(delta * value);
+    int c0 = w & 0xff;
+    int c1 = (w >>> 8) & 0xff;
+    int c2 = (w >>> 16) & 0xff;
+    int c3 = w >>> 24;
+    acc[off + (c0 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c0 << 63));
+    acc[off + start1 + (c1 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c1 << 63));
+    acc[off + start2 + (c2 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c2 << 63));
+    acc[off + start3 + (c3 >>> 1)] += Double.longBitsToDouble(plus ^ ((long) c3 << 63));
   }
 
   @Override

@@ -18,18 +18,27 @@ class BandedUpdatesTest {
   private static final SecretKey KEY = SecretKey.forTesting(7);
 
   /**
-   * Band by band gives the same sketch as one update at a time. Δ are small integers and the
-   * embedding entries ±½, so every partial sum is exact in binary floating point and the two
-   * orders must agree bit for bit, across several flushes of a full buffer and a partial one.
+   * Band by band gives the same sketch as one update at a time. Δ are small integers and, with s
+   * = 4, the embedding entries ±½, so every partial sum is exact; with s = 2 (±1/√2, rounded) the
+   * sums agree bit for bit because each entry receives its updates in arrival order either way.
+   * Across several flushes of a full buffer, a partial one, and one of three updates (bands
+   * holding fewer updates than the read-ahead), for s = 4 (codes read ahead) and s = 2 (not).
    */
   @Test
   void flush_equalsApplyingEachUpdateInArrivalOrder() {
+    for (int nonZeros : new int[] {4, 2}) {
+      flushEqualsOneAtATime(nonZeros);
+    }
+  }
+
+  private static void flushEqualsOneAtATime(int nonZeros) {
     int m = 3000;
     int n = 2500;
     int tw = 40;
     int v = 64; // bands of 2^20 / (8·40) → 2048 rows of Y and 2^20 / (8·64) → 2048 rows of Zᵀ
-    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", tw, n, 4);
-    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", v, m, 4);
+    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", tw, n, nonZeros);
+    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", v, m, nonZeros);
+    assertEquals(nonZeros == 4, phiT.hasCodeWords()); // both loops of a band are covered
     double[] y = new double[m * tw];
     double[] zT = new double[n * v];
     double[] yOne = new double[m * tw];
@@ -39,7 +48,7 @@ class BandedUpdatesTest {
     SplittableRandom r = new SplittableRandom(3);
     int updates = 2 * banded.capacity() + 1234;
     int flushes = 0;
-    for (int u = 0; u < updates; u++) {
+    for (int u = 0; u < updates + 3; u++) {
       int i = r.nextInt(m);
       int j = r.nextInt(n);
       double d = r.nextInt(-9, 10);
@@ -49,13 +58,17 @@ class BandedUpdatesTest {
         banded.flush(phiT, y, tw, s, zT, v);
         flushes++;
       }
+      if (u == updates - 1) {
+        assertEquals(2, flushes);
+        assertEquals(1234, banded.size());
+        banded.flush(phiT, y, tw, s, zT, v);
+      }
     }
-    assertEquals(2, flushes);
-    assertEquals(1234, banded.size());
+    assertEquals(3, banded.size());
     banded.flush(phiT, y, tw, s, zT, v);
     assertEquals(0, banded.size());
-    assertArrayEquals(yOne, y);
-    assertArrayEquals(zTOne, zT);
+    assertArrayEquals(yOne, y, "s = " + nonZeros);
+    assertArrayEquals(zTOne, zT, "s = " + nonZeros);
   }
 
   /**
