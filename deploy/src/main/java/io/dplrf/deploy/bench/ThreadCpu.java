@@ -1,5 +1,6 @@
 package io.dplrf.deploy.bench;
 
+import io.dplrf.sketch.files.DirectFileOutputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -51,11 +52,12 @@ final class ThreadCpu {
     if (thread.equals("main")) {
       return "ingest thread";
     }
-    if (thread.equals("dplrf-epoch-close")) {
-      return "epoch closer";
+    if (thread.equals("dplrf-epoch-close")
+        || thread.equals(DirectFileOutputStream.WRITER_THREAD)) {
+      return "epoch closer"; // and the node files' direct writes it hands to the writer thread
     }
-    if (thread.equals(IngestBench.RELEASE_THREAD)) {
-      return "release";
+    if (thread.equals(IngestBench.RELEASE_THREAD) || thread.startsWith("dplrf-release-noise-")) {
+      return "release"; // and the noise workers (NoiseWorkers) that draw its noise beside it
     }
     if (thread.startsWith("ojAlgo")) {
       return "release (ojAlgo workers)";

@@ -13,6 +13,8 @@ class ThreadCpuTest {
     assertEquals("Kafka broker and clients", ThreadCpu.group("consumer_background_thread"));
     assertEquals("Kafka broker and clients",
         ThreadCpu.group("data-plane-kafka-request-handler-0"));
+    assertEquals("epoch closer", ThreadCpu.group("dplrf-direct-writer"));
+    assertEquals("release", ThreadCpu.group("dplrf-release-noise-3"));
     assertEquals("other", ThreadCpu.group("Reference Handler"));
   }
 }

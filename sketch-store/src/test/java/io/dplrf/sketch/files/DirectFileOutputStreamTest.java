@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.SplittableRandom;
@@ -66,6 +68,29 @@ class DirectFileOutputStreamTest {
     assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(f));
     if (Files.getFileStore(dir).supportsFileAttributeView(PosixFileAttributeView.class)) {
       assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
+    }
+  }
+
+  /**
+   * A write that fails on the writer thread is reported to the caller, by the write that needs
+   * its buffer back or at the latest by {@link DirectFileOutputStream#finish}, and never passes
+   * for written: here the channel is read-only, so every positional write fails.
+   */
+  @Test
+  void aFailedBackgroundWrite_isReportedToTheCaller() throws Exception {
+    Path f = dir.resolve("read-only");
+    Files.write(f, new byte[0]);
+    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+      DirectFileOutputStream out = new DirectFileOutputStream(ch, 4096);
+      byte[] chunk = new byte[DirectFileOutputStream.BUFFER_BYTES];
+      IOException e = assertThrows(IOException.class, () -> {
+        out.write(chunk, 0, chunk.length); // fills the first buffer
+        out.write(chunk, 0, chunk.length); // hands it to the writer, fills the second
+        out.write(1); // hands the second over once the first write has ended: it failed
+        out.finish();
+      });
+      assertEquals("direct write failed", e.getMessage());
+      out.close(); // nothing left in flight: closes without a second report
     }
   }
 }
