@@ -1,5 +1,6 @@
 package io.dplrf.ingest;
 
+import io.dplrf.sketch.concurrent.Uninterruptibly;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.ExecutionException;
@@ -70,24 +71,13 @@ final class EpochCloser implements AutoCloseable {
       }
       return;
     }
-    boolean interrupted = false;
     try {
-      while (true) {
-        try {
-          f.get();
-          return;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (ExecutionException e) {
-          failed = e.getCause();
-          rethrow(failed);
-        }
-      }
+      Uninterruptibly.get(f);
+    } catch (ExecutionException e) {
+      failed = e.getCause();
+      rethrow(failed);
     } finally {
       running = null;
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 

@@ -1,6 +1,7 @@
 package io.dplrf.sketch.files;
 
 import com.sun.nio.file.ExtendedOpenOption;
+import io.dplrf.sketch.concurrent.Uninterruptibly;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -165,26 +166,14 @@ public final class DirectFileOutputStream extends OutputStream {
       return;
     }
     inFlight = null;
-    boolean interrupted = false;
     try {
-      while (true) {
-        try {
-          f.get();
-          return;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (ExecutionException e) {
-          Throwable c = e.getCause();
-          if (c instanceof IOException io) {
-            throw io;
-          }
-          throw new IOException("direct write failed", c);
-        }
+      Uninterruptibly.get(f);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof IOException io) {
+        throw io;
       }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+      throw new IOException("direct write failed", c);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.dplrf.sketch.lra;
 
+import io.dplrf.sketch.concurrent.Uninterruptibly;
 import io.dplrf.sketch.randomness.SparseSignMatrix;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -161,7 +162,7 @@ final class BandedUpdates {
       if (taken.compareAndSet(false, true)) {
         return; // never started, and now never will
       }
-      awaitUninterruptibly(done);
+      Uninterruptibly.await(done);
       if (failure == null) {
         return;
       }
@@ -172,22 +173,6 @@ final class BandedUpdates {
       } else {
         throw (Error) failure;
       }
-    }
-  }
-
-  /** Waits for {@code latch} through interrupts, then restores the interrupt flag. */
-  static void awaitUninterruptibly(CountDownLatch latch) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        latch.await();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
     }
   }
 
@@ -241,7 +226,7 @@ final class BandedUpdates {
           partitioned.countDown();
         }
       } else {
-        awaitUninterruptibly(partitioned);
+        Uninterruptibly.await(partitioned);
       }
       int[] bandStart = start;
       if (bandStart == null) {

@@ -1,5 +1,6 @@
 package io.dplrf.sketch.lra;
 
+import io.dplrf.sketch.concurrent.Uninterruptibly;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -62,7 +63,7 @@ final class NoiseWorkers {
       POOL.execute(claim);
     }
     claim.run();
-    BandedUpdates.awaitUninterruptibly(done);
+    Uninterruptibly.await(done);
     Throwable f = failure.get();
     if (f instanceof RuntimeException r) {
       throw r;
@@ -74,28 +75,17 @@ final class NoiseWorkers {
 
   /** The part's result; its failure rethrown as it was (waits through interrupts). */
   static <T> T join(Future<T> part) {
-    boolean interrupted = false;
     try {
-      while (true) {
-        try {
-          return part.get();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (ExecutionException e) {
-          Throwable c = e.getCause();
-          if (c instanceof RuntimeException r) {
-            throw r;
-          }
-          if (c instanceof Error err) {
-            throw err;
-          }
-          throw new IllegalStateException(c);
-        }
+      return Uninterruptibly.get(part);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof RuntimeException r) {
+        throw r;
       }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
+      if (c instanceof Error err) {
+        throw err;
       }
+      throw new IllegalStateException(c);
     }
   }
 }
