@@ -1,5 +1,6 @@
 package io.dplrf.sketch.lra;
 
+import io.dplrf.sketch.noise.GaussianSampler;
 import io.dplrf.sketch.noise.GridGaussian;
 import io.dplrf.sketch.randomness.KeyStream;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -14,16 +15,18 @@ import io.dplrf.sketch.randomness.SecretKey;
  * recreates the node regenerates the very same noise, so no second independent noisy view can
  * ever exist. Only {@link #release()}-style methods hand out data, and only with the noise in.
  *
- * <p><b>Noise derivation</b> (Gaussian parts, {@link #addNoise}). A sketch made by this build
- * draws each part's noise in chunks of {@link #NOISE_CHUNK} entries, chunk c from the keystream
- * of the label {@code node/part/chunk/c}, so that a release's chunks can be drawn on several
- * threads. Sketches written by builds before it (sketch format version 1) drew each part from
- * one stream, {@code node/part}, in entry order; {@link SketchCodec} records which derivation a
- * sketch uses ({@link #noiseChunk()}) and a restored sketch keeps it, so a node that has been
+ * <p><b>Noise derivation</b> (Gaussian parts, {@link #addNoise}; {@link NoiseDerivation}). A
+ * sketch made by this build draws each part's noise in chunks of {@link #NOISE_CHUNK} entries,
+ * chunk c from the keystream of the label {@code node/part/chunk/c}, so that a release's chunks
+ * can be drawn on several threads, and reads each stream with the blocked alias-table sampler
+ * ({@link io.dplrf.sketch.noise.BlockDiscreteGaussian}). Earlier builds read the streams with CKS
+ * Algorithm 3 (sketch format 2), and before that drew each part from one stream, {@code
+ * node/part}, in entry order (format 1). {@link SketchCodec} records which derivation a sketch
+ * uses ({@link #noiseDerivation()}) and a restored sketch keeps it, so a node that has been
  * released releases the same noise after an upgrade. Distinct labels give independent streams
- * (HMAC-SHA256 is a PRF: {@link KeyStream}), so either derivation gives independent samples of
- * the same law; a node made afresh after a restart uses the current derivation, and was never
- * released before it (the ingest loop releases only nodes its durable snapshot holds).
+ * (HMAC-SHA256 is a PRF: {@link KeyStream}) and both samplers are exact, so every derivation gives
+ * independent samples of the same law; a node made afresh after a restart uses its stream's
+ * derivation.
  *
  * <p>Not thread-safe: one writer owns a sketch.
  */
@@ -37,8 +40,8 @@ public abstract sealed class NoisyLinearSketch
   private long updates;
   /** Set by {@link #intoNode}: the data now belongs to a node; this object must not be used. */
   private boolean handedOver;
-  /** Entries per keyed noise chunk; 0 for one stream per part (sketches of format version 1). */
-  private int noiseChunk = NOISE_CHUNK;
+  /** Chunks and sampler of this sketch's noise (class comment); a new sketch's is the current. */
+  private NoiseDerivation derivation = NoiseDerivation.CURRENT;
   /** Set at the first {@link #addNoise}: from then on the derivation is fixed. */
   private volatile boolean noiseDrawn;
 
@@ -183,7 +186,7 @@ public abstract sealed class NoisyLinearSketch
     flushPending();
     NoisyLinearSketch node = withState(java.util.Objects.requireNonNull(nodeLabel, "nodeLabel"));
     node.updates = updates;
-    node.noiseChunk = noiseChunk; // the stream's derivation, which its accumulator carries
+    node.derivation = derivation; // the stream's derivation, which its accumulator carries
     handedOver = true;
     dropUpdateBuffers(); // spent: no more updates, and the close that follows allocates the spare
     return node;
@@ -228,30 +231,24 @@ public abstract sealed class NoisyLinearSketch
   /** Bytes of state this sketch keeps (accumulators and cached sketching-matrix rows). */
   public abstract long sizeInBytes();
 
-  /**
-   * Entries per keyed noise chunk, or 0 if each part's noise is one stream (class comment); for
-   * {@link SketchCodec}.
-   */
-  final int noiseChunk() {
-    return noiseChunk;
+  /** How this sketch's noise is derived (class comment); for {@link SketchCodec}. */
+  final NoiseDerivation noiseDerivation() {
+    return derivation;
   }
 
   /**
-   * Sets how this sketch's noise is derived: in keyed chunks of {@code entries}, or, with 0, one
-   * stream per part (class comment). For a sketch restored from its bytes ({@link SketchCodec})
-   * and for a stream that keeps the derivation it started with (a tree made before chunks: {@code
+   * Sets how this sketch's noise is derived (class comment). For a sketch restored from its bytes
+   * ({@link SketchCodec}) and for a stream that keeps the derivation it started with ({@code
    * ContinualSketch}); the caller must persist it with the sketch, as {@link SketchCodec} does.
    *
    * @throws IllegalStateException once this sketch has drawn noise: its noise never changes
    */
-  public final void deriveNoiseInChunksOf(int entries) {
-    if (entries < 0) {
-      throw new IllegalArgumentException("noise chunk must be >= 0, got " + entries);
-    }
+  public final void deriveNoise(NoiseDerivation derivation) {
+    java.util.Objects.requireNonNull(derivation, "derivation");
     if (noiseDrawn) {
       throw new IllegalStateException("sketch " + nodeLabel + " has drawn its noise already");
     }
-    noiseChunk = entries;
+    this.derivation = derivation;
   }
 
   /** One array's share of a release's noise: its part label, its calibration, and the array. */
@@ -274,13 +271,14 @@ public abstract sealed class NoisyLinearSketch
     }
     noiseDrawn = true;
     int threads = Runtime.getRuntime().availableProcessors();
-    if (noiseChunk == 0) {
-      NoiseWorkers.run(parts.length, threads, p -> parts[p].noise().grid().addTo(
+    GaussianSampler sampler = derivation.sampler();
+    if (derivation.chunk() == 0) {
+      NoiseWorkers.run(parts.length, threads, p -> parts[p].noise().grid().addTo(sampler,
           KeyStream.of(key, nodeLabel + "/" + parts[p].part()).bits(),
           parts[p].dst(), 0, parts[p].dst().length));
       return;
     }
-    int chunk = noiseChunk;
+    int chunk = derivation.chunk();
     int[] firstTask = new int[parts.length + 1];
     for (int p = 0; p < parts.length; p++) {
       firstTask[p + 1] = firstTask[p] + (parts[p].dst().length + chunk - 1) / chunk;
@@ -293,7 +291,7 @@ public abstract sealed class NoisyLinearSketch
       NoisePart part = parts[p];
       int c = task - firstTask[p];
       int off = c * chunk;
-      part.noise().grid().addTo(KeyStream.of(key, chunkLabel(part.part(), c)).bits(),
+      part.noise().grid().addTo(sampler, KeyStream.of(key, chunkLabel(part.part(), c)).bits(),
           part.dst(), off, Math.min(chunk, part.dst().length - off));
     });
   }

@@ -1,5 +1,6 @@
 package io.dplrf.sketch.lra;
 
+import io.dplrf.sketch.noise.GaussianSampler;
 import io.dplrf.sketch.noise.GridGaussian;
 import io.dplrf.sketch.noise.GridLaplace;
 import io.dplrf.sketch.params.PrivacyParams;
@@ -25,20 +26,23 @@ import java.util.zip.CheckedOutputStream;
  * differently-drawn noisy view.
  *
  * <pre>
- * Format version 2, big-endian (java.io.DataOutput); version 1 (read, no longer written) lacks
- * noiseChunk and derives each part's noise from one stream (NoisyLinearSketch, "Noise
+ * Format version 3, big-endian (java.io.DataOutput). Version 2 (read, no longer written) lacks
+ * sampler and reads its noise streams with CKS Algorithm 3; version 1 (read, no longer written)
+ * also lacks noiseChunk and derives each part's noise from one stream (NoisyLinearSketch, "Noise
  * derivation"):
  *
  *  field                 type        notes
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFSK1"
- *  version               int32       2
+ *  version               int32       3
  *  mechanism             int8        1 = priv1, 2 = priv2, 3 = dense input perturbation,
  *                                    4 = priv2 with sparse sign embeddings,
  *                                    5 = robust-lra, 6 = robust-pca (paper 000)
  *  noiseless             int8        1 for a --no-noise sketch (not private), else 0
  *  noiseChunk            int32       entries per keyed chunk of each Gaussian part's noise
  *                                    (labels node/part/chunk/c); 0 = one stream per part
+ *  sampler               int8        the exact sampler reading each noise stream: 0 = CKS
+ *                                    Algorithm 3, 1 = blocked alias table (GaussianSampler)
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         label of the shared sketching matrices ("" for dense)
  *  node                  UTF         label of this sketch's own randomness
@@ -64,7 +68,9 @@ import java.util.zip.CheckedOutputStream;
  */
 public final class SketchCodec {
   private static final byte[] MAGIC = "DPLRFSK1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-  static final int VERSION = 2;
+  static final int VERSION = 3;
+  /** Still read: no sampler field (its sketches read their streams with CKS Algorithm 3). */
+  static final int VERSION_CKS = 2;
   /** The first version, still read: no noiseChunk field (its sketches draw one stream per part). */
   static final int VERSION_ONE_STREAM = 1;
 
@@ -121,7 +127,8 @@ public final class SketchCodec {
     }
     d.writeByte(mechanism);
     d.writeByte(sketch.isNoiseless() ? 1 : 0);
-    d.writeInt(sketch.noiseChunk());
+    d.writeInt(sketch.noiseDerivation().chunk());
+    d.writeByte(sketch.noiseDerivation().sampler().code());
     d.writeUTF(sketch.key.fingerprint());
     d.writeUTF(sketch.instance());
     d.writeUTF(sketch.nodeLabel());
@@ -181,9 +188,9 @@ public final class SketchCodec {
         throw new IOException("not a dplrf sketch snapshot (bad magic number)");
       }
       int version = d.readInt();
-      if (version != VERSION && version != VERSION_ONE_STREAM) {
+      if (version < VERSION_ONE_STREAM || version > VERSION) {
         throw new IOException("unsupported sketch snapshot version " + version
-            + " (this build reads " + VERSION_ONE_STREAM + " and " + VERSION + ")");
+            + " (this build reads " + VERSION_ONE_STREAM + " to " + VERSION + ")");
       }
       int mechanism = d.readByte();
       boolean noiseless = d.readByte() == 1;
@@ -191,6 +198,9 @@ public final class SketchCodec {
       if (noiseChunk < 0) {
         throw new IOException("corrupt sketch snapshot: noise chunk " + noiseChunk);
       }
+      int samplerCode = version >= VERSION ? d.readByte() : GaussianSampler.CKS.code();
+      NoiseDerivation derivation = new NoiseDerivation(noiseChunk,
+          GaussianSampler.ofCode(samplerCode)); // a bad code: IllegalArgumentException, below
       String fingerprint = d.readUTF();
       String instance = d.readUTF();
       String node = d.readUTF();
@@ -231,7 +241,7 @@ public final class SketchCodec {
         throw new IOException("sketch snapshot checksum mismatch: the file is corrupt");
       }
       sketch.restoreUpdateCount(updates);
-      sketch.deriveNoiseInChunksOf(noiseChunk);
+      sketch.deriveNoise(derivation);
       return sketch;
     } catch (EOFException e) {
       throw new IOException("sketch snapshot is truncated", e);

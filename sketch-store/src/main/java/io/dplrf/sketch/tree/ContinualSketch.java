@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.lra.SketchCodec;
@@ -96,7 +97,7 @@ public final class ContinualSketch {
 
   /** A new stream whose closed nodes are archived in memory. */
   public static ContinualSketch create(TreeConfig config, SecretKey key, String instance) {
-    return create(config, key, instance, NodeArchive.memory(), NoisyLinearSketch.NOISE_CHUNK);
+    return create(config, key, instance, NodeArchive.memory(), NoiseDerivation.CURRENT);
   }
 
   /**
@@ -111,17 +112,17 @@ public final class ContinualSketch {
           + "needs an empty directory");
     }
     return create(config, key, instance, NodeArchive.directory(nodeStore),
-        NoisyLinearSketch.NOISE_CHUNK);
+        NoiseDerivation.CURRENT);
   }
 
-  /** {@code noiseChunk}: {@link NoisyLinearSketch#deriveNoiseInChunksOf} for its sketches. */
+  /** {@code derivation}: {@link NoisyLinearSketch#deriveNoise} for its sketches. */
   static ContinualSketch create(TreeConfig config, SecretKey key, String instance,
-      NodeArchive archive, int noiseChunk) {
+      NodeArchive archive, NoiseDerivation derivation) {
     if (instance == null || instance.isEmpty()) {
       throw new IllegalArgumentException("instance must be a non-empty label. Provided value: "
           + instance);
     }
-    NodeFactory f = NodeFactory.create(config, key, instance, noiseChunk);
+    NodeFactory f = NodeFactory.create(config, key, instance, derivation);
     ContinualSketch tree = new ContinualSketch(config, key, instance, f, f.accumulator(), archive);
     if (!f.nodesStartEmpty()) {
       f.openStartingAt(tree.open, 1, config.epochs());

@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.Priv1Matrices;
 import io.dplrf.sketch.lra.Priv1Plan;
@@ -31,23 +32,24 @@ final class NodeFactory {
   final RobustMatrices robust;
   /**
    * How every sketch of this stream derives its Gaussian noise ({@link
-   * NoisyLinearSketch#deriveNoiseInChunksOf}): fixed when the stream starts and kept in its
-   * snapshot, so that a stream started before chunked noise keeps one stream per part for all its
+   * NoisyLinearSketch#deriveNoise}): fixed when the stream starts and kept in its snapshot, so
+   * that a stream started by an earlier build keeps that build's chunks and sampler for all its
    * nodes.
    */
-  final int noiseChunk;
+  final NoiseDerivation derivation;
 
   /** A factory for {@code plan} (restore: the robust matrices are regenerated from the key). */
-  NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan, int noiseChunk) {
+  NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan,
+      NoiseDerivation derivation) {
     this(c, key, instance, plan, plan instanceof RobustPlan rp
         ? RobustMatrices.generate(key, instance, c.sizes(), rp.p(), rp.pca(), rp.stableClip())
-        : null, noiseChunk);
+        : null, derivation);
   }
 
   private NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan,
-      RobustMatrices robust, int noiseChunk) {
+      RobustMatrices robust, NoiseDerivation derivation) {
     this.plan = plan;
-    this.noiseChunk = noiseChunk;
+    this.derivation = derivation;
     this.key = key;
     this.instance = instance;
     this.robust = robust;
@@ -72,14 +74,15 @@ final class NodeFactory {
    * drawn matrices (exact sensitivity, docs/privacy/robust.md §3–4): L = depth compositions, the
    * grid rounding charged over every node of the tree.
    */
-  static NodeFactory create(TreeConfig c, SecretKey key, String instance, int noiseChunk) {
+  static NodeFactory create(TreeConfig c, SecretKey key, String instance,
+      NoiseDerivation derivation) {
     if (c.mechanism().robust()) {
       RobustMatrices mats = RobustMatrices.generate(key, instance, c.sizes(), c.p(),
           c.mechanism() == StreamMechanism.ROBUST_PCA);
       RobustPlan plan = RobustPlan.calibrate(c.privacy(), c.clip(), mats, c.depth(), c.nodeCount());
-      return new NodeFactory(c, key, instance, plan, mats, noiseChunk);
+      return new NodeFactory(c, key, instance, plan, mats, derivation);
     }
-    return new NodeFactory(c, key, instance, calibrate(c), noiseChunk);
+    return new NodeFactory(c, key, instance, calibrate(c), derivation);
   }
 
   /**
@@ -121,7 +124,7 @@ final class NodeFactory {
           ? Priv1Sketch.create(p, p1Nodes, key, label(id))
           : Priv2Sketch.create((Priv2Plan) plan, p2Nodes, key, label(id));
     }
-    s.deriveNoiseInChunksOf(noiseChunk);
+    s.deriveNoise(derivation);
     return s;
   }
 
@@ -143,7 +146,7 @@ final class NodeFactory {
           ? Priv1Sketch.createWithoutNoise(p, p1Acc, key, label)
           : Priv2Sketch.createWithoutNoise((Priv2Plan) plan, p2Acc, key, label);
     }
-    s.deriveNoiseInChunksOf(noiseChunk);
+    s.deriveNoise(derivation);
     return s;
   }
 

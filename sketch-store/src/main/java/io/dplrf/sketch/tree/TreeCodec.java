@@ -1,8 +1,11 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
+
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.lra.SketchCodec;
+import io.dplrf.sketch.noise.GaussianSampler;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -38,17 +41,19 @@ import java.util.zip.CheckedOutputStream;
  * parameters round-trip exactly and nothing is ever recalibrated or redrawn on restore.
  *
  * <pre>
- * Format version 3, big-endian (java.io.DataOutput):
+ * Format version 4, big-endian (java.io.DataOutput):
  *
  *  field                 type        notes
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFCT1"
- *  version               int32       3
+ *  version               int32       4
  *  mechanism             int8        1 = priv1, 2 = priv2, 3 = priv2-sparse, 4 = robust-lra,
  *                                    5 = robust-pca
  *  cacheUpdateColumns    int8        0 / 1
  *  noiseChunk            int32       how the stream's sketches derive their noise: entries per
  *                                    keyed chunk, 0 = one stream per part (NodeFactory)
+ *  sampler               int8        and the exact sampler reading each stream: 0 = CKS
+ *                                    Algorithm 3, 1 = blocked alias table (GaussianSampler)
  *  keyFingerprint        UTF         SecretKey.fingerprint(); reading with another key fails
  *  instance              UTF         the stream's instance label
  *  m, n, k, t, v         5 × int32   sizes
@@ -72,15 +77,16 @@ import java.util.zip.CheckedOutputStream;
  * <p>So a snapshot taken at an epoch close of a Priv2 tree with a node store is a few hundred
  * bytes: the accumulator is empty, no node is open, and the retained nodes are named, not copied.
  *
- * <p>Version 2 (read, never written) is version 3 without noiseChunk: its streams keep one noise
- * stream per part. Version 1 (read, never written) differs from version 2 in: no p (a robust
+ * <p>Version 3 (read, never written) is version 4 without sampler: its streams keep the CKS
+ * sampler. Version 2 (read, never written) is version 3 without noiseChunk: its streams keep one
+ * noise stream per part. Version 1 (read, never written) differs from version 2 in: no p (a robust
  * tree's p is its accumulator plan's); the accumulator always present; store 1 copies the retained
  * nodes' bytes; a Priv2 tree has open nodes, which are checked and dropped on restore (a version-2
  * tree makes each node from its closed children instead).
  */
 final class TreeCodec {
   private static final byte[] MAGIC = "DPLRFCT1".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 3;
+  static final int VERSION = 4;
   private static final int MAX_NODES = 1 << 24;
 
   private TreeCodec() {}
@@ -105,7 +111,8 @@ final class TreeCodec {
       case ROBUST_PCA -> 5;
     });
     d.writeByte(c.cacheUpdateColumns() ? 1 : 0);
-    d.writeInt(tree.factory.noiseChunk);
+    d.writeInt(tree.factory.derivation.chunk());
+    d.writeByte(tree.factory.derivation.sampler().code());
     d.writeUTF(tree.key.fingerprint());
     d.writeUTF(tree.instance);
     SketchSizes s = c.sizes();
@@ -179,6 +186,13 @@ final class TreeCodec {
       if (noiseChunk < 0) {
         throw new IOException("corrupt tree snapshot: noise chunk " + noiseChunk);
       }
+      int samplerCode = version >= 4 ? d.readByte() : GaussianSampler.CKS.code();
+      NoiseDerivation derivation;
+      try {
+        derivation = new NoiseDerivation(noiseChunk, GaussianSampler.ofCode(samplerCode));
+      } catch (IllegalArgumentException e) {
+        throw new IOException("corrupt tree snapshot: " + e.getMessage(), e);
+      }
       String fingerprint = d.readUTF();
       String instance = d.readUTF();
       SketchSizes sizes =
@@ -233,7 +247,7 @@ final class TreeCodec {
         throw new IOException("this tree snapshot keeps its closed nodes in memory; no node "
             + "store directory applies");
       }
-      return restore(config, p, noiseChunk, key, instance, closedEpochs, acc, openNodes, closedNodes,
+      return restore(config, p, derivation, key, instance, closedEpochs, acc, openNodes, closedNodes,
           store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore), nodesInMemory);
     } catch (EOFException e) {
       throw new IOException("tree snapshot is truncated", e);
@@ -246,7 +260,8 @@ final class TreeCodec {
    * @param pInHeader the robust mechanisms' p from a version-2 header, else NaN
    * @param nodesInMemory the most decomposition nodes kept in memory (node files only)
    */
-  private static ContinualSketch restore(TreeConfig config, double pInHeader, int noiseChunk,
+  private static ContinualSketch restore(TreeConfig config, double pInHeader,
+      NoiseDerivation derivation,
       SecretKey key, String instance, int closedEpochs, byte[] accBytes,
       List<NodeBytes> openNodes, List<NodeBytes> closedNodes, NodeArchive archive,
       int nodesInMemory) throws IOException {
@@ -282,8 +297,8 @@ final class TreeCodec {
       config = new TreeConfig(config.mechanism(), config.sizes(), config.privacy(), config.clip(),
           config.epochs(), config.cacheUpdateColumns(), rp.p());
     }
-    NodeFactory factory = plan != null ? new NodeFactory(config, key, instance, plan, noiseChunk)
-        : NodeFactory.create(config, key, instance, noiseChunk);
+    NodeFactory factory = plan != null ? new NodeFactory(config, key, instance, plan, derivation)
+        : NodeFactory.create(config, key, instance, derivation);
     plan = factory.plan;
     NoisyLinearSketch acc = factory.accumulator();
     if (saved != null) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.sketch.noise.GaussianSampler;
 import io.dplrf.sketch.noise.GridGaussian;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.KeyStream;
@@ -37,8 +38,10 @@ class ChunkedNoiseTest {
     int chunk = NoisyLinearSketch.NOISE_CHUNK;
     double[] expected = new double[M * N];
     GridGaussian g = PLAN.noise().grid();
-    g.addTo(KeyStream.of(KEY, "chunks/node/N/chunk/0").bits(), expected, 0, chunk);
-    g.addTo(KeyStream.of(KEY, "chunks/node/N/chunk/1").bits(), expected, chunk, M * N - chunk);
+    g.addTo(GaussianSampler.BLOCKED, KeyStream.of(KEY, "chunks/node/N/chunk/0").bits(), expected,
+        0, chunk);
+    g.addTo(GaussianSampler.BLOCKED, KeyStream.of(KEY, "chunks/node/N/chunk/1").bits(), expected,
+        chunk, M * N - chunk);
     assertArrayEquals(expected, noise);
   }
 
@@ -75,14 +78,14 @@ class ChunkedNoiseTest {
   void theDerivationOfASketch_isFixedOnceItHasDrawnNoise() {
     DenseInputPerturbation s = DenseInputPerturbation.create(PLAN, KEY, "chunks/fixed");
     double[] first = noiseOf(s);
-    assertThrows(IllegalStateException.class, () -> s.deriveNoiseInChunksOf(0));
+    assertThrows(IllegalStateException.class, () -> s.deriveNoise(NoiseDerivation.ONE_STREAM));
     assertArrayEquals(first, noiseOf(s));
   }
 
   @Test
   void oneStreamPerPart_isTheVersion1Derivation() {
     DenseInputPerturbation s = DenseInputPerturbation.create(PLAN, KEY, "chunks/old");
-    s.deriveNoiseInChunksOf(0);
+    s.deriveNoise(NoiseDerivation.ONE_STREAM);
     double[] expected = new double[M * N];
     PLAN.noise().grid().addTo(KeyStream.of(KEY, "chunks/old/N").bits(), expected, 0, M * N);
     assertArrayEquals(expected, noiseOf(s));

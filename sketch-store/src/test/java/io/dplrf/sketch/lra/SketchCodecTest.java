@@ -13,6 +13,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class SketchCodecTest {
   static final SecretKey KEY = SecretKey.forTesting(21);
@@ -104,7 +106,7 @@ class SketchCodecTest {
   void goldenVersion1Snapshots_stayReadableAndReleaseTheSameView() throws IOException {
     try (InputStream in = getClass().getResourceAsStream("/golden/priv1-v1.sketch")) {
       Priv1Sketch g = (Priv1Sketch) SketchCodec.read(in, KEY, false);
-      assertEquals(0, g.noiseChunk(), "version 1: one noise stream per part");
+      assertEquals(NoiseDerivation.ONE_STREAM, g.noiseDerivation(), "version 1: one stream per part");
       assertArrayEquals(oneStream(priv1()).release().z().data(), g.release().z().data());
       assertArrayEquals(oneStream(priv1()).release().yr().data(), g.release().yr().data());
     }
@@ -114,25 +116,35 @@ class SketchCodecTest {
     }
   }
 
-  /** Version 2 (chunked noise) likewise, against the same sketches made today. */
-  @Test
-  void goldenVersion2Snapshots_stayReadableAndReleaseTheSameView() throws IOException {
-    try (InputStream in = getClass().getResourceAsStream("/golden/priv1-v2.sketch")) {
+  /**
+   * Versions 2 (chunks read by CKS) and 3 (chunks read by the blocked sampler) likewise, against
+   * the same sketches made today with that derivation.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {2, 3})
+  void goldenChunkedSnapshots_stayReadableAndReleaseTheSameView(int version) throws IOException {
+    NoiseDerivation d = version == 2 ? NoiseDerivation.CHUNKED_CKS : NoiseDerivation.CURRENT;
+    try (InputStream in = getClass().getResourceAsStream("/golden/priv1-v" + version + ".sketch")) {
       Priv1Sketch g = (Priv1Sketch) SketchCodec.read(in, KEY, false);
-      assertEquals(NoisyLinearSketch.NOISE_CHUNK, g.noiseChunk());
-      assertArrayEquals(priv1().release().z().data(), g.release().z().data());
-      assertArrayEquals(priv1().release().yr().data(), g.release().yr().data());
+      assertEquals(d, g.noiseDerivation());
+      assertArrayEquals(derived(priv1(), d).release().z().data(), g.release().z().data());
+      assertArrayEquals(derived(priv1(), d).release().yr().data(), g.release().yr().data());
     }
-    try (InputStream in = getClass().getResourceAsStream("/golden/priv2-v2.sketch")) {
+    try (InputStream in = getClass().getResourceAsStream("/golden/priv2-v" + version + ".sketch")) {
       Priv2Sketch g = (Priv2Sketch) SketchCodec.read(in, KEY, false);
-      assertArrayEquals(priv2().release().y().data(), g.release().y().data());
-      assertArrayEquals(priv2().release().z().data(), g.release().z().data());
+      assertEquals(d, g.noiseDerivation());
+      assertArrayEquals(derived(priv2(), d).release().y().data(), g.release().y().data());
+      assertArrayEquals(derived(priv2(), d).release().z().data(), g.release().z().data());
     }
   }
 
   /** A sketch of a build before chunked noise: one stream per part. */
   private static <S extends NoisyLinearSketch> S oneStream(S s) {
-    s.deriveNoiseInChunksOf(0);
+    return derived(s, NoiseDerivation.ONE_STREAM);
+  }
+
+  private static <S extends NoisyLinearSketch> S derived(S s, NoiseDerivation d) {
+    s.deriveNoise(d);
     return s;
   }
 

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dplrf.sketch.lra.NoisyLinearSketch;
+import io.dplrf.sketch.lra.NoiseDerivation;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -256,7 +256,7 @@ class PipelinedCloseTest {
       throw new IOException("disk full");
     });
     ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "f", failing,
-        NoisyLinearSketch.NOISE_CHUNK);
+        NoiseDerivation.CURRENT);
     feed(tree, 1, 0, PER_EPOCH);
     PendingClose p = tree.beginClose();
     assertThrows(UncheckedIOException.class, () -> tree.finishClose(p));

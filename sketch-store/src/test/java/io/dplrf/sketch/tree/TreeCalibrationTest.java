@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.calibration.CovarianceMechanism;
 import io.dplrf.sketch.lra.GaussianSketchNoise;
+import io.dplrf.sketch.lra.LaplaceSketchNoise;
+import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.Priv1Plan;
 import io.dplrf.sketch.lra.Priv2Plan;
-import io.dplrf.sketch.lra.LaplaceSketchNoise;
-import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.params.SketchSizes;
 import org.junit.jupiter.api.Test;
@@ -47,7 +47,7 @@ class TreeCalibrationTest {
       TreeConfig c = config(m);
       assertEquals(197, c.nodeCount()); // 100+50+25+12+6+3+1+0, below 2T - 1
       NodeFactory f = NodeFactory.create(c, TreeFixtures.KEY_FOR_CALIBRATION, "cal/" + m.cliName(),
-          NoisyLinearSketch.NOISE_CHUNK);
+          NoiseDerivation.CURRENT);
       RobustPlan node = (RobustPlan) f.plan;
       RobustPlan one = RobustPlan.calibrate(PRIVACY, CLIP, f.robust);
       assertEquals(l, node.compositions());

@@ -8,10 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dplrf.sketch.lra.NoisyLinearSketch;
+import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.Priv1Sketches;
 import io.dplrf.sketch.lra.Priv2Sketches;
 import io.dplrf.sketch.lra.ReleasedSketches;
+import io.dplrf.sketch.lra.RobustSketches;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.io.ByteArrayInputStream;
@@ -19,7 +20,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
-import io.dplrf.sketch.lra.RobustSketches;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,14 +33,14 @@ class TreeCodecTest {
 
   /** The golden content: 2 epochs closed and half of epoch 3 in the accumulator. */
   static ContinualSketch golden(StreamMechanism mech) {
-    return golden(mech, NoisyLinearSketch.NOISE_CHUNK);
+    return golden(mech, NoiseDerivation.CURRENT);
   }
 
-  /** As a stream of a build whose sketches derive their noise as {@code noiseChunk} says. */
-  static ContinualSketch golden(StreamMechanism mech, int noiseChunk) {
+  /** As a stream of a build whose sketches derive their noise as {@code derivation} says. */
+  static ContinualSketch golden(StreamMechanism mech, NoiseDerivation derivation) {
     ContinualSketch tree = ContinualSketch.create(
         new TreeConfig(mech, SIZES, TreeFixtures.PRIVACY, 2.0, T, false), KEY,
-        "golden/tree-" + mech.cliName(), NodeArchive.memory(), noiseChunk);
+        "golden/tree-" + mech.cliName(), NodeArchive.memory(), derivation);
     feedUntilMidEpoch3(tree);
     return tree;
   }
@@ -231,7 +231,7 @@ class TreeCodecTest {
       }
     });
     ContinualSketch tree = ContinualSketch.create(config, KEY, "retry", flaky,
-        NoisyLinearSketch.NOISE_CHUNK);
+        NoiseDerivation.CURRENT);
     ContinualSketch clean = ContinualSketch.create(config, KEY, "retry", dir.resolve("clean"));
     for (int e = 1; e <= 2; e++) {
       feed(tree, e, 0, PER_EPOCH);
@@ -253,13 +253,14 @@ class TreeCodecTest {
    * Golden files of every tree format version (written once by TreeGoldenSnapshots.main): they
    * must stay readable and continue exactly as the same tree built today — with the noise
    * derivation the stream started with: one stream per part before version 3 (the nodes made after
-   * the restore keep it too), chunks from version 3 on.
+   * the restore keep it too), chunks from version 3 on, the blocked sampler from version 4 on.
    */
   @ParameterizedTest
   @org.junit.jupiter.params.provider.CsvSource({"priv1, 1", "priv2, 1", "priv2-sparse, 1",
       "robust-lra, 1", "robust-pca, 1", "priv1, 2", "priv2, 2", "priv2-sparse, 2", "robust-lra, 2",
       "robust-pca, 2", "priv1, 3", "priv2, 3", "priv2-sparse, 3", "robust-lra, 3",
-      "robust-pca, 3"})
+      "robust-pca, 3", "priv1, 4", "priv2, 4", "priv2-sparse, 4", "robust-lra, 4",
+      "robust-pca, 4"})
   void goldenSnapshots_stayReadableAndContinueIdentically(String mechanism, int version)
       throws IOException {
     StreamMechanism mech = StreamMechanism.fromCliName(mechanism);
@@ -267,22 +268,28 @@ class TreeCodecTest {
     try (InputStream in = getClass().getResourceAsStream(name)) {
       assertTrue(in != null, name + " is missing");
       ContinualSketch g = ContinualSketch.readFrom(in, KEY);
-      assertSameFuture(golden(mech, version < 3 ? 0 : NoisyLinearSketch.NOISE_CHUNK), g);
+      NoiseDerivation started = version < 3 ? NoiseDerivation.ONE_STREAM
+          : version < 4 ? NoiseDerivation.CHUNKED_CKS : NoiseDerivation.CURRENT;
+      assertSameFuture(golden(mech, started), g);
     }
   }
 
   /**
-   * The derivation matters: a stream started before chunked noise and the same stream started
-   * today release different noise for the same node (so the test above would fail if a restored
-   * old stream took the new derivation), while the same derivation releases the same noise.
+   * The derivation matters: streams started with one stream per part, with chunks read by CKS and
+   * with chunks read by the blocked sampler release different noise for the same node (so the
+   * test above would fail if a restored old stream took the new derivation), while the same
+   * derivation releases the same noise.
    */
   @Test
-  void streamsOfTheTwoDerivations_releaseDifferentNoise_forTheSameNode() {
-    ContinualSketch oneStream = golden(StreamMechanism.PRIV2, 0);
-    ContinualSketch chunked = golden(StreamMechanism.PRIV2);
-    Priv2Sketches a = (Priv2Sketches) oneStream.releasePrefix(2);
-    Priv2Sketches b = (Priv2Sketches) chunked.releasePrefix(2);
+  void streamsOfTheThreeDerivations_releaseDifferentNoise_forTheSameNode() {
+    Priv2Sketches a = (Priv2Sketches)
+        golden(StreamMechanism.PRIV2, NoiseDerivation.ONE_STREAM).releasePrefix(2);
+    Priv2Sketches b = (Priv2Sketches)
+        golden(StreamMechanism.PRIV2, NoiseDerivation.CHUNKED_CKS).releasePrefix(2);
+    Priv2Sketches c = (Priv2Sketches) golden(StreamMechanism.PRIV2).releasePrefix(2);
     assertFalse(java.util.Arrays.equals(a.y().data(), b.y().data()));
-    assertSameRelease(b, golden(StreamMechanism.PRIV2).releasePrefix(2), "[1, 2] chunked");
+    assertFalse(java.util.Arrays.equals(b.y().data(), c.y().data()));
+    assertFalse(java.util.Arrays.equals(a.y().data(), c.y().data()));
+    assertSameRelease(c, golden(StreamMechanism.PRIV2).releasePrefix(2), "[1, 2] current");
   }
 }
