@@ -4,6 +4,7 @@ import io.dplrf.deploy.bench.AccuracyBench;
 import io.dplrf.deploy.bench.CompletionBench;
 import io.dplrf.deploy.bench.Datasets;
 import io.dplrf.deploy.bench.IngestBench;
+import io.dplrf.deploy.bench.NoiseBench;
 import io.dplrf.deploy.bench.PcaBench;
 import io.dplrf.deploy.bench.RangeBench;
 import io.dplrf.deploy.bench.ReleaseBench;
@@ -57,6 +58,7 @@ final class BenchCommand {
                                    [--repeats 3] [--seed 1]
              dplrf bench update    [--rows 100000] [--cols 100000] [--rank 10] [--sketch-cols 100]
                                    [--sketch-rows 400] [--updates 20000000] [--rounds 2] [--seed 1]
+             dplrf bench noise     [--sigma 1.5] [--samples 20000000] [--rounds 3] [--seed 1]
              dplrf bench range     [--rows 100000] [--cols 100000] [--rank 10] [--epochs 8]
                                    [--updates 100000 (per epoch)] [--from 2] [--to 7] [--seed 1]
       """;
@@ -65,14 +67,15 @@ final class BenchCommand {
       "delta", "clip", "sketch-cols", "sketch-rows", "alpha", "seed", "data", "mechanisms", "updates",
       "epochs", "mechanism", "batch", "rounds", "seeds", "large-rows", "datasets", "synthetic-users",
       "runs", "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate",
-      "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to");
+      "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to",
+      "sigma", "samples");
 
   private BenchCommand() {}
 
   static int run(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
       throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust,"
-          + " completion, ingest, release, update or range");
+          + " completion, ingest, release, update, noise or range");
     }
     String which = argv[1];
     Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("no-oja"));
@@ -91,6 +94,11 @@ final class BenchCommand {
           a.integer("sketch-cols", 100), a.integer("sketch-rows", 400)),
           Long.parseLong(a.string("updates", "20000000")), a.integer("seed", 1))
           .run(a.integer("rounds", 2), out);
+      return 0;
+    }
+    if (which.equals("noise")) {
+      new NoiseBench(a.number("sigma", 1.5), Long.parseLong(a.string("samples", "20000000")),
+          a.integer("seed", 1)).run(a.integer("rounds", 3), out);
       return 0;
     }
     if (which.equals("range")) {

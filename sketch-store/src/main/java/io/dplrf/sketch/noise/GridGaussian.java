@@ -29,7 +29,7 @@ public final class GridGaussian {
 
   private final PowerOfTwoGrid grid;
   private final DiscreteGaussian gaussian;
-  /** Built at first use (≈ 0.1 ms of tables); deterministic, so a racing second build is equal. */
+  /** Built at first use (1–8 ms of tables); deterministic, so a racing second build is equal. */
   private volatile BlockDiscreteGaussian blocked;
 
   private GridGaussian(PowerOfTwoGrid grid) {
