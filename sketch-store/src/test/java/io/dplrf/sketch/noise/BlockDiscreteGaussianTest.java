@@ -164,16 +164,24 @@ class BlockDiscreteGaussianTest {
     assertThrows(IllegalArgumentException.class, () -> BlockDiscreteGaussian.withScale(1L << 31));
   }
 
-  /** e^{−m²/(2s²)} to 60 significant digits: 1/e^{γ} by its Taylor series (all terms positive). */
+  /** e^{−m²/(2s²)} to 60 significant digits. */
   static BigDecimal expMinus(long m, long s) {
     BigDecimal gamma = new BigDecimal(BigInteger.valueOf(m).pow(2))
         .divide(new BigDecimal(BigInteger.valueOf(2 * s).multiply(BigInteger.valueOf(s))), MC);
+    return expOfMinus(gamma, MC);
+  }
+
+  /**
+   * e^{−z} for z ≥ 0 to mc's precision: 1/e^z by its Taylor series (all terms positive), summed
+   * until a term is 10 digits below the precision.
+   */
+  static BigDecimal expOfMinus(BigDecimal z, MathContext mc) {
     BigDecimal sum = BigDecimal.ONE;
     BigDecimal term = BigDecimal.ONE;
-    for (int i = 1; term.compareTo(sum.movePointLeft(70)) > 0; i++) {
-      term = term.multiply(gamma, MC).divide(BigDecimal.valueOf(i), MC);
-      sum = sum.add(term, MC);
+    for (int i = 1; term.compareTo(sum.movePointLeft(mc.getPrecision() + 10)) > 0; i++) {
+      term = term.multiply(z, mc).divide(BigDecimal.valueOf(i), mc);
+      sum = sum.add(term, mc);
     }
-    return BigDecimal.ONE.divide(sum, MC);
+    return BigDecimal.ONE.divide(sum, mc);
   }
 }

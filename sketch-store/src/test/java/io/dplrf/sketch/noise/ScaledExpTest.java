@@ -36,7 +36,8 @@ class ScaledExpTest {
       for (int k = 3; k <= 23; k += 4) {
         BigDecimal lower = ratio(ScaledExp.partialSum(a, b, k), fine);
         BigDecimal upper = ratio(ScaledExp.partialSum(a, b, k + 1), fine);
-        BigDecimal e = expOfMinus(new BigDecimal(a).divide(new BigDecimal(b), fine), fine);
+        BigDecimal e = BlockDiscreteGaussianTest.expOfMinus(
+            new BigDecimal(a).divide(new BigDecimal(b), fine), fine);
         assertTrue(lower.compareTo(e) <= 0, f[0] + "/" + f[1] + " K=" + k);
         assertTrue(upper.compareTo(e) >= 0, f[0] + "/" + f[1] + " K=" + (k + 1));
         assertTrue(lower.signum() >= 0);
@@ -103,16 +104,5 @@ class ScaledExpTest {
 
   private static BigDecimal ratio(BigInteger[] numDen, MathContext mc) {
     return new BigDecimal(numDen[0]).divide(new BigDecimal(numDen[1]), mc);
-  }
-
-  /** e^{−z} for z ∈ [0, 1]: 1/e^z by 200 terms of its series (error below 1/200!). */
-  private static BigDecimal expOfMinus(BigDecimal z, MathContext mc) {
-    BigDecimal sum = BigDecimal.ONE;
-    BigDecimal term = BigDecimal.ONE;
-    for (int i = 1; i < 200; i++) {
-      term = term.multiply(z, mc).divide(BigDecimal.valueOf(i), mc);
-      sum = sum.add(term, mc);
-    }
-    return BigDecimal.ONE.divide(sum, mc);
   }
 }
