@@ -111,8 +111,7 @@ public final class ContinualSketch {
       throw new IOException("node store " + nodeStore + " already holds node files; a new stream "
           + "needs an empty directory");
     }
-    return create(config, key, instance, NodeArchive.directory(nodeStore),
-        NoiseDerivation.CURRENT);
+    return create(config, key, instance, NodeArchive.directory(nodeStore), NoiseDerivation.CURRENT);
   }
 
   /** {@code derivation}: {@link NoisyLinearSketch#deriveNoise} for its sketches. */
