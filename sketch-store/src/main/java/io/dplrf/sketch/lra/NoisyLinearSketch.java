@@ -306,9 +306,7 @@ public abstract sealed class NoisyLinearSketch
     if (noiseless) {
       return;
     }
-    for (int x = 0; x < data.length; x++) {
-      data[x] = GridGaussian.roundToGrid(data[x], gamma);
-    }
+    GridGaussian.roundToGrid(data, gamma);
   }
 
   /** The noise scale as released: zero for a noiseless sketch. */

@@ -121,13 +121,43 @@ public final class GridGaussian {
   public static double roundToGrid(double x, double gamma) {
     Preconditions.check(Double.isFinite(x), "x", "finite", x);
     PowerOfTwoGrid.checkPowerOfTwo(gamma);
+    return rounded(x, gamma);
+  }
+
+  /**
+   * Every entry of {@code data} rounded in place as {@link #roundToGrid(double, double)} rounds it
+   * (the same values), with γ checked once: a release rounds 50 M entries.
+   *
+   * @param data finite entries
+   * @param gamma a positive normal power of two
+   */
+  public static void roundToGrid(double[] data, double gamma) {
+    PowerOfTwoGrid.checkPowerOfTwo(gamma);
+    for (int i = 0; i < data.length; i++) {
+      double x = data[i];
+      if (!Double.isFinite(x)) {
+        throw Preconditions.invalid("x", "finite", x);
+      }
+      data[i] = rounded(x, gamma);
+    }
+  }
+
+  /**
+   * |x|/γ = q rounded half up, signed: rint(q) is the nearest integer r, ties to even, and a tie
+   * sent down (q − r = 0.5, exact since |q − r| ≤ ½ and r is 0 or within a factor 2 of q) goes up
+   * instead. Branch-free but for that rare tie: a comparison of q's fraction with ½ mispredicted
+   * half the time on sketch values, ≈ 10 ns per entry of a release's 50 M.
+   */
+  private static double rounded(double x, double gamma) {
     double q = Math.abs(x / gamma);
     if (q >= 0x1.0p52) {
       return x;
     }
-    double whole = Math.floor(q);
-    double rounded = (q - whole >= 0.5) ? whole + 1 : whole;
-    return Math.copySign(rounded * gamma, x);
+    double r = Math.rint(q);
+    if (q - r == 0.5) {
+      r += 1;
+    }
+    return Math.copySign(r * gamma, x);
   }
 
   /**

@@ -72,6 +72,60 @@ class GridGaussianTest {
     assertThrows(IllegalArgumentException.class, () -> GridGaussian.roundToGrid(Double.NaN, 1.0));
   }
 
+  /**
+   * Against the textbook form, floor(q) + [q − floor(q) ≥ ½]: every tie k + ½ for k in [0, 2^12)
+   * and near 2^51, the doubles just around them, and 200,000 random values, bit for bit.
+   */
+  @Test
+  void roundToGrid_matchesFloorAndFractionForm() {
+    double g = 0x1.0p-3;
+    RandomBits bits = KeyStream.of(SecretKey.forTesting(SEED), "round-ref").bits();
+    java.util.List<Double> xs = new java.util.ArrayList<>();
+    for (int k = 0; k < 4096; k++) {
+      for (double base : new double[] {k + 0.5, 0x1.0p51 + k + 0.5}) {
+        xs.add(base * g);
+        xs.add(Math.nextUp(base) * g);
+        xs.add(Math.nextDown(base) * g);
+      }
+    }
+    for (int i = 0; i < 200_000; i++) {
+      xs.add((bits.nextDouble53() - 0.5) * Math.scalb(1.0, (int) bits.nextLongBelow(120) - 60));
+    }
+    for (double x : xs) {
+      for (double v : new double[] {x, -x}) {
+        double q = Math.abs(v / g);
+        double expected = v;
+        if (q < 0x1.0p52) {
+          double whole = Math.floor(q);
+          expected = Math.copySign(((q - whole >= 0.5) ? whole + 1 : whole) * g, v);
+        }
+        assertEquals(Double.doubleToRawLongBits(expected),
+            Double.doubleToRawLongBits(GridGaussian.roundToGrid(v, g)), "x=" + v);
+      }
+    }
+  }
+
+  /** The in-place array form gives exactly the one-value form's results, and checks the same. */
+  @Test
+  void roundToGrid_inPlace_matchesOneValueForm() {
+    double g = 0x1.0p-3;
+    double[] data = {0.49999999999999994 * g, 0.5 * g, -0.5 * g, 2.5 * g, Math.nextDown(2.5 * g),
+        -0.1 * g, 1e300, -1e300, 0.0, -0.0, 12345.678, -0.0625};
+    double[] expected = data.clone();
+    for (int i = 0; i < expected.length; i++) {
+      expected[i] = GridGaussian.roundToGrid(expected[i], g);
+    }
+    GridGaussian.roundToGrid(data, g);
+    for (int i = 0; i < data.length; i++) {
+      assertEquals(Double.doubleToRawLongBits(expected[i]), Double.doubleToRawLongBits(data[i]),
+          "entry " + i);
+    }
+    assertThrows(IllegalArgumentException.class,
+        () -> GridGaussian.roundToGrid(new double[] {1.0}, 0.3));
+    assertThrows(IllegalArgumentException.class,
+        () -> GridGaussian.roundToGrid(new double[] {1.0, Double.POSITIVE_INFINITY}, 1.0));
+  }
+
   @Test
   void roundingSlack_isGammaSqrtK_roundedUp() {
     assertEquals(0.0, GridGaussian.roundingSlack(0.25, 0), 0.0);
