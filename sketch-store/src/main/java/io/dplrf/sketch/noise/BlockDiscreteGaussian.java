@@ -6,13 +6,13 @@ import java.util.Objects;
 
 /**
  * The discrete Gaussian N_ℤ(0, s²), P[X = x] ∝ f(x) = exp(−x²/(2s²)), sampled exactly — the same
- * law as {@link DiscreteGaussian}, about five times faster: rejection from a piecewise-uniform
+ * law as {@link DiscreteGaussian}, about 4.5 times faster: rejection from a piecewise-uniform
  * proposal picked from a Walker alias table, with nearly every accept decision settled by a
  * certified floating-point filter and the rest by exact arithmetic ({@link ScaledExp}).
  *
  * <p><b>Proposal.</b> ℤ is cut into body blocks of B = 2^b integers, b = max(0, ⌊log₂s⌋ − 6)
- * (64–128 blocks per σ), covering [−R, R) with R = C·B ≥ {@code bodySigmas}·s, and two tails. Body
- * block c (integers [cB, cB + B)) has the integer weight w_c = ⌈2^52·f̄_c⌉ ≥ 2^52·f(m_c), where
+ * (64–128 blocks per σ once s ≥ 64), covering [−R, R) with R = C·B ≥ {@code bodySigmas}·s, and
+ * two tails. Body block c (integers [cB, cB + B)) has the integer weight w_c = ⌈2^52·f̄_c⌉ ≥ 2^52·f(m_c), where
  * m_c is the block's integer nearest 0 (where f is largest on it) and f̄_c a proved upper bound of
  * f(m_c). The tail outcome has weight w_T (below) and a "restart" outcome pads the total to n·T,
  * n columns of T each, so that the alias table is exact in integers: a column is drawn uniformly,
@@ -27,7 +27,7 @@ import java.util.Objects;
  * 2^52·f(m_c)/w_c and y = (x² − m_c²)/(2s²), so 1 − y ≤ e^{−y} ≤ 1 − y + y²/2 settles almost every
  * round without an exponential.
  *
- * <p><b>Tails</b> (|x| ≥ R, probability ≈ e^{−bodySigmas²/2}): a uniform sign, j ≥ 0 with P[j] =
+ * <p><b>Tails</b> (|x| ≥ R, mass ≲ e^{−bodySigmas²/2}): a uniform sign, j ≥ 0 with P[j] =
  * 2^−(j+1) (count of 1 bits before a 0), and x = ±(R + [x < 0] + j·S + r), r uniform in [0, S), S =
  * 2^⌈log₂s⌉ ≥ s. Then P[propose x] = (w_T/W)·2^−(j+2)/S, and a(x) = 2^(54 + j)·(S/B)·f(x)/w_T
  * gives the body's P[return x]. a(x) ≤ 1 because (R + jS)² ≥ R² + 2jRS with R·S ≥ s² gives f(R +
@@ -40,7 +40,7 @@ import java.util.Objects;
  * 2^9 times that. The per-round filter bounds add a relative 2^−48 for their own roundings (y̅ is
  * formed from the exact integer (|x| − m_c)·(|x| + m_c) < 2^61 with three roundings, 2^−51).
  *
- * <p>Immutable and thread-safe once built (≈ 40·n bytes of tables; n ≈ 2·bodySigmas·s/B + 2 ≤
+ * <p>Immutable and thread-safe once built (44·n bytes of tables; n ≈ 2·bodySigmas·s/B + 2 ≤
  * 2,310 at the default 9σ). The {@link BitReader} argument is not thread-safe.
  */
 public final class BlockDiscreteGaussian {
@@ -117,7 +117,8 @@ public final class BlockDiscreteGaussian {
   /** With the body cut at ±bodySigmas·σ; tests use small values to exercise the tails. */
   static BlockDiscreteGaussian withScale(long s, int bodySigmas) {
     Preconditions.check(s >= 1 && s <= DiscreteGaussian.MAX_SCALE, "s", "in [1, 2^31 - 1]", s);
-    Preconditions.check(bodySigmas >= 1 && bodySigmas <= 16, "bodySigmas", "in [1, 16]", bodySigmas);
+    Preconditions.check(bodySigmas >= 1 && bodySigmas <= 16,
+        "bodySigmas", "in [1, 16]", bodySigmas);
     return new BlockDiscreteGaussian(s, bodySigmas);
   }
 
@@ -125,7 +126,7 @@ public final class BlockDiscreteGaussian {
     return s;
   }
 
-  /** One sample from a fresh {@link BitReader} over {@code bits} (unused bits of its last word are dropped). */
+  /** One sample, from a fresh {@link BitReader} (the unused bits of its last word are dropped). */
   public long sample(RandomBits bits) {
     return sample(new BitReader(Objects.requireNonNull(bits, "bits")));
   }

@@ -10,9 +10,9 @@ import io.dplrf.sketch.params.Preconditions;
  * stream never changes sampler.
  */
 public enum GaussianSampler {
-  /** {@link DiscreteGaussian}: CKS Algorithm 3; the streams of builds before the blocked sampler. */
+  /** {@link DiscreteGaussian}: CKS Algorithm 3; streams of builds before the blocked sampler. */
   CKS(0),
-  /** {@link BlockDiscreteGaussian}: blocked alias-table rejection, about five times faster. */
+  /** {@link BlockDiscreteGaussian}: blocked alias-table rejection, about 4.5 times faster. */
   BLOCKED(1);
 
   private final int code;

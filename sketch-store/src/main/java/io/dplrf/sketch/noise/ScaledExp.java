@@ -78,11 +78,13 @@ final class ScaledExp {
     int known = 53;
     boolean crude = qr[0].compareTo(BigInteger.valueOf(CRUDE_Q)) > 0;
     for (int terms = 7; ; terms += 8) {
-      // U ∈ [a, a + 1)·2^−known; U·w·2^−k < e^{−γ} is decided when the whole interval is on one side.
+      // U ∈ [a, a + 1)·2^−known; U·w·2^−k < e^{−γ} is decided when all of it is on one side.
       if (crude) {
         // Upper bound 2^−q only: U·w·2^−k ≥ 2^−q follows from a·w ≥ 2^(known + k − q).
         long e = known + (long) k - qr[0].longValueExact();
-        if (e <= 0 ? a.signum() > 0 : a.multiply(wBig).compareTo(BigInteger.ONE.shiftLeft((int) e)) >= 0) {
+        boolean above = e <= 0 ? a.signum() > 0
+            : a.multiply(wBig).compareTo(BigInteger.ONE.shiftLeft((int) e)) >= 0;
+        if (above) {
           return false;
         }
         crude = e <= 64; // past that, U < 2^(k − q + 64)/w: use the full bounds below

@@ -10,7 +10,7 @@
  * unbounded support, for pure ε-DP).
  *
  * The blocked sampler ({@link io.dplrf.sketch.noise.BlockDiscreteGaussian}) draws the same law as
- * CKS Algorithm 3 about five times faster; {@link io.dplrf.sketch.noise.GaussianSampler} names
+ * CKS Algorithm 3 about 4.5 times faster; {@link io.dplrf.sketch.noise.GaussianSampler} names
  * which one a noise stream uses.
  *
  * <p>Rules for this package: every accept/reject decision is exact — it equals the comparison of

@@ -247,8 +247,9 @@ final class TreeCodec {
         throw new IOException("this tree snapshot keeps its closed nodes in memory; no node "
             + "store directory applies");
       }
-      return restore(config, p, derivation, key, instance, closedEpochs, acc, openNodes, closedNodes,
-          store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore), nodesInMemory);
+      return restore(config, p, derivation, key, instance, closedEpochs, acc, openNodes,
+          closedNodes, store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore),
+          nodesInMemory);
     } catch (EOFException e) {
       throw new IOException("tree snapshot is truncated", e);
     } catch (IllegalArgumentException e) {

@@ -106,7 +106,7 @@ class SketchCodecTest {
   void goldenVersion1Snapshots_stayReadableAndReleaseTheSameView() throws IOException {
     try (InputStream in = getClass().getResourceAsStream("/golden/priv1-v1.sketch")) {
       Priv1Sketch g = (Priv1Sketch) SketchCodec.read(in, KEY, false);
-      assertEquals(NoiseDerivation.ONE_STREAM, g.noiseDerivation(), "version 1: one stream per part");
+      assertEquals(NoiseDerivation.ONE_STREAM, g.noiseDerivation(), "version 1: a stream a part");
       assertArrayEquals(oneStream(priv1()).release().z().data(), g.release().z().data());
       assertArrayEquals(oneStream(priv1()).release().yr().data(), g.release().yr().data());
     }
