@@ -40,6 +40,8 @@ import java.util.Objects;
  * 2^9 times that. The per-round filter bounds add a relative 2^−48 for their own roundings (y̅ is
  * formed from the exact integer (|x| − m_c)·(|x| + m_c) < 2^61 with three roundings, 2^−51).
  *
+ * <p>The whole argument, with its tests: docs/privacy/exact-sampler.md.
+ *
  * <p>Immutable and thread-safe once built (44·n bytes of tables; n ≈ 2·bodySigmas·s/B + 2 ≤
  * 2,310 at the default 9σ). The {@link BitReader} argument is not thread-safe.
  */
