@@ -30,7 +30,7 @@ import java.math.BigInteger;
  * reached with the small probability above, so its cost does not matter. When q > {@value
  * #CRUDE_Q} the only upper bound used while U's known interval allows is e^{−γ} ≤ 2^−q (e^{−1} <
  * 1/2), so that no (e^{−1})^q is formed unless U is below 2^(k−q)·2^64/w, an event of probability
- * below 2^−4000.
+ * below 2^−3000 for k ≤ 900.
  */
 final class ScaledExp {
   static final int CRUDE_Q = 4096;
@@ -77,7 +77,8 @@ final class ScaledExp {
     BigInteger a = BigInteger.valueOf(u);
     int known = 53;
     boolean crude = qr[0].compareTo(BigInteger.valueOf(CRUDE_Q)) > 0;
-    for (int terms = 7; ; terms += 8) {
+    int terms = 7; // grows only with the full bounds: the crude rounds form none
+    while (true) {
       // U ∈ [a, a + 1)·2^−known; U·w·2^−k < e^{−γ} is decided when all of it is on one side.
       if (crude) {
         // Upper bound 2^−q only: U·w·2^−k ≥ 2^−q follows from a·w ≥ 2^(known + k − q).
@@ -99,6 +100,7 @@ final class ScaledExp {
         if (a.multiply(wBig).multiply(upper[1]).compareTo(upper[0].multiply(scale)) >= 0) {
           return false;
         }
+        terms += 8;
       }
       a = a.shiftLeft(64).or(BigInteger.valueOf(bits.bits(64)).and(LOW_64));
       known += 64;
