@@ -100,6 +100,24 @@ class ScaledExpTest {
         52, 1));
   }
 
+  /**
+   * γ ≈ 5,000 with U's first 80 words all zero (U < 2^−5100): the crude bound cannot decide in its
+   * 78 rounds, the full bounds must, and correctly (U·w·2^−k ≥ e^{−γ} ≈ 2^−7213 once a non-zero
+   * word arrives). It takes ≈ 0.05 s; with the crude rounds lengthening the series as they once
+   * did (7 + 8·78 terms, raised to the 5,000th power) it took 48 s, which the 10 s limit fails.
+   */
+  @Test
+  void crudeRounds_handOverToTheFullBounds() {
+    RandomBits tail = bits("se-crude-tail");
+    long[] drawn = {0};
+    RandomBits zerosFirst = () -> drawn[0]++ < 80 ? 0 : tail.nextLong();
+    long s = 1000;
+    assertFalse(org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+        java.time.Duration.ofSeconds(10),
+        () -> ScaledExp.exactly(new BitReader(zerosFirst), 0, 100_007, 2 * s * s, 52, 1)));
+    assertTrue(drawn[0] > 80, "the full bounds read past the zero words");
+  }
+
   private static final BigInteger LOW_64 = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
 
   private static BigDecimal ratio(BigInteger[] numDen, MathContext mc) {
