@@ -31,8 +31,10 @@ final class HeapAdvice {
    * Bytes of sketches at the peak: each of B = 8·(m·t + n·v) bytes (Y and Zᵀ,
    * {@link Priv2Sketch#stateBytes}), at most
    * ⌊log₂(T+1)⌋ prefix nodes kept (the decomposition of [1, e] has popcount(e) nodes), plus six:
-   * the accumulator and its spare (pipelined close), a parent made at a close, and a release's
-   * sum, noisy copy and node read from its file; plus the {@code priv2-sparse} update buffer.
+   * the accumulator and its spare (pipelined close), the leaf a close makes (its parents are made
+   * from it in place; counted all the same, on the safe side), and a
+   * release's sum, noisy copy and node read from its file; plus the {@code priv2-sparse} update
+   * buffer.
    * Empty for other mechanisms (their nodes differ).
    */
   static OptionalLong peakBytes(TreeConfig c) {

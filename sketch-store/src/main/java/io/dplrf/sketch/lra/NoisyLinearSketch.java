@@ -192,6 +192,33 @@ public abstract sealed class NoisyLinearSketch
     return node;
   }
 
+  /**
+   * The parent node {@code parentLabel}, made in place from this node and its left sibling: this
+   * node's arrays {@link #absorb} {@code left}'s and become the parent's. The same values as a new
+   * node absorbing both children (x + y = y + x in IEEE arithmetic, and 0 + x = x up to the sign
+   * of a zero), minus one sketch-size allocation and addition. For the continual-release tree,
+   * which writes the right child out first and never reads this object again: it is then spent,
+   * as after {@link #intoNode}. The parent keeps this node's noise derivation (the stream's).
+   *
+   * @throws IllegalStateException unless this is a node (not a noiseless accumulator: {@link
+   *     #intoNode}) whose state is data only, not handed over
+   * @throws IllegalArgumentException if {@code left} cannot be absorbed ({@link #absorb})
+   */
+  public final NoisyLinearSketch intoParent(NoisyLinearSketch left, String parentLabel) {
+    requireNotHandedOver();
+    if (noiseless || !startsEmpty()) {
+      throw new IllegalStateException("only a node whose state is data only can become its "
+          + "parent: " + nodeLabel);
+    }
+    java.util.Objects.requireNonNull(parentLabel, "parentLabel");
+    absorb(left);
+    NoisyLinearSketch parent = withState(parentLabel);
+    parent.updates = updates;
+    parent.derivation = derivation;
+    handedOver = true;
+    return parent;
+  }
+
   /** Frees the memory this sketch holds for buffering updates (empty; {@link #intoNode}). */
   void dropUpdateBuffers() {}
 

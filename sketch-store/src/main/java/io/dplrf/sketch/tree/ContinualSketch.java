@@ -38,8 +38,8 @@ import java.util.function.Supplier;
  * <p><b>Memory.</b> Live objects: the accumulator, ≤ L open nodes (Priv1 only) and the ≤ L closed
  * nodes of the prefix decomposition of [1, epochsClosed] (every future prefix release needs only
  * these or nodes not yet closed; fewer with node files and {@link #keepInMemoryAtMost}); while a
- * close runs, at most two nodes it makes (each lower node of its chain is written and dropped once
- * its parent is made); with the pipelined close, one more accumulator (the next epoch's, while the
+ * close runs, one node it makes (each lower node of its chain is written, then becomes its
+ * parent); with the pipelined close, one more accumulator (the next epoch's, while the
  * set-aside one becomes the leaf). Every closed node is also archived as {@code SketchCodec} bytes
  * for range releases and releases of earlier prefixes: in memory by default (O(T) sketches, part
  * of the snapshot), or as files in {@code nodeStore} (O(L) sketches in memory, or O(1)).
@@ -279,8 +279,10 @@ public final class ContinualSketch {
    * Makes and archives the nodes ending at the leaf's epoch e, bottom-up: each parent is the sum of
    * its retained left sibling and the node just made. Of these only the topmost belongs to the
    * prefix decomposition of [1, e] (a node ending at e whose parent also ends at e is covered by
-   * that parent), so each lower node is written and dropped as soon as its parent is made: at most
-   * two new nodes in memory at once.
+   * that parent), so each lower node is written, then becomes its parent in place ({@link
+   * NoisyLinearSketch#intoParent}: no new sketch, one addition): one new node in memory at a
+   * time. A node made here is seen by no release before {@link #install}, and a failed write
+   * leaves the left siblings and the accumulator untouched, so {@link #closeEpoch} can be retried.
    *
    * @return the topmost node, the only one to retain
    */
@@ -295,12 +297,9 @@ public final class ContinualSketch {
       }
       left = left != null ? left : archived(leftId);
       NodeId parentId = new NodeId(id.level() + 1, id.index() >> 1);
-      NoisyLinearSketch parent = factory.node(parentId);
-      parent.absorb(left);
-      parent.absorb(node);
-      archive.put(id, node);
+      archive.put(id, node); // written as itself before its arrays become the parent's
+      node = node.intoParent(left, factory.label(parentId));
       id = parentId;
-      node = parent;
     }
     archive.put(id, node);
     return Map.of(id, node);

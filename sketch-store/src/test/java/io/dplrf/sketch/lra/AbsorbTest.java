@@ -73,6 +73,43 @@ class AbsorbTest {
         "Priv1 state holds more than data");
   }
 
+  /**
+   * A right child turned into its parent in place is exactly a fresh parent node that absorbed
+   * both children (same data bit for bit, same count, same noise from the parent's label); the
+   * left child is untouched, the spent child refuses further use, and neither a noiseless
+   * accumulator nor a Priv1 node (its state holds its padding) can become a parent.
+   */
+  @Test
+  void intoParent_equalsAFreshParentThatAbsorbedBothChildren_andSpendsTheChild() {
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(1, 1e-6), 1, SIZES, 2, 1);
+    Priv2Matrices mats = Priv2Matrices.generate(KEY, "i", SIZES, true, 2);
+    Priv2Sketch left = Priv2Sketch.create(plan, mats, KEY, "i/left");
+    Priv2Sketch right = Priv2Sketch.create(plan, mats, KEY, "i/right");
+    for (int x = 0; x < 30; x++) {
+      left.update(x % 12, (5 * x) % 9, 0.1 * x - 1.3);
+      right.update((7 * x) % 12, x % 9, 2.5 - 0.3 * x);
+    }
+    Priv2Sketch fresh = Priv2Sketch.create(plan, mats, KEY, "i/parent");
+    fresh.absorb(left);
+    fresh.absorb(right);
+    double[] leftY = left.release().y().data().clone();
+    NoisyLinearSketch parent = right.intoParent(left, "i/parent");
+    assertEquals("i/parent", parent.nodeLabel());
+    assertEquals(60, parent.updateCount());
+    Priv2Sketches a = fresh.release();
+    Priv2Sketches b = (Priv2Sketches) parent.release();
+    assertArrayEquals(a.y().data(), b.y().data(), 0.0);
+    assertArrayEquals(a.z().data(), b.z().data(), 0.0);
+    assertArrayEquals(leftY, left.release().y().data(), 0.0, "the left child is unchanged");
+    assertThrows(IllegalStateException.class, () -> right.intoParent(left, "i/again"));
+    assertThrows(IllegalStateException.class, () -> fresh.absorb(right));
+    Priv2Sketch acc = Priv2Sketch.createWithoutNoise(plan, mats, KEY, "i/acc");
+    assertThrows(IllegalStateException.class, () -> acc.intoParent(left, "i/p"),
+        "a noiseless accumulator becomes a node with intoNode");
+    assertThrows(IllegalStateException.class, () -> noisy("i", "i/n").intoParent(noisy("i", "i/m"),
+        "i/p"), "Priv1 state holds more than data");
+  }
+
   @Test
   void absorbAndReset_refuseNoisySketchesAndOtherInstances() {
     Priv1Sketch node = noisy("i", "i/n");
