@@ -104,6 +104,30 @@ class GramSvdTest {
     }
   }
 
+  /**
+   * times: every output (in the blocks of four and after them: r = 9) is the sum over l in
+   * order from 0, bit for bit, as the row-by-row accumulation it replaced.
+   */
+  @Test
+  void times_addsInOrder_bitForBit() {
+    Random rnd = new Random(522);
+    int rows = 31;
+    int cols = 13;
+    int r = 9;
+    Dense a = TestMatrices.gaussian(rnd, rows, cols, 1);
+    Dense b = TestMatrices.gaussian(rnd, cols, r, 1);
+    double[] got = GramSvd.times(a.data(), rows, cols, b.data(), r);
+    for (int i = 0; i < rows; i++) {
+      for (int j = 0; j < r; j++) {
+        double sum = 0;
+        for (int l = 0; l < cols; l++) {
+          sum += a.get(i, l) * b.get(l, j);
+        }
+        assertEquals(sum, got[i * r + j], 0.0, "seed 522, entry (" + i + ", " + j + ")");
+      }
+    }
+  }
+
   /** X diag(s) Wᵀ + N: X, W with orthonormal columns, s geometric from 100 to 10. */
   static Dense gapped(Random rnd, int m, int t, int r, double noise) {
     Dense x = Linalg.toDense(Linalg.orthonormalColumns(
