@@ -105,10 +105,22 @@ public final class IngestBench {
   private final int batch;
   private final long seed;
   private final SketchSizes sizes;
+  private final boolean releaseEveryEpoch;
 
-  /** {@code updates} is rounded up to a multiple of batch·epochs so every epoch closes on a record boundary. */
+  /** As below, releasing after every epoch, as the service does. */
   public IngestBench(int m, int n, int k, long updates, int epochs, String mechanism, int batch,
       long seed) {
+    this(m, n, k, updates, epochs, mechanism, batch, seed, true);
+  }
+
+  /**
+   * {@code updates} is rounded up to a multiple of batch·epochs so every epoch closes on a record
+   * boundary. {@code releaseEveryEpoch} false ({@code --releases final}) releases after epoch T
+   * only: a diagnostic that measures the ingest path and the closes without the releases' share
+   * of the CPU, not the service's behaviour (it releases after every epoch).
+   */
+  public IngestBench(int m, int n, int k, long updates, int epochs, String mechanism, int batch,
+      long seed, boolean releaseEveryEpoch) {
     if (updates <= 0 || epochs <= 0 || batch <= 0) {
       throw new IllegalArgumentException("updates, epochs and batch must be > 0. Provided values: "
           + updates + ", " + epochs + ", " + batch);
@@ -123,6 +135,7 @@ public final class IngestBench {
     this.batch = batch;
     this.seed = seed;
     this.sizes = SketchSizes.of(m, n, k, null, null, SketchSizes.DEFAULT_ALPHA);
+    this.releaseEveryEpoch = releaseEveryEpoch;
   }
 
   /**
@@ -151,6 +164,10 @@ public final class IngestBench {
       out.printf("%n== ingest: %d x %d, k = %d, %s (t = %d, v = %d), T = %d epochs of %d updates,"
           + " %d updates in records of %d, broker %s%n", m, n, k, mechanism.cliName(), sizes.t(),
           sizes.v(), epochs, updates / epochs, updates, batch, kafka.bootstrapServers());
+      if (!releaseEveryEpoch) {
+        out.println("releases: after epoch T only (--releases final; a diagnostic: the service "
+            + "releases after every epoch)");
+      }
       double produceSeconds = produce(props);
       out.printf("produce: %d updates (%d records) in %.2f s = %,.0f updates/s%n", updates,
           updates / batch, produceSeconds, updates / produceSeconds);
@@ -273,6 +290,9 @@ public final class IngestBench {
             if (epoch == epochs) { // on the closer thread, still alive: the ingest window ends
               cpuInWindow.add(ThreadCpu.since(cpuAtStart));
               hostInWindow[0] = HostCpu.since(hostAtStart[0]);
+            }
+            if (!releaseEveryEpoch && epoch < epochs) {
+              return;
             }
             releases.add(releaser.submit(() -> {
               long r0 = System.nanoTime();

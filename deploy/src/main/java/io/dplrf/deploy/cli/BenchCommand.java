@@ -52,7 +52,7 @@ final class BenchCommand {
                                    [--sketch-rows v] [--stable-clips 1,inf] [--seed 1]
              dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
                                    [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
-                                   [--rounds 2] [--warm-up-rounds 2]
+                                   [--rounds 2] [--warm-up-rounds 2] [--releases every-epoch|final]
              dplrf bench release   [--rows 100000] [--cols 100000] [--rank 10] [--sketch-cols 100]
                                    [--sketch-rows 400] [--epsilon 1] [--delta 1e-6] [--epochs 4]
                                    [--repeats 3] [--seed 1]
@@ -68,7 +68,7 @@ final class BenchCommand {
       "epochs", "mechanism", "batch", "rounds", "seeds", "large-rows", "datasets", "synthetic-users",
       "runs", "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate",
       "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to",
-      "sigma", "samples");
+      "sigma", "samples", "releases");
 
   private BenchCommand() {}
 
@@ -126,7 +126,8 @@ final class BenchCommand {
     if (which.equals("ingest")) {
       new IngestBench(a.integer("rows", 100_000), a.integer("cols", 100_000), k,
           Long.parseLong(a.string("updates", "5000000")), a.integer("epochs", 4),
-          a.string("mechanism", "priv2"), a.integer("batch", 64), seed)
+          a.string("mechanism", "priv2"), a.integer("batch", 64), seed,
+          releasesEveryEpoch(a.string("releases", "every-epoch")))
           .run(a.integer("warm-up-rounds", 2), a.integer("rounds", 2), out);
       return 0;
     }
@@ -160,6 +161,16 @@ final class BenchCommand {
         a.integerOrNull("sketch-rows"), a.number("alpha", SketchSizes.DEFAULT_ALPHA), key)
         .run(eps, best, mechanisms, out);
     return 0;
+  }
+
+  /** {@code --releases}: every-epoch (as the service) or final (after epoch T only). */
+  private static boolean releasesEveryEpoch(String value) {
+    return switch (value) {
+      case "every-epoch" -> true;
+      case "final" -> false;
+      default -> throw new IllegalArgumentException(
+          "--releases must be every-epoch or final. Provided value: " + value);
+    };
   }
 
   private static int completion(Args a, PrintStream out) throws Exception {

@@ -62,6 +62,18 @@ class IngestBenchTest {
     return Double.parseDouble(printed.replace(',', '.'));
   }
 
+  /** --releases final: said in the header; the run completes with the release after epoch T. */
+  @Test
+  void run_releasesAfterTheLastEpochOnly_saysSoAndReleasesEpochT() throws Exception {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    new IngestBench(300, 200, 2, 20_000, 2, "priv2-sparse", 64, 5, false)
+        .run(0, 1, new PrintStream(buf, true, StandardCharsets.UTF_8));
+    String out = buf.toString(StandardCharsets.UTF_8);
+    assertTrue(out.contains("releases: after epoch T only"), out);
+    assertTrue(out.contains("release latency epoch 2 (s)"), out);
+    assertTrue(out.contains("round 1 dplrf ingest"), out);
+  }
+
   @Test
   void run_noRoundsOrNegativeWarmUp_isRefusedBeforeStartingAnything() {
     IngestBench bench = new IngestBench(300, 200, 2, 20_000, 2, "priv2-sparse", 64, 5);
