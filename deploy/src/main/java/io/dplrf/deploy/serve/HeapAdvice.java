@@ -32,10 +32,9 @@ final class HeapAdvice {
    * {@link Priv2Sketch#stateBytes}), at most
    * ⌊log₂(T+1)⌋ prefix nodes kept (the decomposition of [1, e] has popcount(e) nodes), plus six:
    * the accumulator and its spare (pipelined close), the leaf a close makes (its parents are made
-   * from it in place; counted all the same, on the safe side), and a
-   * release's sum, noisy copy and node read from its file; plus the {@code priv2-sparse} update
-   * buffer.
-   * Empty for other mechanisms (their nodes differ).
+   * from it in place; counted all the same, on the safe side), and a release's sum, noisy copy
+   * and node read from its file; plus the {@code priv2-sparse} update buffer. Empty for other
+   * mechanisms (their nodes differ).
    */
   static OptionalLong peakBytes(TreeConfig c) {
     if (c.mechanism() != StreamMechanism.PRIV2 && c.mechanism() != StreamMechanism.PRIV2_SPARSE) {
