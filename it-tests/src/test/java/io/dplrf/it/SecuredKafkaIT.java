@@ -49,14 +49,16 @@ class SecuredKafkaIT {
   private static final String USER = "dplrf-it";
 
   /**
-   * Over SASL (PLAIN, and SCRAM-SHA-512) and TLS, or TLS with a client certificate ("SSL"), with
+   * Over SASL (PLAIN, SCRAM-SHA-512, and OAUTHBEARER with Kafka's unsecured tokens: the login
+   * module's settings and the token refresh, not an identity provider) and TLS, or TLS with a
+   * client certificate ("SSL"), with
    * read and write ACLs on its two topics, created beforehand by an operator: {@code dplrf produce
    * --kafka-config} sends 600 updates, and a service with the same file as {@code kafka-config}
    * starts (it may not create topics: it finds them there), applies all 600, and dead-letters a
    * malformed record, written beside them by another client, to its dead-letter topic.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"PLAIN", "SCRAM-SHA-512", "SSL"})
+  @ValueSource(strings = {"PLAIN", "SCRAM-SHA-512", "OAUTHBEARER", "SSL"})
   void securedWithTopicAclsOnly_producesIngestsAndDeadLetters(String mechanism,
       KafkaEnvironment kafka) throws Exception {
     KafkaEnvironment.Secured sasl = kafka.secured().orElseThrow();
@@ -175,20 +177,26 @@ class SecuredKafkaIT {
   }
 
   /**
-   * A Kafka client properties file for SASL ({@code mechanism}: PLAIN or SCRAM-SHA-512) over TLS
-   * as {@code user}, trusting the listener's certificate (a PEM file, checked against 127.0.0.1 as
-   * Kafka's clients do by default).
+   * A Kafka client properties file for SASL ({@code mechanism}: PLAIN, SCRAM-SHA-512 or
+   * OAUTHBEARER, which ignores the password) over TLS as {@code user}, trusting the listener's
+   * certificate (a PEM file, checked against 127.0.0.1 as Kafka's clients do by default).
    */
   private static Path clientFile(Path dir, KafkaEnvironment.Secured sasl, String mechanism,
       String user, String password) throws Exception {
-    String module = mechanism.equals("PLAIN")
-        ? "org.apache.kafka.common.security.plain.PlainLoginModule"
-        : "org.apache.kafka.common.security.scram.ScramLoginModule";
+    String login = switch (mechanism) {
+      case "PLAIN" -> "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+          + user + "\" password=\"" + password + "\";";
+      case "SCRAM-SHA-512" -> "org.apache.kafka.common.security.scram.ScramLoginModule required"
+          + " username=\"" + user + "\" password=\"" + password + "\";";
+      // An unsecured token whose subject is the user: the broker takes it as User:<user>.
+      case "OAUTHBEARER" -> "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+          + " required unsecuredLoginStringClaim_sub=\"" + user + "\";";
+      default -> throw new IllegalArgumentException("mechanism " + mechanism);
+    };
     return Files.writeString(
         dir.resolve(mechanism + "-" + user + "-" + password + ".properties"),
         "security.protocol = SASL_SSL\nsasl.mechanism = " + mechanism + "\n"
-            + "sasl.jaas.config = " + module
-            + " required username=\"" + user + "\" password=\"" + password + "\";\n"
+            + "sasl.jaas.config = " + login + "\n"
             + "ssl.truststore.type = PEM\nssl.truststore.location = "
             + sasl.trustedCertificate() + "\n");
   }

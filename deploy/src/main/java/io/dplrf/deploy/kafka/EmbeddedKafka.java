@@ -107,8 +107,9 @@ public final class EmbeddedKafka implements AutoCloseable {
    * {@code kafka-config}) needs without a secured cluster: a second client listener on a free
    * loopback port ({@link #saslBootstrapServers()}) that authenticates {@code users} (name →
    * password) with SASL/PLAIN and with SASL/SCRAM-SHA-512 (the same password; the SCRAM
-   * credentials are stored in the cluster's metadata at start), and Kafka's {@code
-   * StandardAuthorizer}. Clients of the PLAINTEXT listener, like the node's own controller
+   * credentials are stored in the cluster's metadata at start), and anyone with SASL/OAUTHBEARER
+   * and Kafka's unsecured tokens (the principal is the token's subject, unchecked), and Kafka's
+   * {@code StandardAuthorizer}. Clients of the PLAINTEXT listener, like the node's own controller
    * connection, authenticate as {@code User:ANONYMOUS},
    * a super user, so everything that works without this keeps working; a SASL user may do only
    * what ACLs grant it (create them through the PLAINTEXT listener). Not for production: the
@@ -252,9 +253,15 @@ public final class EmbeddedKafka implements AutoCloseable {
     if (tls != null) {
       putKeyStore(p, prefix, tls);
     }
-    p.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
+    p.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512,OAUTHBEARER");
     p.put(prefix + "scram-sha-512.sasl.jaas.config",
         "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+    // OAUTHBEARER with Kafka's unsecured tokens (no signature; the principal is the token's "sub"
+    // claim, whatever the client says): exercises a client's OAUTHBEARER settings without an
+    // identity provider. Any client can claim any user here.
+    p.put(prefix + "oauthbearer.sasl.jaas.config",
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required"
+            + " unsecuredLoginStringClaim_sub=\"broker\";");
     StringBuilder jaas = new StringBuilder(
         "org.apache.kafka.common.security.plain.PlainLoginModule required");
     users.forEach((name, password) ->
