@@ -148,6 +148,16 @@ public abstract sealed class NoisyLinearSketch
   }
 
   /**
+   * Applies the updates buffered so far now rather than at the next flush point (a full buffer,
+   * a snapshot, a release, an absorb): the value changes only in the order of its floating-point
+   * sums. For measurements that must end with every update applied.
+   */
+  public final void applyBufferedUpdates() {
+    requireNotHandedOver();
+    flushPending();
+  }
+
+  /**
    * Empties a noiseless accumulator (all data and the update count back to zero), so that it can
    * collect the next epoch.
    *

@@ -2,6 +2,7 @@ package io.dplrf.sketch.lra;
 
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.calibration.ChiSquare;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.Preconditions;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
@@ -27,14 +28,21 @@ import io.dplrf.sketch.params.SketchSizes;
  * weights sum to ≤ L·C²), so the JL event is one event for all nodes and δ_JL is charged once.
  * With L = 1 this is the one-shot plan.
  *
- * <p>Sparse variant ({@code sparsity} s > 0, {@link #calibrateSparse}): Φ and S are sparse sign
- * embeddings whose every column has norm exactly 1 ({@code SparseSignMatrix}). It is calibrated
- * for single-entry neighbours only — D = Δ·e_i e_jᵀ with |Δ| ≤ C, the update privacy unit — for
- * which ‖DΦ‖_F = |Δ|·‖Φ_{j,:}‖ = |Δ| and ‖SD‖_F = |Δ|·‖S_{:,i}‖ = |Δ| exactly, for every draw:
- * no tail bound, no δ_JL (factors 1, share 0). It is NOT private for general Frobenius-bounded
- * differences (a unit spreading C over many entries of one sketch bucket has ‖DΦ‖_F up to
- * √(n/t)·C), so the service refuses it for key and row units (docs/privacy/sparse-embeddings.md).
- * Per update it costs O(s) instead of O(t + v).
+ * <p>Entrywise-ℓ1 neighbours ({@link #calibrateL1}, the service's privacy units: one update, or
+ * a key's or a row's updates with Σ|Δ| ≤ C; docs/privacy/l1-units.md). By Lemma 1 there, a linear
+ * sketch's sensitivity over the ℓ1 ball is reached at a single entry: ‖DΦ‖_F ≤ C·max_j ‖row j of
+ * Φ‖ and ‖SD‖_F ≤ C·max_i ‖column i of S‖, for every draw. The factors are those maxima of the
+ * drawn matrices ({@link Priv2Matrices#maxRowNormOfPhi}, {@link Priv2Matrices#maxColumnNormOfS}):
+ * exactly 1 for sparse sign embeddings ({@code sparsity} s &gt; 0, every column of norm exactly 1),
+ * computed and rounded up for Gaussian ones. No tail bound, so no δ_JL (share 0). Sparse
+ * embeddings are NOT private for general Frobenius-bounded differences (a unit spreading C/√r
+ * over r entries of one sketch bucket has ‖DΦ‖_F up to √(n/t)·C, but ‖D‖₁ = √r·C:
+ * docs/privacy/sparse-embeddings.md §4). Per update they cost O(s) instead of O(t + v).
+ *
+ * <p>Grid rounding in a tree (l1-units.md §3): a unit can touch up to R = {@code roundedNodes}
+ * nodes, each adding γ√k of rounding slack; by Minkowski the tree stays μ-GDP when every node is
+ * calibrated for Δ = C·b + γ√(k·⌈R/L⌉), so each noise part counts k·⌈R/L⌉ rounded coordinates.
+ * The χ² plans above charge R = L (one update, or one row record, lies in one epoch).
  */
 public record Priv2Plan(
     PrivacyParams privacy,
@@ -88,22 +96,52 @@ public record Priv2Plan(
   }
 
   /**
-   * The sparse variant for a tree of depth {@code compositions} (1 = one shot): Φ and S with
-   * {@code sparsity} non-zeros ±1/√s per column; sensitivity exactly C for each of Y and Z under
-   * single-entry neighbours; μ² split over 2 sketches × L nodes as above, all of δ to the
-   * Gaussian mechanisms.
+   * The sparse variant under entrywise-ℓ1 neighbours with R = L ({@link #calibrateL1}): one shot
+   * ({@code compositions} 1), or a tree whose units each lie in one epoch.
    */
   public static Priv2Plan calibrateSparse(PrivacyParams privacy, double clip, SketchSizes sizes,
       int sparsity, int compositions) {
-    Preconditions.checkPositive("sparsity", sparsity);
+    return calibrateL1(privacy, clip, sizes, 1, 1, sparsity, compositions, compositions);
+  }
+
+  /**
+   * A plan for entrywise-ℓ1 neighbours ‖A − A'‖₁ ≤ C on the drawn {@code mats} (l1-units.md
+   * §2–4): sensitivities C·b_Φ and C·b_S from the matrices' largest row of Φ and column of S, all of
+   * δ to the Gaussian mechanisms, μ² split over 2 sketches × L = {@code compositions} levels, the
+   * grid-rounding slack charged for {@code roundedNodes} nodes (1 and 1 one shot; L and the tree's
+   * node count for a continual-release tree).
+   */
+  public static Priv2Plan calibrateL1(PrivacyParams privacy, double clip, Priv2Matrices mats,
+      int compositions, long roundedNodes) {
+    return calibrateL1(privacy, clip, mats.sizes(), mats.maxRowNormOfPhi(),
+        mats.maxColumnNormOfS(), mats.sparsity, compositions, roundedNodes);
+  }
+
+  private static Priv2Plan calibrateL1(PrivacyParams privacy, double clip, SketchSizes sizes,
+      double phiFactor, double sFactor, int sparsity, int compositions, long roundedNodes) {
+    // Entries ±1/√s are exact in binary, and every column's norm exactly 1, iff √s is a power of 2.
+    Preconditions.check(sparsity == 0 || Integer.bitCount(sparsity) == 1
+        && Integer.numberOfTrailingZeros(sparsity) % 2 == 0, "sparsity", "0 or a power of 4",
+        sparsity);
     Preconditions.check(sparsity <= sizes.t(), "sparsity", "<= t = " + sizes.t(), sparsity);
     Preconditions.checkPositive("compositions", compositions);
+    Preconditions.check(roundedNodes >= compositions, "roundedNodes", ">= compositions",
+        roundedNodes);
     double mu = AnalyticGaussian.mu(privacy.epsilon(), privacy.delta());
     double muEach = mu / Math.sqrt(2.0 * compositions);
-    GaussianSketchNoise y =
-        GaussianSketchNoise.calibrate("Y", clip, (long) sizes.m() * sizes.t(), muEach);
-    GaussianSketchNoise z =
-        GaussianSketchNoise.calibrate("Z", clip, (long) sizes.v() * sizes.n(), muEach);
-    return new Priv2Plan(privacy, clip, sizes, 0, 1, 1, y, z, sparsity);
+    long perLevel = (roundedNodes + compositions - 1) / compositions; // ⌈R/L⌉
+    GaussianSketchNoise y = GaussianSketchNoise.calibrate("Y", clip * phiFactor,
+        Math.multiplyExact((long) sizes.m() * sizes.t(), perLevel), muEach);
+    GaussianSketchNoise z = GaussianSketchNoise.calibrate("Z", clip * sFactor,
+        Math.multiplyExact((long) sizes.v() * sizes.n(), perLevel), muEach);
+    return new Priv2Plan(privacy, clip, sizes, 0, phiFactor, sFactor, y, z, sparsity);
+  }
+
+  /**
+   * The neighbouring relation this plan is calibrated for: Frobenius with the χ² bound (a share
+   * of δ spent on the sketching matrices), else entrywise ℓ1 (exact factors of the drawn matrices).
+   */
+  public NeighbouringRelation relation() {
+    return jlDeltaShare > 0 ? NeighbouringRelation.FROBENIUS : NeighbouringRelation.ENTRYWISE_L1;
   }
 }

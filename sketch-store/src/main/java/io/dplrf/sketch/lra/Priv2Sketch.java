@@ -8,8 +8,8 @@ import java.util.concurrent.Future;
 
 /**
  * Priv2 sketches (paper 002 §3): Y = AΦ + N1 (m×t) and Z = SA + N2 (v×n), private for any
- * change of Frobenius norm ≤ C ({@link Priv2Plan}); with sparse embeddings, for a change of one
- * entry by ≤ C, at O(s) per update ({@link Priv2Plan#calibrateSparse}).
+ * change of Frobenius norm ≤ C or of entrywise ℓ1 norm ≤ C, as the {@link Priv2Plan} says; with
+ * sparse embeddings (ℓ1 only) at O(s) per update ({@link Priv2Plan#calibrateL1}).
  *
  * <p>Per update (Δ, i, j): Y row i += Δ·Φ row j (O(t)); Z column j += Δ·S column i (O(v),
  * buffered so each S column is generated once per flush). Z is kept transposed so that a

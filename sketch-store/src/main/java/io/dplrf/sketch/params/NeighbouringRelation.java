@@ -1,19 +1,19 @@
 package io.dplrf.sketch.params;
 
+import java.util.Locale;
+
 /**
  * Which pairs of inputs a guarantee protects (DESIGN.md, privacy model). Every relation is scaled
- * by the contribution bound C.
+ * by the contribution bound C. Containments: ONE_ENTRY ⊂ ENTRYWISE_L1 ⊂ FROBENIUS (‖D‖_F ≤ ‖D‖₁),
+ * ONE_ENTRY ⊂ RANK_ONE.
  */
 public enum NeighbouringRelation {
   /** Priv1 of Upadhyay 2018 (paper 002, §2): A − A' = C·u vᵀ for unit vectors u, v. */
   RANK_ONE("A - A' = C u v^T, |u| = |v| = 1 (Priv1)"),
-  /** Priv2 of paper 002, §2: ‖A − A'‖_F ≤ C. Implies RANK_ONE. */
+  /** Priv2 of paper 002, §2: ‖A − A'‖_F ≤ C. Contains RANK_ONE and ENTRYWISE_L1. */
   FROBENIUS("||A - A'||_F <= C (Priv2)"),
-  /**
-   * One entry changes: A − A' = Δ·e_i e_jᵀ with |Δ| ≤ C (one turnstile update). Implied by
-   * FROBENIUS and by RANK_ONE; the relation of Priv2 with sparse embeddings.
-   */
-  ONE_ENTRY("A - A' = delta e_i e_j^T, |delta| <= C (one entry, Priv2 with sparse embeddings)"),
+  /** One entry changes: A − A' = Δ·e_i e_jᵀ with |Δ| ≤ C (one turnstile update). */
+  ONE_ENTRY("A - A' = delta e_i e_j^T, |delta| <= C (one entry)"),
   /**
    * Row-level PCA (DESIGN.md "one row"): A' is A with one row x added or removed, ‖x‖₂ ≤ C
    * (rows are clipped to that norm before they are used). Then AᵀA − A'ᵀA' = ±x xᵀ, whose
@@ -21,10 +21,11 @@ public enum NeighbouringRelation {
    */
   ONE_ROW("one row x added or removed, ||x||_2 <= C (rows clipped to C)"),
   /**
-   * Entrywise ℓ1 (paper 000, §1): ‖A − A'‖₁ = Σ_ij |A_ij − A'_ij| ≤ C. Contains ONE_ENTRY; the
-   * relation of the robust mechanisms (docs/privacy/robust.md).
+   * Entrywise ℓ1: ‖A − A'‖₁ = Σ_ij |A_ij − A'_ij| ≤ C. The service's privacy units (one update, or
+   * a key's or a row's updates with Σ|Δ| ≤ C; docs/privacy/l1-units.md) and the robust
+   * mechanisms' relation (paper 000, §1; docs/privacy/robust.md).
    */
-  ENTRYWISE_L1("entrywise l1: ||A - A'||_1 = sum_ij |A_ij - A'_ij| <= C (robust-lra, robust-pca)");
+  ENTRYWISE_L1("entrywise l1: ||A - A'||_1 = sum_ij |A_ij - A'_ij| <= C");
 
   private final String description;
 
@@ -34,5 +35,10 @@ public enum NeighbouringRelation {
 
   public String description() {
     return description;
+  }
+
+  /** The short name in documents and flags: rank-one, frobenius, one-entry, one-row, entrywise-l1. */
+  public String cliName() {
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 }

@@ -143,6 +143,16 @@ public final class ContinualSketch {
   }
 
   /**
+   * Applies the current epoch's buffered updates to its accumulator now ({@link
+   * NoisyLinearSketch#applyBufferedUpdates}); owner's thread.
+   */
+  public void applyBufferedUpdates() {
+    if (accumulator != null) {
+      accumulator.applyBufferedUpdates();
+    }
+  }
+
+  /**
    * Ends the current epoch: the closed nodes ending here are made and archived, then kept in
    * memory if a future prefix release needs them.
    *

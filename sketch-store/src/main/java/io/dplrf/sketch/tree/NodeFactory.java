@@ -11,6 +11,7 @@ import io.dplrf.sketch.lra.Priv2Sketch;
 import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.lra.RobustSketch;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
 
@@ -43,11 +44,16 @@ final class NodeFactory {
       NoiseDerivation derivation) {
     this(c, key, instance, plan, plan instanceof RobustPlan rp
         ? RobustMatrices.generate(key, instance, c.sizes(), rp.p(), rp.pca(), rp.stableClip())
-        : null, derivation);
+        : null, null, derivation);
   }
 
+  /**
+   * @param robust the robust plan's matrices, else null
+   * @param priv2 the accumulator's Priv2 matrices if already drawn (their norms calibrated the
+   *     plan), else null
+   */
   private NodeFactory(TreeConfig c, SecretKey key, String instance, Object plan,
-      RobustMatrices robust, NoiseDerivation derivation) {
+      RobustMatrices robust, Priv2Matrices priv2, NoiseDerivation derivation) {
     this.plan = plan;
     this.derivation = derivation;
     this.key = key;
@@ -62,7 +68,8 @@ final class NodeFactory {
       p2Acc = p2Nodes = null;
     } else {
       int sparsity = ((Priv2Plan) plan).sparsity();
-      p2Acc = Priv2Matrices.generate(key, instance, c.sizes(), c.cacheUpdateColumns(), sparsity);
+      p2Acc = priv2 != null ? priv2
+          : Priv2Matrices.generate(key, instance, c.sizes(), c.cacheUpdateColumns(), sparsity);
       // Sparse matrices are small and always held: the nodes share the accumulator's.
       p2Nodes = sparsity > 0 ? p2Acc : Priv2Matrices.generate(key, instance, c.sizes(), false);
       p1Acc = p1Nodes = null;
@@ -70,36 +77,52 @@ final class NodeFactory {
   }
 
   /**
-   * A new stream's factory: its plan calibrated for the tree. The robust plans depend on the
-   * drawn matrices (exact sensitivity, docs/privacy/robust.md §3–4): L = depth compositions, the
-   * grid rounding charged over every node of the tree.
+   * A new stream's factory: its plan calibrated for the tree (L = depth compositions, never an
+   * ε/L split). Priv2 plans under one-entry and entrywise-ℓ1 neighbours and the robust plans
+   * depend on the drawn matrices (docs/privacy/l1-units.md §2, robust.md §3–4); the Priv2 ones
+   * charge the grid rounding over the nodes one unit can touch ({@link TreeConfig#roundedNodes}:
+   * L for one update, every node for a key or a row, l1-units.md §3), the robust ones over every
+   * node. Priv2 under Frobenius neighbours (rows mode, one row record per unit) and Priv1 (one
+   * update) charge it over the L nodes of one epoch (continual-release.md §3–4).
    */
   static NodeFactory create(TreeConfig c, SecretKey key, String instance,
       NoiseDerivation derivation) {
+    int l = c.depth();
     if (c.mechanism().robust()) {
       RobustMatrices mats = RobustMatrices.generate(key, instance, c.sizes(), c.p(),
           c.mechanism() == StreamMechanism.ROBUST_PCA);
-      RobustPlan plan = RobustPlan.calibrate(c.privacy(), c.clip(), mats, c.depth(), c.nodeCount());
-      return new NodeFactory(c, key, instance, plan, mats, derivation);
+      RobustPlan plan = RobustPlan.calibrate(c.privacy(), c.clip(), mats, l, c.nodeCount());
+      return new NodeFactory(c, key, instance, plan, mats, null, derivation);
     }
-    return new NodeFactory(c, key, instance, calibrate(c), derivation);
+    if (c.mechanism() == StreamMechanism.PRIV1 || c.relation() == NeighbouringRelation.FROBENIUS) {
+      return new NodeFactory(c, key, instance, calibrate(c), derivation);
+    }
+    int sparsity = c.mechanism() == StreamMechanism.PRIV2_SPARSE ? StreamMechanism.SPARSITY : 0;
+    Priv2Matrices mats =
+        Priv2Matrices.generate(key, instance, c.sizes(), c.cacheUpdateColumns(), sparsity);
+    Priv2Plan plan = Priv2Plan.calibrateL1(c.privacy(), c.clip(), mats, l, c.roundedNodes());
+    return new NodeFactory(c, key, instance, plan, null, mats, derivation);
   }
 
   /**
-   * The node-level plan of an ℓ2 mechanism: calibrated for L = depth compositions (docs/privacy/continual-release.md
-   * §3 for Priv2, §4 for Priv1), never with an ε/L split.
+   * The node-level plan of Priv1 or of Priv2 under Frobenius neighbours, which need no drawn
+   * matrix: L = depth compositions (continual-release.md §3 for Priv2, §4 for Priv1).
    */
   static Object calibrate(TreeConfig c) {
     int l = c.depth();
     return switch (c.mechanism()) {
       case PRIV1 -> Priv1Plan.calibrate(c.privacy(), c.clip(), c.sizes(),
           Priv1Plan.DEFAULT_JL_DELTA_SHARE, Priv1Plan.DEFAULT_YC_SHARE, l);
-      case PRIV2 -> Priv2Plan.calibrate(c.privacy(), c.clip(), c.sizes(),
-          Priv1Plan.DEFAULT_JL_DELTA_SHARE, l);
-      case PRIV2_SPARSE -> Priv2Plan.calibrateSparse(c.privacy(), c.clip(), c.sizes(),
-          StreamMechanism.SPARSITY, l);
-      case ROBUST_LRA, ROBUST_PCA -> throw new IllegalArgumentException(
-          "robust plans depend on the drawn matrices: use NodeFactory.create");
+      case PRIV2 -> {
+        if (c.relation() != NeighbouringRelation.FROBENIUS) {
+          throw new IllegalArgumentException("an entrywise-l1 plan depends on the drawn matrices:"
+              + " use NodeFactory.create");
+        }
+        yield Priv2Plan.calibrate(c.privacy(), c.clip(), c.sizes(),
+            Priv1Plan.DEFAULT_JL_DELTA_SHARE, l);
+      }
+      case PRIV2_SPARSE, ROBUST_LRA, ROBUST_PCA -> throw new IllegalArgumentException(
+          c.mechanism().cliName() + " plans are made by NodeFactory.create");
     };
   }
 

@@ -3,9 +3,11 @@ package io.dplrf.sketch.tree;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 
+import io.dplrf.sketch.lra.Priv2Plan;
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.noise.GaussianSampler;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -41,14 +43,17 @@ import java.util.zip.CheckedOutputStream;
  * parameters round-trip exactly and nothing is ever recalibrated or redrawn on restore.
  *
  * <pre>
- * Format version 4, big-endian (java.io.DataOutput):
+ * Format version 5, big-endian (java.io.DataOutput):
  *
  *  field                 type        notes
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFCT1"
- *  version               int32       4
+ *  version               int32       5
  *  mechanism             int8        1 = priv1, 2 = priv2, 3 = priv2-sparse, 4 = robust-lra,
  *                                    5 = robust-pca
+ *  relation              int8        the neighbouring relation the nodes are calibrated for
+ *                                    (TreeConfig.relation): 1 = rank-one, 2 = frobenius,
+ *                                    3 = one-entry, 4 = entrywise-l1
  *  cacheUpdateColumns    int8        0 / 1
  *  noiseChunk            int32       how the stream's sketches derive their noise: entries per
  *                                    keyed chunk, 0 = one stream per part (NodeFactory)
@@ -77,7 +82,9 @@ import java.util.zip.CheckedOutputStream;
  * <p>So a snapshot taken at an epoch close of a Priv2 tree with a node store is a few hundred
  * bytes: the accumulator is empty, no node is open, and the retained nodes are named, not copied.
  *
- * <p>Version 3 (read, never written) is version 4 without sampler: its streams keep the CKS
+ * <p>Version 4 (read, never written) is version 5 without relation: each mechanism's default
+ * ({@link TreeConfig#defaultRelation}: priv2 frobenius, priv2-sparse one-entry, as they were
+ * calibrated). Version 3 (read, never written) is version 4 without sampler: its streams keep the CKS
  * sampler. Version 2 (read, never written) is version 3 without noiseChunk: its streams keep one
  * noise stream per part. Version 1 (read, never written) differs from version 2 in: no p (a robust
  * tree's p is its accumulator plan's); the accumulator always present; store 1 copies the retained
@@ -86,7 +93,7 @@ import java.util.zip.CheckedOutputStream;
  */
 final class TreeCodec {
   private static final byte[] MAGIC = "DPLRFCT1".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 4;
+  static final int VERSION = 5;
   private static final int MAX_NODES = 1 << 24;
 
   private TreeCodec() {}
@@ -109,6 +116,13 @@ final class TreeCodec {
       case PRIV2_SPARSE -> 3;
       case ROBUST_LRA -> 4;
       case ROBUST_PCA -> 5;
+    });
+    d.writeByte(switch (c.relation()) {
+      case RANK_ONE -> 1;
+      case FROBENIUS -> 2;
+      case ONE_ENTRY -> 3;
+      case ENTRYWISE_L1 -> 4;
+      case ONE_ROW -> throw new IllegalStateException("no tree is calibrated for one-row");
     });
     d.writeByte(c.cacheUpdateColumns() ? 1 : 0);
     d.writeInt(tree.factory.derivation.chunk());
@@ -181,6 +195,7 @@ final class TreeCodec {
             + " (this build reads 1 to " + VERSION + ")");
       }
       int mech = d.readByte();
+      int relationCode = version >= 5 ? d.readByte() : 0; // 0: the mechanism's default
       boolean cache = d.readByte() == 1;
       int noiseChunk = version >= 3 ? d.readInt() : 0;
       if (noiseChunk < 0) {
@@ -232,9 +247,16 @@ final class TreeCodec {
         case 5 -> StreamMechanism.ROBUST_PCA;
         default -> throw new IOException("corrupt tree snapshot: mechanism code " + mech);
       };
-      TreeConfig config = mechanism.robust() && !Double.isNaN(p)
-          ? new TreeConfig(mechanism, sizes, privacy, clip, epochs, cache, p)
-          : new TreeConfig(mechanism, sizes, privacy, clip, epochs, cache);
+      NeighbouringRelation relation = switch (relationCode) {
+        case 0 -> TreeConfig.defaultRelation(mechanism);
+        case 1 -> NeighbouringRelation.RANK_ONE;
+        case 2 -> NeighbouringRelation.FROBENIUS;
+        case 3 -> NeighbouringRelation.ONE_ENTRY;
+        case 4 -> NeighbouringRelation.ENTRYWISE_L1;
+        default -> throw new IOException("corrupt tree snapshot: relation code " + relationCode);
+      };
+      TreeConfig config = new TreeConfig(mechanism, relation, sizes, privacy, clip, epochs, cache,
+          mechanism.robust() && !Double.isNaN(p) ? p : 1);
       if (closedEpochs < 0 || closedEpochs > epochs || (store != 0 && store != 1)) {
         throw new IOException("corrupt tree snapshot: " + closedEpochs + " of " + epochs
             + " epochs closed, store " + store);
@@ -290,13 +312,18 @@ final class TreeCodec {
       throw new IOException("corrupt tree snapshot: mechanism " + config.mechanism().cliName()
           + " with sketches of another mechanism");
     }
+    if (plan instanceof Priv2Plan p2 && (p2.relation() == NeighbouringRelation.FROBENIUS)
+        != (config.relation() == NeighbouringRelation.FROBENIUS)) {
+      throw new IOException("corrupt tree snapshot: " + config.relation().cliName()
+          + " neighbours in the header, sketches calibrated for " + p2.relation().cliName());
+    }
     if (plan instanceof RobustPlan rp) {
       if (!Double.isNaN(pInHeader) && rp.p() != pInHeader) {
         throw new IOException("corrupt tree snapshot: p = " + pInHeader + " in the header, "
             + rp.p() + " in the sketches");
       }
-      config = new TreeConfig(config.mechanism(), config.sizes(), config.privacy(), config.clip(),
-          config.epochs(), config.cacheUpdateColumns(), rp.p());
+      config = new TreeConfig(config.mechanism(), config.relation(), config.sizes(),
+          config.privacy(), config.clip(), config.epochs(), config.cacheUpdateColumns(), rp.p());
     }
     NodeFactory factory = plan != null ? new NodeFactory(config, key, instance, plan, derivation)
         : NodeFactory.create(config, key, instance, derivation);

@@ -50,8 +50,8 @@ class AbsorbTest {
    */
   @Test
   void intoNode_equalsAFreshNodeThatAbsorbedTheAccumulator_andSpendsIt() {
-    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(1, 1e-6), 1, SIZES, 2, 1);
-    Priv2Matrices mats = Priv2Matrices.generate(KEY, "i", SIZES, true, 2);
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(1, 1e-6), 1, SIZES, 4, 1);
+    Priv2Matrices mats = Priv2Matrices.generate(KEY, "i", SIZES, true, 4);
     Priv2Sketch acc = Priv2Sketch.createWithoutNoise(plan, mats, KEY, "i/acc");
     for (int x = 0; x < 20; x++) {
       acc.update(x % 12, (3 * x) % 9, x - 4.5);
@@ -81,8 +81,8 @@ class AbsorbTest {
    */
   @Test
   void intoParent_equalsAFreshParentThatAbsorbedBothChildren_andSpendsTheChild() {
-    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(1, 1e-6), 1, SIZES, 2, 1);
-    Priv2Matrices mats = Priv2Matrices.generate(KEY, "i", SIZES, true, 2);
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(1, 1e-6), 1, SIZES, 4, 1);
+    Priv2Matrices mats = Priv2Matrices.generate(KEY, "i", SIZES, true, 4);
     Priv2Sketch left = Priv2Sketch.create(plan, mats, KEY, "i/left");
     Priv2Sketch right = Priv2Sketch.create(plan, mats, KEY, "i/right");
     for (int x = 0; x < 30; x++) {

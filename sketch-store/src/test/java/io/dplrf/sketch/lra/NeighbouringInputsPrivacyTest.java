@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.matrix.Dense;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.KeyStream;
@@ -181,6 +182,193 @@ class NeighbouringInputsPrivacyTest {
     assertTrue(halved > DELTA + 2 * margin, "the test would catch halved noise: " + halved);
   }
 
+  // ---- entrywise-ℓ1 neighbours: the key and row privacy units (docs/privacy/l1-units.md) ----
+
+  private static final SketchSizes L1_SIZES = new SketchSizes(6, 20, 1, 4, 8);
+  private static final int L1_SAMPLES = 20_000;
+
+  private static double l1Margin() {
+    return (1 + Math.exp(EPSILON)) * Math.sqrt(Math.log(2 / 1e-7) / (2.0 * L1_SAMPLES));
+  }
+
+  private static Dense l1Base() {
+    Dense base = new Dense(L1_SIZES.m(), L1_SIZES.n());
+    for (int i = 0; i < base.rows(); i++) {
+      for (int j = 0; j < base.cols(); j++) {
+        base.set(i, j, (i + 1) * 0.5 - j * 0.25);
+      }
+    }
+    return base;
+  }
+
+  /**
+   * Every change spending an ℓ1 budget C = 1 over two distinct entries (Δ = ±½ each), within one
+   * row when {@code sameRow}; the one that moves (Y, Z) most, by {@link #weightedDistance}.
+   */
+  private static double[][] worstPair(Priv2Plan plan, Priv2Matrices mats, Dense base,
+      double[] qa, boolean sameRow) {
+    double best = -1;
+    double[][] worst = null;
+    int m = L1_SIZES.m();
+    int n = L1_SIZES.n();
+    for (int a = 0; a < m * n; a++) {
+      for (int b = a + 1; b < m * n; b++) {
+        if (sameRow && a / n != b / n) {
+          continue;
+        }
+        for (double sign : new double[] {1, -1}) {
+          double[][] change = {{a / n, a % n, 0.5}, {b / n, b % n, 0.5 * sign}};
+          double d = weightedDistance(plan, qa, exact(plan, mats, base, change));
+          assertTrue(d <= AnalyticGaussian.mu(EPSILON, DELTA) * (1 + 1e-9),
+              "an l1 change moved the sketches by " + d + " > mu");
+          if (d > best) {
+            best = d;
+            worst = change;
+          }
+        }
+      }
+    }
+    return worst;
+  }
+
+  /**
+   * The empirical privacy profile of a neighbour adding {@code change} sits at the exact δ(ε) of
+   * its shift μ′ = ‖(ΔY/σ_Y, ΔZ/σ_Z)‖ (two-sided, within the DKW margin), which is within the
+   * budget; with the noise halved the same releases break the budget.
+   */
+  private static void assertAtItsExactDelta(Priv2Plan plan, Priv2Matrices mats, Dense base,
+      double[] qa, double[][] change, String label) {
+    double[] qb = exact(plan, mats, base, change);
+    double shift = weightedDistance(plan, qa, qb);
+    double exact = AnalyticGaussian.delta(EPSILON, shift);
+    double margin = l1Margin();
+    double measured = releasedDelta(plan, mats, base, qa, qb, change, L1_SAMPLES, label, 1.0);
+    assertTrue(exact <= DELTA * (1 + 1e-6), label + ": exact delta " + exact + " > " + DELTA);
+    assertEquals(exact, measured, margin, label + ": delta-hat vs the exact profile at mu' = "
+        + shift + " (key seed 31)");
+    double halved = releasedDelta(plan, mats, base, qa, qb, change, L1_SAMPLES, label, 0.5);
+    assertTrue(halved > DELTA + 2 * margin, label + ": halved noise must break the budget: "
+        + halved);
+  }
+
+  /**
+   * A key unit (updates anywhere, Σ|Δ| ≤ C) against priv2-sparse: (1) its budget split over three
+   * updates of one cell is a single-entry difference and sits at δ exactly; (2) spread over two
+   * cells, every choice moves the sketches by at most μ (Lemma 1), and the worst one sits at its
+   * own exact δ(μ′) ≤ δ. Halved noise breaks both.
+   */
+  @Test
+  void priv2Sparse_keyUnitSpreadOverEntries_isWithinDeltaAndAtItsExactProfile() {
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(EPSILON, DELTA), 1, L1_SIZES, 4, 1);
+    Priv2Matrices mats = Priv2Matrices.generate(KEY, "l1key", L1_SIZES, false, 4);
+    Dense base = l1Base();
+    double[] qa = exact(plan, mats, base, NONE);
+    double[][] split = {{3, 7, 0.25}, {3, 7, 0.5}, {3, 7, 0.25}};
+    assertEquals(AnalyticGaussian.mu(EPSILON, DELTA),
+        weightedDistance(plan, qa, exact(plan, mats, base, split)), 1e-6, "split over updates");
+    assertAtItsExactDelta(plan, mats, base, qa, split, "l1key/split");
+    assertAtItsExactDelta(plan, mats, base, qa, worstPair(plan, mats, base, qa, false),
+        "l1key/pair");
+  }
+
+  /** A row unit (updates to one row, Σ|Δ| ≤ C): as the key unit, within one row. */
+  @Test
+  void priv2Sparse_rowUnitSpreadOverItsColumns_isWithinDeltaAndAtItsExactProfile() {
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(EPSILON, DELTA), 1, L1_SIZES, 4, 1);
+    Priv2Matrices mats = Priv2Matrices.generate(KEY, "l1row", L1_SIZES, false, 4);
+    Dense base = l1Base();
+    double[] qa = exact(plan, mats, base, NONE);
+    double[][] worst = worstPair(plan, mats, base, qa, true);
+    assertEquals(worst[0][0], worst[1][0], "one row");
+    assertAtItsExactDelta(plan, mats, base, qa, worst, "l1row/pair");
+  }
+
+  /**
+   * The counterexample of docs/privacy/sparse-embeddings.md §4: C/√2 on two entries of one row
+   * whose rows of Φ are equal up to sign. ‖D‖_F = C, so it is a Frobenius neighbour, but ‖D‖₁ =
+   * √2·C: outside the ℓ1 relation priv2-sparse claims. Its shift exceeds μ and the releases break
+   * the budget, which is why priv2-sparse never claims the Frobenius relation.
+   */
+  @Test
+  void priv2Sparse_frobeniusCounterexample_isOutsideTheClaim() {
+    Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(EPSILON, DELTA), 1, L1_SIZES, 4, 1);
+    assertEquals(NeighbouringRelation.ENTRYWISE_L1, plan.relation());
+    Priv2Matrices mats = Priv2Matrices.generate(KEY, "l1frob", L1_SIZES, false, 4);
+    // t = 4, s = 4: a row of Φ is a sign pattern (±½, ±½, ±½, ±½); 20 columns in 8 classes up to
+    // sign, so two of them collide.
+    int j1 = -1;
+    int j2 = -1;
+    double sign = 0;
+    for (int a = 0; a < L1_SIZES.n() && j1 < 0; a++) {
+      double[] ra = mats.phiT.column(a);
+      for (int b = a + 1; b < L1_SIZES.n() && j1 < 0; b++) {
+        double[] rb = mats.phiT.column(b);
+        for (double sg : new double[] {1, -1}) {
+          boolean same = true;
+          for (int x = 0; x < ra.length; x++) {
+            same &= ra[x] == sg * rb[x];
+          }
+          if (same) {
+            j1 = a;
+            j2 = b;
+            sign = sg;
+          }
+        }
+      }
+    }
+    assertTrue(j1 >= 0, "pigeonhole: two rows of Phi are equal up to sign");
+    double c = 1 / Math.sqrt(2);
+    double[][] d = {{2, j1, c}, {2, j2, c * sign}};
+    assertEquals(1.0, Math.hypot(d[0][2], d[1][2]), 1e-15, "Frobenius norm C");
+    assertTrue(Math.abs(d[0][2]) + Math.abs(d[1][2]) > 1.4, "l1 norm sqrt(2) C > C");
+    Dense base = l1Base();
+    double[] qa = exact(plan, mats, base, NONE);
+    double[] qb = exact(plan, mats, base, d);
+    double mu = AnalyticGaussian.mu(EPSILON, DELTA);
+    assertEquals(mu * Math.sqrt(1.5), weightedDistance(plan, qa, qb), 1e-6, "shift sqrt(3/2) mu");
+    double exact = AnalyticGaussian.delta(EPSILON, mu * Math.sqrt(1.5));
+    assertTrue(exact > DELTA * 1.5, "outside the claim: exact delta " + exact);
+    double measured = releasedDelta(plan, mats, base, qa, qb, d, L1_SAMPLES, "l1frob", 1.0);
+    assertEquals(exact, measured, l1Margin(), "the releases follow the shift (key seed 31)");
+  }
+
+  /**
+   * Dense Priv2 under ℓ1 neighbours: sensitivities C·max_j‖row j of Φ‖ and C·max_i‖column i of S‖
+   * of the drawn matrices, no δ_JL. The entry (i*, j*) at both maxima moves the sketches by μ
+   * exactly (the bound is attained, so it is not loose), no entry by more, and its releases sit
+   * at δ; halved noise breaks it. The χ² plan for Frobenius neighbours needs more noise here.
+   */
+  @Test
+  void priv2Dense_l1Calibration_worstEntryIsAtMuAndAtDelta() {
+    PrivacyParams privacy = new PrivacyParams(EPSILON, DELTA);
+    Priv2Matrices mats = Priv2Matrices.generate(KEY, "l1dense", L1_SIZES, false);
+    Priv2Plan plan = Priv2Plan.calibrateL1(privacy, 1, mats, 1, 1);
+    assertEquals(NeighbouringRelation.ENTRYWISE_L1, plan.relation());
+    assertEquals(0, plan.jlDeltaShare());
+    Dense base = l1Base();
+    double[] qa = exact(plan, mats, base, NONE);
+    double mu = AnalyticGaussian.mu(EPSILON, DELTA);
+    double best = -1;
+    int bi = 0;
+    int bj = 0;
+    for (int i = 0; i < L1_SIZES.m(); i++) {
+      for (int j = 0; j < L1_SIZES.n(); j++) {
+        double d = weightedDistance(plan, qa, exact(plan, mats, base, i, j));
+        assertTrue(d <= mu * (1 + 1e-12), "entry (" + i + ", " + j + "): " + d + " > " + mu);
+        if (d > best) {
+          best = d;
+          bi = i;
+          bj = j;
+        }
+      }
+    }
+    assertEquals(mu, best, 1e-6 * mu, "the largest row of Phi and column of S meet at one entry");
+    assertAtItsExactDelta(plan, mats, base, qa, entry(bi, bj, 1.0), "l1dense");
+    Priv2Plan frobenius = Priv2Plan.calibrate(privacy, 1, L1_SIZES);
+    assertTrue(frobenius.yNoise().sigma() > plan.yNoise().sigma()
+        && frobenius.zNoise().sigma() > plan.zNoise().sigma(), "chi-square factors and delta_JL");
+  }
+
   /**
    * δ̂(ε) of the whole mechanism's releases on base and on base with a unit change at (bi, bj),
    * projected on the likelihood-ratio direction of the exact sketch difference qb − qa (weighted
@@ -188,6 +376,15 @@ class NeighbouringInputsPrivacyTest {
    */
   private static double releasedDelta(Priv2Plan plan, Priv2Matrices mats, Dense base, double[] qa,
       double[] qb, int bi, int bj, int samples, String label) {
+    return releasedDelta(plan, mats, base, qa, qb, entry(bi, bj, 1.0), samples, label, 1.0);
+  }
+
+  /**
+   * As above for a neighbour that adds the updates {@code change} (rows (i, j, Δ)); the noise
+   * part of every release is multiplied by {@code noiseFactor} (0.5: halved noise).
+   */
+  private static double releasedDelta(Priv2Plan plan, Priv2Matrices mats, Dense base, double[] qa,
+      double[] qb, double[][] change, int samples, String label, double noiseFactor) {
     double[] w = new double[qa.length];
     int ySize = plan.sizes().m() * plan.sizes().t();
     for (int x = 0; x < w.length; x++) {
@@ -197,8 +394,10 @@ class NeighbouringInputsPrivacyTest {
     double[] pa = new double[samples];
     double[] pb = new double[samples];
     for (int r = 0; r < samples; r++) {
-      pa[r] = dot(w, released(plan, mats, base, -1, -1, label + "/a/" + r));
-      pb[r] = dot(w, released(plan, mats, base, bi, bj, label + "/b/" + r));
+      double ea = dot(w, qa);
+      double eb = dot(w, qb);
+      pa[r] = ea + noiseFactor * (dot(w, released(plan, mats, base, NONE, label + "/a/" + r)) - ea);
+      pb[r] = eb + noiseFactor * (dot(w, released(plan, mats, base, change, label + "/b/" + r)) - eb);
     }
     return empiricalDelta(pa, pb, EPSILON);
   }
@@ -221,25 +420,38 @@ class NeighbouringInputsPrivacyTest {
     return s;
   }
 
+  private static final double[][] NONE = new double[0][];
+
+  /** One update (i, j, Δ); none when i < 0. */
+  private static double[][] entry(int i, int j, double delta) {
+    return i < 0 ? NONE : new double[][] {{i, j, delta}};
+  }
+
   /** Exact (noiseless) Y and Z of base, plus a unit change at (i, j) when i ≥ 0. */
   private static double[] exact(Priv2Plan plan, Priv2Matrices mats, Dense base, int i, int j) {
+    return exact(plan, mats, base, entry(i, j, 1.0));
+  }
+
+  /** Exact (noiseless) Y and Z of base plus the updates {@code change}. */
+  private static double[] exact(Priv2Plan plan, Priv2Matrices mats, Dense base,
+      double[][] change) {
     Priv2Sketch s = Priv2Sketch.createWithoutNoise(plan, mats, KEY, "exact");
-    return concat(feed(s, base, i, j).release());
+    return concat(feed(s, base, change).release());
   }
 
-  private static double[] released(Priv2Plan plan, Priv2Matrices mats, Dense base, int i, int j,
-      String node) {
-    return concat(feed(Priv2Sketch.create(plan, mats, KEY, node), base, i, j).release());
+  private static double[] released(Priv2Plan plan, Priv2Matrices mats, Dense base,
+      double[][] change, String node) {
+    return concat(feed(Priv2Sketch.create(plan, mats, KEY, node), base, change).release());
   }
 
-  private static Priv2Sketch feed(Priv2Sketch s, Dense base, int i, int j) {
+  private static Priv2Sketch feed(Priv2Sketch s, Dense base, double[][] change) {
     for (int r = 0; r < base.rows(); r++) {
       for (int c = 0; c < base.cols(); c++) {
         s.update(r, c, base.get(r, c));
       }
     }
-    if (i >= 0) {
-      s.update(i, j, 1.0);
+    for (double[] u : change) {
+      s.update((int) u[0], (int) u[1], u[2]);
     }
     return s;
   }

@@ -67,7 +67,7 @@ class Priv2SparseSketchTest {
     assertThrows(IllegalArgumentException.class, () -> Priv2Sketch.create(plan,
         Priv2Matrices.generate(KEY, "p2s", sizes, false), KEY, "x"));
     assertThrows(IllegalArgumentException.class,
-        () -> Priv2Plan.calibrateSparse(PRIVACY, 1, sizes, 9, 1)); // s > t = 8
+        () -> Priv2Plan.calibrateSparse(PRIVACY, 1, sizes, 16, 1)); // s > t = 8
   }
 
   @Test

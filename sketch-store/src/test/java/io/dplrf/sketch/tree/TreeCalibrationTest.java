@@ -10,7 +10,9 @@ import io.dplrf.sketch.lra.GaussianSketchNoise;
 import io.dplrf.sketch.lra.LaplaceSketchNoise;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.Priv1Plan;
+import io.dplrf.sketch.lra.Priv2Matrices;
 import io.dplrf.sketch.lra.Priv2Plan;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.params.SketchSizes;
 import org.junit.jupiter.api.Test;
@@ -116,6 +118,121 @@ class TreeCalibrationTest {
         assertTrue(delta > 10 * deltaMech, "halved sigmaMin and sigma still meet the target: " + delta);
       }
     }
+  }
+
+  /**
+   * Priv2 under entrywise-ℓ1 neighbours (docs/privacy/l1-units.md §3–4), sparse and dense: the
+   * factors are the drawn matrices' (1 for sparse), no δ share is spent on them, σ is √L times the
+   * one-shot σ of the same matrices, the grid rounding is charged for every node of the tree for
+   * a key or row unit (k·⌈N/L⌉ coordinates per part) and for the L nodes of one epoch for one
+   * update (k), and the whole tree meets (ε, δ) with all of δ, while halving σ does not.
+   */
+  @Test
+  void l1Nodes_sqrtLTimesTheOneShotSigma_roundingOverTheUnitsNodes_andHalvingBreaksTheTarget() {
+    for (NeighbouringRelation r : new NeighbouringRelation[] {NeighbouringRelation.ONE_ENTRY,
+        NeighbouringRelation.ENTRYWISE_L1}) {
+      for (StreamMechanism m : new StreamMechanism[] {StreamMechanism.PRIV2_SPARSE,
+          StreamMechanism.PRIV2}) {
+        checkL1Node(m, r);
+      }
+    }
+  }
+
+  private static void checkL1Node(StreamMechanism m, NeighbouringRelation r) {
+    int l = Dyadic.depth(T);
+    TreeConfig c = new TreeConfig(m, r, SIZES, PRIVACY, CLIP, T, false, 1);
+    String what = m.cliName() + " " + r.cliName();
+    NodeFactory f = NodeFactory.create(c, TreeFixtures.KEY_FOR_CALIBRATION, "cal/l1/" + m.cliName(),
+        NoiseDerivation.CURRENT);
+    Priv2Plan node = (Priv2Plan) f.plan;
+    Priv2Matrices mats = Priv2Matrices.generate(TreeFixtures.KEY_FOR_CALIBRATION,
+        "cal/l1/" + m.cliName(), SIZES, false, m == StreamMechanism.PRIV2_SPARSE ? 4 : 0);
+    Priv2Plan single = Priv2Plan.calibrateL1(PRIVACY, CLIP, mats, 1, 1);
+    assertEquals(NeighbouringRelation.ENTRYWISE_L1, node.relation(), what);
+    assertEquals(0, node.jlDeltaShare(), what);
+    assertEquals(mats.maxRowNormOfPhi(), node.phiFactor(), 0, what);
+    assertEquals(mats.maxColumnNormOfS(), node.sFactor(), 0, what);
+    if (m == StreamMechanism.PRIV2_SPARSE) {
+      assertEquals(1, node.phiFactor(), 0);
+      assertEquals(1, node.sFactor(), 0);
+    } else {
+      assertTrue(node.phiFactor() > 1 && node.sFactor() > 1, "the largest of the drawn norms");
+    }
+    long perLevel = r == NeighbouringRelation.ONE_ENTRY ? 1 : (c.nodeCount() + l - 1) / l;
+    assertEquals((long) SIZES.m() * SIZES.t() * perLevel, node.yNoise().changedCoordinates(), what);
+    assertEquals((long) SIZES.v() * SIZES.n() * perLevel, node.zNoise().changedCoordinates(), what);
+    assertEquals(Math.sqrt(l), node.yNoise().sigma() / single.yNoise().sigma(), 1e-5 * Math.sqrt(l));
+    assertEquals(Math.sqrt(l), node.zNoise().sigma() / single.zNoise().sigma(), 1e-5 * Math.sqrt(l));
+    for (double factor : new double[] {1, 0.5}) {
+      double muTotal = Math.sqrt(l * (Math.pow(mu(node.yNoise(), factor), 2)
+          + Math.pow(mu(node.zNoise(), factor), 2)));
+      double delta = AnalyticGaussian.delta(PRIVACY.epsilon(), muTotal);
+      if (factor == 1) {
+        assertTrue(delta <= PRIVACY.delta() * (1 + 1e-9), what + ": delta " + delta);
+        assertTrue(delta > 0.9 * PRIVACY.delta(), what + ": all of delta, " + delta);
+      } else {
+        assertTrue(delta > 10 * PRIVACY.delta(), what + ": halved sigma: " + delta);
+      }
+    }
+  }
+
+  /**
+   * The tree form of Lemma 1 (l1-units.md §3), on released nodes: two trees on the same key and
+   * instance (so every node's noise is the same) fed the same stream, one of them also a unit
+   * whose budget C is spread over five epochs and cells. Over every node, Σ (‖ΔY‖/σ_Y)² +
+   * (‖ΔZ‖/σ_Z)² ≤ μ² — the unit touches up to three nodes of a level, and still costs no more than
+   * one update of C landing in L nodes, which reaches μ² exactly.
+   */
+  @Test
+  void l1Tree_unitSpreadOverEpochs_costsAtMostOneUpdate_whichReachesMu() {
+    int t = 8;
+    TreeConfig c = new TreeConfig(StreamMechanism.PRIV2_SPARSE, NeighbouringRelation.ENTRYWISE_L1,
+        SIZES, PRIVACY, CLIP, t, false, 1);
+    double[][] spread = {{1, 0, 0, 0.25}, {2, 3, 5, -0.25}, {3, 7, 11, 0.125}, {5, 1, 2, 0.125},
+        {8, 9, 29, 0.25}}; // epoch, i, j, Δ/C: Σ|Δ| = C
+    double[][] single = {{3, 4, 17, 1}};
+    double mu = AnalyticGaussian.mu(PRIVACY.epsilon(), PRIVACY.delta());
+    double spreadLoss = releasedLoss(c, spread);
+    double singleLoss = releasedLoss(c, single);
+    assertEquals(mu * mu, singleLoss, 1e-6 * mu * mu, "one update of C in L = 4 nodes");
+    assertTrue(spreadLoss <= mu * mu * (1 + 1e-6), "spread unit: " + spreadLoss + " > " + mu * mu);
+  }
+
+  /** Σ over every node of the tree of the squared GDP shift that adding {@code unit} makes. */
+  private static double releasedLoss(TreeConfig c, double[][] unit) {
+    ContinualSketch with = ContinualSketch.create(c, TreeFixtures.KEY_FOR_CALIBRATION, "l1tree");
+    ContinualSketch without = ContinualSketch.create(c, TreeFixtures.KEY_FOR_CALIBRATION, "l1tree");
+    for (int e = 1; e <= c.epochs(); e++) {
+      TreeFixtures.feed(with, e, 0, TreeFixtures.PER_EPOCH);
+      TreeFixtures.feed(without, e, 0, TreeFixtures.PER_EPOCH);
+      for (double[] u : unit) {
+        if (u[0] == e) {
+          with.update((int) u[1], (int) u[2], u[3] * CLIP);
+        }
+      }
+      with.closeEpoch();
+      without.closeEpoch();
+    }
+    Priv2Plan plan = (Priv2Plan) with.plan();
+    double loss = 0;
+    for (int level = 0; level < c.depth(); level++) {
+      for (int k = 0; (k + 1) << level <= c.epochs(); k++) {
+        Dyadic.NodeId id = new Dyadic.NodeId(level, k);
+        var a = (io.dplrf.sketch.lra.Priv2Sketches) with.releaseNode(id);
+        var b = (io.dplrf.sketch.lra.Priv2Sketches) without.releaseNode(id);
+        loss += squaredDistance(a.y().data(), b.y().data()) / Math.pow(plan.yNoise().sigma(), 2)
+            + squaredDistance(a.z().data(), b.z().data()) / Math.pow(plan.zNoise().sigma(), 2);
+      }
+    }
+    return loss;
+  }
+
+  private static double squaredDistance(double[] a, double[] b) {
+    double s = 0;
+    for (int x = 0; x < a.length; x++) {
+      s += (a[x] - b[x]) * (a[x] - b[x]);
+    }
+    return s;
   }
 
   /** Exact composition beats the ε/L split it replaces (the split would need more noise). */

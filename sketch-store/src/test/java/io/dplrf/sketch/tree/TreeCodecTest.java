@@ -13,6 +13,7 @@ import io.dplrf.sketch.lra.Priv1Sketches;
 import io.dplrf.sketch.lra.Priv2Sketches;
 import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.lra.RobustSketches;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.io.ByteArrayInputStream;
@@ -38,11 +39,26 @@ class TreeCodecTest {
 
   /** As a stream of a build whose sketches derive their noise as {@code derivation} says. */
   static ContinualSketch golden(StreamMechanism mech, NoiseDerivation derivation) {
+    return golden(mech, TreeConfig.defaultRelation(mech), derivation);
+  }
+
+  /** The golden content of a stream calibrated for {@code relation}. */
+  static ContinualSketch golden(StreamMechanism mech, NeighbouringRelation relation,
+      NoiseDerivation derivation) {
     ContinualSketch tree = ContinualSketch.create(
-        new TreeConfig(mech, SIZES, TreeFixtures.PRIVACY, 2.0, T, false), KEY,
+        new TreeConfig(mech, relation, SIZES, TreeFixtures.PRIVACY, 2.0, T, false, 1), KEY,
         "golden/tree-" + mech.cliName(), NodeArchive.memory(), derivation);
     feedUntilMidEpoch3(tree);
     return tree;
+  }
+
+  /**
+   * The golden file's name: the mechanism, then the relation where it is not the mechanism's
+   * default (a key or row unit's entrywise-ℓ1 stream), then the format version.
+   */
+  static String goldenName(StreamMechanism mech, NeighbouringRelation relation, int version) {
+    return "tree-" + mech.cliName() + (relation == TreeConfig.defaultRelation(mech) ? ""
+        : "-" + relation.cliName()) + "-v" + version + ".snapshot";
   }
 
   static void feedUntilMidEpoch3(ContinualSketch tree) {
@@ -275,17 +291,35 @@ class TreeCodecTest {
       "robust-lra, 1", "robust-pca, 1", "priv1, 2", "priv2, 2", "priv2-sparse, 2", "robust-lra, 2",
       "robust-pca, 2", "priv1, 3", "priv2, 3", "priv2-sparse, 3", "robust-lra, 3",
       "robust-pca, 3", "priv1, 4", "priv2, 4", "priv2-sparse, 4", "robust-lra, 4",
-      "robust-pca, 4"})
+      "robust-pca, 4", "priv1, 5", "priv2, 5", "priv2-sparse, 5", "robust-lra, 5",
+      "robust-pca, 5"})
   void goldenSnapshots_stayReadableAndContinueIdentically(String mechanism, int version)
       throws IOException {
     StreamMechanism mech = StreamMechanism.fromCliName(mechanism);
-    String name = "/golden/tree-" + mech.cliName() + "-v" + version + ".snapshot";
+    assertGoldenContinues(mech, TreeConfig.defaultRelation(mech), version);
+  }
+
+  /**
+   * Version 5 names the relation: priv2 and priv2-sparse streams of key or row units, calibrated
+   * for entrywise-ℓ1 neighbours, read back as such and continue identically.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"priv2", "priv2-sparse"})
+  void goldenEntrywiseL1Snapshots_keepTheirRelation(String mechanism) throws IOException {
+    StreamMechanism mech = StreamMechanism.fromCliName(mechanism);
+    assertGoldenContinues(mech, NeighbouringRelation.ENTRYWISE_L1, 5);
+  }
+
+  private void assertGoldenContinues(StreamMechanism mech, NeighbouringRelation relation,
+      int version) throws IOException {
+    String name = "/golden/" + goldenName(mech, relation, version);
     try (InputStream in = getClass().getResourceAsStream(name)) {
       assertTrue(in != null, name + " is missing");
       ContinualSketch g = ContinualSketch.readFrom(in, KEY);
+      assertEquals(relation, g.config().relation(), name);
       NoiseDerivation started = version < 3 ? NoiseDerivation.ONE_STREAM
           : version < 4 ? NoiseDerivation.CHUNKED_CKS : NoiseDerivation.CURRENT;
-      assertSameFuture(golden(mech, started), g);
+      assertSameFuture(golden(mech, relation, started), g);
     }
   }
 

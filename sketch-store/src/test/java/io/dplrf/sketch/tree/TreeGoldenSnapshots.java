@@ -1,5 +1,7 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.lra.NoiseDerivation;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -17,13 +19,21 @@ final class TreeGoldenSnapshots {
     Path dir = Path.of(args[0]);
     Files.createDirectories(dir);
     for (StreamMechanism m : StreamMechanism.values()) {
-      Path f = dir.resolve("tree-" + m.cliName() + "-v" + TreeCodec.VERSION + ".snapshot");
-      if (Files.exists(f)) {
-        continue; // golden files are never rewritten: only a new mechanism's file is added
+      write(dir, m, TreeConfig.defaultRelation(m));
+      if (m == StreamMechanism.PRIV2 || m == StreamMechanism.PRIV2_SPARSE) {
+        write(dir, m, NeighbouringRelation.ENTRYWISE_L1);
       }
-      try (OutputStream out = Files.newOutputStream(f)) {
-        TreeCodecTest.golden(m).writeTo(out);
-      }
+    }
+  }
+
+  private static void write(Path dir, StreamMechanism m, NeighbouringRelation relation)
+      throws IOException {
+    Path f = dir.resolve(TreeCodecTest.goldenName(m, relation, TreeCodec.VERSION));
+    if (Files.exists(f)) {
+      return; // golden files are never rewritten: only a new mechanism's file is added
+    }
+    try (OutputStream out = Files.newOutputStream(f)) {
+      TreeCodecTest.golden(m, relation, NoiseDerivation.CURRENT).writeTo(out);
     }
   }
 }
