@@ -186,7 +186,10 @@ public final class ServiceConfig {
     } else {
       parse.number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
     }
-    parse.choice("mechanism", Mechanism.class, Mechanism.PRIV2);
+    // Default: the most accurate valid mechanism for the unit. Every unit of mode updates is
+    // bounded in l1, for which priv2-sparse's sensitivity is exactly C (docs/privacy/l1-units.md);
+    // rows mode sketches AᵀA, whose row difference x xᵀ is only Frobenius-bounded.
+    parse.choice("mechanism", Mechanism.class, rowsMode ? Mechanism.PRIV2 : Mechanism.PRIV2_SPARSE);
     if (rowsMode && mechanism() != Mechanism.PRIV2) {
       throw parse.invalid("mechanism", "priv2 in mode rows (the ata-sketch: Priv2 sketches of AᵀA, whose"
           + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"

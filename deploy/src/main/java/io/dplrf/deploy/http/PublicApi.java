@@ -220,6 +220,7 @@ public final class PublicApi implements AutoCloseable {
     out.put("exhausted", s.exhausted());
     out.put("message", s.message());
     out.put("mechanism", s.mechanism());
+    out.put("relation", s.relation());
     out.put("neighbouring", s.neighbouring());
     out.put("privacyUnit", s.privacyUnit());
     out.put("clip", s.clip());

@@ -11,7 +11,9 @@ import java.util.Objects;
  *     epoch being ingested is the next one; status follows what is released, never the tree's
  *     epoch counter, which runs ahead while a release is being computed)
  * @param epochs T, the number of epochs the budget covers
- * @param mechanism "priv1" or "priv2"
+ * @param mechanism the mechanism's name, e.g. "priv2-sparse"
+ * @param relation the neighbouring relation protected, by its short name: "one-entry",
+ *     "entrywise-l1", "frobenius", "rank-one", "local", "one-user-joint"
  * @param neighbouring the neighbouring relation, in words, e.g. "streams differing in one update
  *     of |Δ| ≤ C; matrices differ by ‖A − A'‖_F ≤ C"
  * @param privacyUnit "update", "key" or "row"
@@ -20,11 +22,12 @@ import java.util.Objects;
  * @param lastRelease when the latest release was made; null before the first
  */
 public record Status(int epoch, int epochs, double epsilon, double delta, String mechanism,
-    String neighbouring, double clip, String privacyUnit, boolean exhausted, String message,
+    String relation, String neighbouring, double clip, String privacyUnit, boolean exhausted, String message,
     Instant lastRelease, int rows, int cols, int rank) {
 
   public Status {
     Objects.requireNonNull(mechanism, "mechanism");
+    Objects.requireNonNull(relation, "relation");
     Objects.requireNonNull(neighbouring, "neighbouring");
     Objects.requireNonNull(privacyUnit, "privacyUnit");
     Objects.requireNonNull(message, "message");

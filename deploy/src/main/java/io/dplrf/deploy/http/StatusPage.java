@@ -80,8 +80,9 @@ final class StatusPage {
     }
     h.append("</section>\n");
 
-    h.append("<section><h2>Neighbouring relation</h2><p id=\"neighbouring\">")
-        .append(esc(s.neighbouring())).append("</p></section>\n");
+    h.append("<section><h2>Neighbouring relation: <span id=\"relation\">").append(esc(s.relation()))
+        .append("</span></h2><p id=\"neighbouring\">").append(esc(s.neighbouring()))
+        .append("</p></section>\n");
     h.append("<footer>JSON: <a href=\"/v1/status\">/v1/status</a> · <a href=\"/v1/release/latest\">")
         .append("/v1/release/latest</a> · <a href=\"/v1/release/latest?format=npy\">npy zip</a>. ")
         .append("Everything on this page is public (the privacy parameters and the release); exact ")

@@ -93,14 +93,14 @@ public final class Service implements AutoCloseable {
     this.config = config;
     this.log = log;
     if (!ServiceDescription.localMode(config) && !ServiceDescription.completionMode(config)) { // before anything is created: a refused configuration leaves no trace
-      StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
-      // Key/row units bound a unit's total ℓ1 mass Σ|Δ| ≤ C: a Frobenius-bounded change (priv2)
-      // and exactly the entrywise-ℓ1 relation of the robust mechanisms (robust.md §4).
-      if (mechanism != StreamMechanism.PRIV2 && !mechanism.robust()
+      // Key/row units bound a unit's total ℓ1 mass Σ|Δ| ≤ C: the entrywise-ℓ1 relation, which the
+      // Priv2 plans (docs/privacy/l1-units.md) and the robust ones (robust.md §4) cover. Priv1's
+      // tree analysis needs the same rank-one difference in every node: one update.
+      if (config.mechanism() == ServiceConfig.Mechanism.PRIV1
           && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
-        throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " protects one"
-            + " update only (its privacy argument needs a " + (mechanism == StreamMechanism.PRIV1
-                ? "rank-one" : "single-entry") + " difference); use mechanism priv2 with privacy-unit "
+        throw new IllegalArgumentException("mechanism priv1 protects one update only (its privacy"
+            + " argument needs the same rank-one difference in every tree node); use mechanism"
+            + " priv2-sparse (the default) with privacy-unit "
             + config.privacyUnit().name().toLowerCase(Locale.ROOT));
       }
     }
@@ -242,10 +242,11 @@ public final class Service implements AutoCloseable {
     // ‖x xᵀ‖_F = ‖x‖₂² ≤ C²; the Priv2 plan is private for every difference of Frobenius norm
     // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
     double treeClip = ServiceDescription.rowsMode(config) ? config.clip() * config.clip() : config.clip();
-    TreeConfig tree = new TreeConfig(mechanism, sizes,
+    TreeConfig tree = new TreeConfig(mechanism, ServiceDescription.relation(config), sizes,
         new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true,
         config.p());
     TreeTarget target = TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
+    target.describeReleases(ServiceDescription.releaseMetadata(config));
     HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
         .ifPresent(target::keepInMemoryAtMost);
     return target;
@@ -369,7 +370,8 @@ public final class Service implements AutoCloseable {
       cache.publish(local.release(epoch, config.rank(), now));
     } else {
       var r = target.prefix(epoch, config.rank());
-      cache.publish(Release.prefix(epoch, r.factorization(), r.report(), now));
+      cache.publish(new Release(1, epoch, r.factorization(), r.report(), now,
+          target.releaseMetadata()));
     }
     lastRelease = now;
     metrics.releaseDuration(java.time.Duration.ofNanos(System.nanoTime() - t0));
@@ -393,7 +395,8 @@ public final class Service implements AutoCloseable {
       // epoch/epochs (and the status page) show fits started of R.
       return new Status(completion.started(), config.completion().runs(), config.epsilon(),
           config.delta(),
-          ServiceDescription.mechanismName(config), ServiceDescription.neighbouring(config),
+          ServiceDescription.mechanismName(config), ServiceDescription.relationName(config),
+          ServiceDescription.neighbouring(config),
           config.clip(), ServiceDescription.privacyUnit(config), completion.exhausted(),
           CompletionMode.message(completion), completion.lastRun(), config.rows(), config.cols(),
           0);
@@ -406,7 +409,8 @@ public final class Service implements AutoCloseable {
         : released == 0 ? "waiting for the first epoch to close"
         : "releasing after every epoch";
     return new Status(released, config.epochs(), config.epsilon(), config.delta(),
-        ServiceDescription.mechanismName(config), ServiceDescription.neighbouring(config), config.clip(),
+        ServiceDescription.mechanismName(config), ServiceDescription.relationName(config),
+        ServiceDescription.neighbouring(config), config.clip(),
         ServiceDescription.privacyUnit(config), exhausted, message, lastRelease,
         config.rows(), config.cols(), config.rank());
   }

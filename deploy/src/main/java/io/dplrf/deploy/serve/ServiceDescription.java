@@ -3,7 +3,10 @@ package io.dplrf.deploy.serve;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.ingest.ContributionBounds;
 import io.dplrf.ingest.IngestConfig;
+import io.dplrf.sketch.params.NeighbouringRelation;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What a running service says about itself, in words: its mode, the mechanism and neighbouring
@@ -46,6 +49,47 @@ final class ServiceDescription {
         : config.privacyUnit().name().toLowerCase(Locale.ROOT);
   }
 
+  /**
+   * The neighbouring relation the tree of modes updates and rows is calibrated for: rows mode's
+   * AᵀA changes by x xᵀ, bounded in Frobenius norm; in mode updates every unit is bounded in ℓ1
+   * (docs/privacy/l1-units.md): one update is one entry, a key's or a row's updates spread over
+   * entries and epochs; priv1 covers one rank-one update.
+   */
+  static NeighbouringRelation relation(ServiceConfig config) {
+    if (rowsMode(config)) {
+      return NeighbouringRelation.FROBENIUS;
+    }
+    return switch (config.mechanism()) {
+      case PRIV1 -> NeighbouringRelation.RANK_ONE;
+      case ROBUST_LRA, ROBUST_PCA -> NeighbouringRelation.ENTRYWISE_L1;
+      case PRIV2, PRIV2_SPARSE -> config.privacyUnit() == ServiceConfig.PrivacyUnit.UPDATE
+          ? NeighbouringRelation.ONE_ENTRY : NeighbouringRelation.ENTRYWISE_L1;
+    };
+  }
+
+  /**
+   * What every release of modes updates and rows says about its guarantee (the "metadata" of the
+   * release document): mechanism, relation, unit, budget.
+   */
+  static Map<String, Object> releaseMetadata(ServiceConfig config) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("mechanism", mechanismName(config));
+    m.put("relation", relationName(config));
+    m.put("neighbouring", neighbouring(config));
+    m.put("privacyUnit", privacyUnit(config));
+    m.put("epsilon", config.epsilon());
+    m.put("delta", config.delta());
+    m.put("clip", config.clip());
+    m.put("epochs", config.epochs());
+    return m;
+  }
+
+  /** The relation's short name in /v1/status and release documents, for every mode. */
+  static String relationName(ServiceConfig config) {
+    return completionMode(config) ? "one-user-joint" : localMode(config) ? "local"
+        : relation(config).cliName();
+  }
+
   /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */
   static String mechanismName(ServiceConfig config) {
     return completionMode(config) ? "private-frank-wolfe"
@@ -81,9 +125,10 @@ final class ServiceDescription {
       case KEY -> "streams differing in all updates carrying one record key, sum |delta| <= " + c;
       case ROW -> "streams differing in all updates to one row, sum |delta| <= " + c;
     };
-    String relation = config.mechanism() == ServiceConfig.Mechanism.ROBUST_LRA
-        || config.mechanism() == ServiceConfig.Mechanism.ROBUST_PCA
-        ? "entrywise l1 (robust, p = " + config.p() + ", pure epsilon-DP): " : "";
+    String relation = config.mechanism().robust()
+        ? "entrywise l1 (robust, p = " + config.p() + ", pure epsilon-DP): "
+        : relation(config) == NeighbouringRelation.ENTRYWISE_L1
+        ? "entrywise l1 (the unit's updates may spread over entries and epochs): " : "";
     return relation + unit + (config.epochUpdates().isPresent()
         ? "; the other stream holds zero updates in their place (epochs are cut by update count:"
             + " which records arrive, their lengths, keys, order and times are public)"

@@ -68,6 +68,8 @@ public final class TreeTarget implements IngestTarget {
         }
       };
   private volatile ContinualSketch tree;
+  /** What every release of this tree says about its guarantee ({@link #describeReleases}). */
+  private volatile Map<String, Object> releaseMetadata = Map.of();
   /** The most prefix nodes kept in memory ({@link #keepInMemoryAtMost}), for trees read later too. */
   private int nodesInMemory = Integer.MAX_VALUE;
 
@@ -124,6 +126,11 @@ public final class TreeTarget implements IngestTarget {
   @Override
   public void update(int i, int j, double delta) {
     tree.update(i, j, delta);
+  }
+
+  /** {@link ContinualSketch#applyBufferedUpdates}, on the ingest thread ({@code bench ingest}). */
+  public void applyBufferedUpdates() {
+    tree.applyBufferedUpdates();
   }
 
   @Override
@@ -270,7 +277,7 @@ public final class TreeTarget implements IngestTarget {
       }
       try {
         io.dplrf.release.Release f = Releases.factorize(sketches.get(), config.sizes().k());
-        r = new Release(from, to, f.factorization(), f.report(), Instant.now(), Map.of());
+        r = new Release(from, to, f.factorization(), f.report(), Instant.now(), releaseMetadata);
       } finally {
         computing.release();
       }
@@ -288,6 +295,16 @@ public final class TreeTarget implements IngestTarget {
 
   TreeConfig config() {
     return config;
+  }
+
+  /** Sets the metadata (mechanism, relation, budget) every release of this tree carries. */
+  void describeReleases(Map<String, Object> metadata) {
+    releaseMetadata = Map.copyOf(metadata);
+  }
+
+  /** The metadata every release of this tree carries. */
+  Map<String, Object> releaseMetadata() {
+    return releaseMetadata;
   }
 
   /** Bytes the tree holds in memory ({@link ContinualSketch#sizeInBytes}). */

@@ -36,7 +36,7 @@ class ServiceConfigTest {
   @Test
   void defaults_areTheDocumentedOnes() {
     ServiceConfig c = ServiceConfig.load(REQUIRED, 0, Map.of());
-    assertEquals(ServiceConfig.Mechanism.PRIV2, c.mechanism());
+    assertEquals(ServiceConfig.Mechanism.PRIV2_SPARSE, c.mechanism());
     assertEquals(1.0, c.clip());
     assertEquals(ServiceConfig.PrivacyUnit.UPDATE, c.privacyUnit());
     assertEquals(Path.of("./state"), c.stateDir());

@@ -38,7 +38,7 @@ final class Fixtures {
   }
 
   static Status status() {
-    return new Status(4, 8, 1.0, 1e-6, "priv2", "streams differing in one update, |delta| <= C",
+    return new Status(4, 8, 1.0, 1e-6, "priv2", "one-entry", "streams differing in one update, |delta| <= C",
         1.0, "update", false, "", AT, 3, 2, 2);
   }
 

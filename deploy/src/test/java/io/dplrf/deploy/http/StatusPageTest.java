@@ -70,7 +70,7 @@ class StatusPageTest {
 
   @Test
   void page_showsEpochPrivacyAgeAndPlot_andEscapesText() {
-    Status s = new Status(5, 8, 0.5, 1e-6, "priv2", "one update <script>alert(1)</script> & |delta| <= 1",
+    Status s = new Status(5, 8, 0.5, 1e-6, "priv2", "entrywise-l1 <b>", "one update <script>alert(1)</script> & |delta| <= 1",
         1.0, "update", false, "", Fixtures.AT, 3, 2, 2);
     Release r = Fixtures.release(5);
     String html = StatusPage.render(s, Optional.of(r), Fixtures.AT.plusSeconds(125));
@@ -81,18 +81,19 @@ class StatusPageTest {
     assertTrue(html.contains("id=\"sv-plot\""), "plot");
     assertFalse(html.contains("<script>alert"), "escaped");
     assertTrue(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; |delta| &lt;= 1"));
+    assertTrue(html.contains("<span id=\"relation\">entrywise-l1 &lt;b&gt;</span>"), "relation");
     assertFalse(html.contains("id=\"exhausted\""));
   }
 
   @Test
   void page_beforeTheFirstRelease_andAfterTheLast() {
-    Status waiting = new Status(0, 8, 1, 1e-6, "priv2", "n", 1, "update", false,
+    Status waiting = new Status(0, 8, 1, 1e-6, "priv2", "one-entry", "n", 1, "update", false,
         "waiting for the first epoch to close", null, 3, 2, 2);
     String html = StatusPage.render(waiting, Optional.empty(), Instant.now());
     assertTrue(html.contains("id=\"no-release\""));
     assertFalse(html.contains("id=\"sv-plot\""));
     assertTrue(html.contains("waiting for the first epoch to close"));
-    Status spent = new Status(8, 8, 1, 1e-6, "priv2", "n", 1, "update", true,
+    Status spent = new Status(8, 8, 1, 1e-6, "priv2", "one-entry", "n", 1, "update", true,
         "epoch 8 of 8 released: the privacy budget is spent", Fixtures.AT, 3, 2, 2);
     html = StatusPage.render(spent, Optional.of(Fixtures.release(8)), Fixtures.AT);
     assertTrue(html.contains("id=\"exhausted\""));

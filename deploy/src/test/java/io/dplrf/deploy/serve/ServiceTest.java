@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.ingest.IngestConfig;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -21,6 +22,16 @@ class ServiceTest {
   private static ServiceConfig config(String name, String value) {
     return ServiceConfig.load(null, Map.of(), Map.of("rows", "10", "cols", "8", "rank", "2",
         "epsilon", "1", "delta", "1e-6", "epochs", "4", name, value));
+  }
+
+  /** Counted epochs plus the given settings (name, value, name, value, ...). */
+  private static ServiceConfig counted(String... settings) {
+    Map<String, String> m = new java.util.HashMap<>(Map.of("rows", "10", "cols", "8", "rank", "2",
+        "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "10"));
+    for (int x = 0; x < settings.length; x += 2) {
+      m.put(settings[x], settings[x + 1]);
+    }
+    return ServiceConfig.load(null, Map.of(), m);
   }
 
   @Test
@@ -71,20 +82,45 @@ class ServiceTest {
   }
 
   @Test
-  void mechanismsProvedForOneUpdateOnly_refuseKeyAndRowUnits_beforeTouchingState(@TempDir Path dir) {
-    for (String mechanism : new String[] {"priv1", "priv2-sparse"}) {
-      for (String unit : new String[] {"key", "row"}) {
-        Path state = dir.resolve(mechanism + "-" + unit);
-        ServiceConfig c = ServiceConfig.load(null, Map.of(), Map.of("rows", "10", "cols", "8",
-            "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "10",
-            "mechanism", mechanism, "privacy-unit", unit, "state-dir", state.toString()));
-        assertEquals(mechanism, c.mechanism().cliName());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> Service.start(c, new PrintStream(OutputStream.nullOutputStream())));
-        assertTrue(e.getMessage().contains("mechanism " + mechanism + " protects one update only"),
-            e.getMessage());
-        assertFalse(Files.exists(state), "nothing created for a refused configuration");
+  void priv1_refusesKeyAndRowUnits_beforeTouchingState(@TempDir Path dir) {
+    for (String unit : new String[] {"key", "row"}) {
+      Path state = dir.resolve("priv1-" + unit);
+      ServiceConfig c = ServiceConfig.load(null, Map.of(), Map.of("rows", "10", "cols", "8",
+          "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "10",
+          "mechanism", "priv1", "privacy-unit", unit, "state-dir", state.toString()));
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> Service.start(c, new PrintStream(OutputStream.nullOutputStream())));
+      assertTrue(e.getMessage().contains("mechanism priv1 protects one update only"),
+          e.getMessage());
+      assertFalse(Files.exists(state), "nothing created for a refused configuration");
+    }
+  }
+
+  /**
+   * The relation each configuration's tree is calibrated for and the service names
+   * (docs/privacy/l1-units.md): one update is one entry; a key's or a row's updates are bounded
+   * in ℓ1 and spread over entries and epochs, for priv2-sparse (the default) and priv2 alike;
+   * rows mode's AᵀA changes by a Frobenius-bounded x xᵀ.
+   */
+  @Test
+  void relation_followsTheUnitAndTheMode() {
+    assertEquals(NeighbouringRelation.ONE_ENTRY, ServiceDescription.relation(counted()));
+    for (String unit : new String[] {"key", "row"}) {
+      for (String mechanism : new String[] {"priv2-sparse", "priv2"}) {
+        ServiceConfig c = counted("privacy-unit", unit, "mechanism", mechanism);
+        assertEquals(NeighbouringRelation.ENTRYWISE_L1, ServiceDescription.relation(c));
+        assertEquals("entrywise-l1", ServiceDescription.releaseMetadata(c).get("relation"));
+        assertTrue(ServiceDescription.neighbouring(c).startsWith("entrywise l1"),
+            ServiceDescription.neighbouring(c));
       }
     }
+    assertEquals(NeighbouringRelation.ENTRYWISE_L1,
+        ServiceDescription.relation(counted("mechanism", "robust-lra")));
+    assertEquals(NeighbouringRelation.RANK_ONE,
+        ServiceDescription.relation(counted("mechanism", "priv1")));
+    ServiceConfig rows = ServiceConfig.load(null, Map.of(), Map.of("mode", "rows", "cols", "8",
+        "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "10"));
+    assertEquals(ServiceConfig.Mechanism.PRIV2, rows.mechanism());
+    assertEquals(NeighbouringRelation.FROBENIUS, ServiceDescription.relation(rows));
   }
 }
