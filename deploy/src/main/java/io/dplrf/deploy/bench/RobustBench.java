@@ -109,8 +109,8 @@ public final class RobustBench {
   private void one(PrintStream out, Data d, MechanismName mech, SketchSizes sizes, double eps,
       boolean noNoise, Regression reg, double stableClip) throws Exception {
     long t0 = System.nanoTime();
-    OneShot.Result r = OneShot.run(new OneShot.Request(mech, sizes, new PrivacyParams(eps, delta),
-        clip, noNoise, new OneShot.RobustOptions(p, reg, stableClip)), key,
+    OneShot.Result r = OneShot.run(new OneShot.Request(mech, mech.relation(), sizes,
+        new PrivacyParams(eps, delta), clip, noNoise, new OneShot.RobustOptions(p, reg, stableClip)), key,
         AccuracyBench.denseSource(d.corrupted()));
     double secs = (System.nanoTime() - t0) / 1e9;
     String label = mech.cliName() + (mech.robust() ? " " + reg.name().toLowerCase()

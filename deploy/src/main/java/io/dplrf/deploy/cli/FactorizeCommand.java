@@ -13,6 +13,7 @@ import io.dplrf.release.RobustRelease;
 import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.matrix.Dense;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -31,14 +32,21 @@ import java.util.Set;
  */
 final class FactorizeCommand {
   static final String USAGE = """
-      usage: dplrf factorize --input FILE --rank K --epsilon E --delta D --mechanism NAME --out DIR
-                             [--sketch-cols t] [--sketch-rows v] [--alpha A] [--clip C] [--key FILE]
+      usage: dplrf factorize --input FILE --rank K --epsilon E --delta D --out DIR
+                             [--mechanism NAME] [--relation REL] [--clip C]
+                             [--sketch-cols t] [--sketch-rows v] [--alpha A] [--key FILE]
                              [--rows M --cols N] [--overwrite] [--no-noise] [--p P]
                              [--regression l2|l1] [--stable-clip X|inf]
         FILE       Matrix Market (.mtx, 1-based) or CSV lines i,j,delta (0-based)
-        NAME       priv1 | priv2 | priv2-sparse | input-perturbation | robust-lra | robust-pca
-        --clip C   the protected change: Priv1 A-A' = C u v^T, Priv2 ||A-A'||_F <= C,
-                   priv2-sparse one entry by at most C, robust-* ||A-A'||_1 <= C (default 1)
+        NAME       priv2-sparse (default) | priv2 | priv1 | input-perturbation | robust-lra
+                   | robust-pca
+        REL        the neighbouring relation protected, scaled by --clip C (default 1):
+                   entrywise-l1  ||A-A'||_1 <= C: one entry, or C spread over entries
+                                 (priv2-sparse, priv2, input-perturbation, robust-*)
+                   frobenius     ||A-A'||_F <= C (priv2, input-perturbation)
+                   rank-one      A-A' = C u v^T, |u| = |v| = 1 (priv1)
+                   default: the mechanism's own (priv2 and input-perturbation: frobenius);
+                   without --mechanism, frobenius selects priv2
         --p P      robust-lra / robust-pca: the entrywise l_p objective, P in [1, 2)
                    (default 1); pure epsilon-DP, --delta is not used. robust-pca writes
                    V.npy (orthonormal n x k basis) and release.json only
@@ -53,7 +61,7 @@ final class FactorizeCommand {
       """;
 
   private static final Set<String> OPTIONS = Set.of(
-      "input", "rank", "epsilon", "delta", "mechanism", "out", "sketch-cols", "sketch-rows",
+      "input", "rank", "epsilon", "delta", "mechanism", "relation", "out", "sketch-cols", "sketch-rows",
       "alpha", "clip", "key", "rows", "cols", "p", "regression", "stable-clip");
   private static final Set<String> FLAGS = Set.of("overwrite", "no-noise");
 
@@ -68,7 +76,16 @@ final class FactorizeCommand {
       a.required("rank");
     }
     PrivacyParams privacy = new PrivacyParams(a.requiredNumber("epsilon"), a.requiredNumber("delta"));
-    MechanismName mechanism = MechanismName.parse(a.required("mechanism"));
+    NeighbouringRelation relationFlag = relation(a.string("relation", null));
+    // Default: the most accurate mechanism valid for the relation (docs/privacy/l1-units.md).
+    MechanismName mechanism = MechanismName.parse(a.string("mechanism",
+        relationFlag == NeighbouringRelation.FROBENIUS ? "priv2" : "priv2-sparse"));
+    NeighbouringRelation relation = relationFlag != null ? relationFlag : mechanism.relation();
+    if (!mechanism.supports(relation)) {
+      throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " cannot protect "
+          + relation.cliName() + " neighbours (it protects " + mechanism.relation().cliName()
+          + "; frobenius needs priv2 or input-perturbation)");
+    }
     double clip = a.number("clip", 1.0);
     if (!(clip > 0)) {
       throw new IllegalArgumentException("clip must be > 0 and < infinity. Provided value: " + clip);
@@ -123,10 +140,11 @@ final class FactorizeCommand {
     SecretKey key = SecretKey.loadOrCreate(keyPath(a));
 
     OneShot.Result r = OneShot.run(
-        new OneShot.Request(mechanism, sizes, privacy, clip, noNoise,
+        new OneShot.Request(mechanism, relation, sizes, privacy, clip, noNoise,
             new OneShot.RobustOptions(p, regression, stableClip)), key,
         sink -> in.forEach(m, n, sink::accept));
-    Map<String, Object> doc = document(mechanism, privacy, clip, sizes, noNoise, dimsFromData, key, r);
+    Map<String, Object> doc =
+        document(mechanism, relation, privacy, clip, sizes, noNoise, dimsFromData, key, r);
     if (mechanism.robust()) {
       doc.put("p", p);
     }
@@ -148,6 +166,21 @@ final class FactorizeCommand {
             ? privacy.epsilon() + "-DP (pure, entrywise l1)"
             : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
     return 0;
+  }
+
+  /** The --relation flag; null when absent. */
+  private static NeighbouringRelation relation(String s) {
+    if (s == null) {
+      return null;
+    }
+    for (NeighbouringRelation r : new NeighbouringRelation[] {NeighbouringRelation.ENTRYWISE_L1,
+        NeighbouringRelation.FROBENIUS, NeighbouringRelation.RANK_ONE}) {
+      if (r.cliName().equals(s)) {
+        return r;
+      }
+    }
+    throw new IllegalArgumentException(
+        "relation must be one of entrywise-l1, frobenius, rank-one. Provided value: " + s);
   }
 
   private static RobustRelease.Regression regression(String s) {
@@ -184,9 +217,9 @@ final class FactorizeCommand {
     }
   }
 
-  static Map<String, Object> document(
-      MechanismName mechanism, PrivacyParams privacy, double clip, SketchSizes sizes,
-      boolean noNoise, boolean dimsFromData, SecretKey key, OneShot.Result r) {
+  static Map<String, Object> document(MechanismName mechanism, NeighbouringRelation relation,
+      PrivacyParams privacy, double clip, SketchSizes sizes, boolean noNoise,
+      boolean dimsFromData, SecretKey key, OneShot.Result r) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("format", "dplrf-release/1");
     doc.put("mechanism", mechanism.cliName());
@@ -198,7 +231,8 @@ final class FactorizeCommand {
       doc.put("epsilon", privacy.epsilon());
       // The robust mechanisms are pure ε-DP (Laplace noise, exact sensitivity): δ = 0.
       doc.put("delta", mechanism.robust() ? 0.0 : privacy.delta());
-      doc.put("neighbouringRelation", mechanism.relation().description());
+      doc.put("relation", relation.cliName());
+      doc.put("neighbouringRelation", relation.description());
       doc.put("clip", clip);
     }
     doc.put("rank", sizes.k());

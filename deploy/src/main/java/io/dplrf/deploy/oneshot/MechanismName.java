@@ -8,7 +8,7 @@ import java.util.stream.Collectors;
 public enum MechanismName {
   PRIV1("priv1", NeighbouringRelation.RANK_ONE, "PRIVATE-OPTIMAL-LRF, Upadhyay 2018 (paper 002) Algorithm 1"),
   PRIV2("priv2", NeighbouringRelation.FROBENIUS, "Priv2 sketches Y = A Phi + N1, Z = S A + N2, Upadhyay 2018 (paper 002) Section 3"),
-  PRIV2_SPARSE("priv2-sparse", NeighbouringRelation.ONE_ENTRY, "Priv2 sketches (paper 002 Section 3) with sparse sign embeddings Phi, S (OSNAP, Nelson-Nguyen 2013), 4 non-zeros per column; docs/privacy/sparse-embeddings.md"),
+  PRIV2_SPARSE("priv2-sparse", NeighbouringRelation.ENTRYWISE_L1, "Priv2 sketches (paper 002 Section 3) with sparse sign embeddings Phi, S (OSNAP, Nelson-Nguyen 2013), 4 non-zeros per column; docs/privacy/sparse-embeddings.md"),
   INPUT_PERTURBATION("input-perturbation", NeighbouringRelation.FROBENIUS, "dense input perturbation A + N then truncated SVD (baseline)"),
   ROBUST_LRA("robust-lra", NeighbouringRelation.ENTRYWISE_L1, "ROBUST-LRA, Arora-Braverman-Upadhyay 2018 (paper 000) Algorithm 1: p-stable sketches Yr = Phi A, Yc = A Psi, Z = S A T with Laplace noise; docs/privacy/robust.md"),
   ROBUST_PCA("robust-pca", NeighbouringRelation.ENTRYWISE_L1, "ROBUST-PCA, Arora-Braverman-Upadhyay 2018 (paper 000) Algorithm 2: p-stable sketches with Laplace noise, orthonormal basis released; docs/privacy/robust.md");
@@ -27,8 +27,19 @@ public enum MechanismName {
     return cliName;
   }
 
+  /** The relation the mechanism protects unless {@code --relation} chooses another. */
   public NeighbouringRelation relation() {
     return relation;
+  }
+
+  /**
+   * Whether the mechanism can be calibrated for {@code r} (docs/privacy/l1-units.md): priv2 and
+   * input perturbation for Frobenius or entrywise-ℓ1 neighbours (ℓ1 is contained in Frobenius;
+   * priv2 then uses the drawn matrices' exact norms), the others for their own relation only.
+   */
+  public boolean supports(NeighbouringRelation r) {
+    return r == relation || (this == PRIV2 || this == INPUT_PERTURBATION)
+        && r == NeighbouringRelation.ENTRYWISE_L1;
   }
 
   public String reference() {

@@ -20,6 +20,7 @@ import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.sketch.lra.RobustPlan;
 import io.dplrf.sketch.lra.RobustSketch;
 import io.dplrf.sketch.lra.RobustSketches;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -38,18 +39,29 @@ public final class OneShot {
 
   /**
    * What to compute. {@code noNoise} produces a NON-private release (sketch-quality studies).
+   * {@code relation} is the neighbouring relation to protect ({@link MechanismName#supports}).
    * {@code robust} holds the robust mechanisms' options (ignored by the others).
    */
   public record Request(
       MechanismName mechanism,
+      NeighbouringRelation relation,
       SketchSizes sizes,
       PrivacyParams privacy,
       double clip,
       boolean noNoise,
       RobustOptions robust) {
+    public Request {
+      if (!mechanism.supports(relation)) {
+        throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " cannot protect "
+            + relation.cliName() + " neighbours (it protects " + mechanism.relation().cliName()
+            + ")");
+      }
+    }
+
+    /** The mechanism's own relation. */
     public Request(MechanismName mechanism, SketchSizes sizes, PrivacyParams privacy, double clip,
         boolean noNoise) {
-      this(mechanism, sizes, privacy, clip, noNoise, RobustOptions.DEFAULT);
+      this(mechanism, mechanism.relation(), sizes, privacy, clip, noNoise, RobustOptions.DEFAULT);
     }
   }
 
@@ -96,10 +108,12 @@ public final class OneShot {
       }
       case PRIV2, PRIV2_SPARSE -> {
         boolean sparse = req.mechanism() == MechanismName.PRIV2_SPARSE;
-        Priv2Plan plan = sparse
-            ? Priv2Plan.calibrateSparse(req.privacy(), req.clip(), sz, StreamMechanism.SPARSITY, 1)
+        Priv2Matrices mats = Priv2Matrices.generate(key, instance, sz, false,
+            sparse ? StreamMechanism.SPARSITY : 0);
+        // Entrywise ℓ1: exact factors of the drawn matrices (l1-units.md §2); Frobenius: χ².
+        Priv2Plan plan = req.relation() == NeighbouringRelation.ENTRYWISE_L1
+            ? Priv2Plan.calibrateL1(req.privacy(), req.clip(), mats, 1, 1)
             : Priv2Plan.calibrate(req.privacy(), req.clip(), sz);
-        Priv2Matrices mats = Priv2Matrices.generate(key, instance, sz, false, plan.sparsity());
         Priv2Sketch sk = req.noNoise()
             ? Priv2Sketch.createWithoutNoise(plan, mats, key, node)
             : Priv2Sketch.create(plan, mats, key, node);

@@ -259,4 +259,46 @@ class FactorizeCommandTest {
       assertTrue(s.noneMatch(p -> p.getFileName().toString().startsWith(".out")), "no temp dirs left");
     }
   }
+
+  /**
+   * The relation (docs/privacy/l1-units.md): without --mechanism, priv2-sparse under entrywise
+   * ℓ1; --relation frobenius selects priv2 with the χ² factors; priv2 under entrywise ℓ1 spends
+   * no δ on its matrices; priv2-sparse refuses frobenius, which it does not protect.
+   */
+  @Test
+  void relation_choosesTheMechanismAndItsCalibration() throws IOException {
+    List<String> base = new ArrayList<>(List.of("factorize", "--input", input.toString(), "--rank",
+        "2", "--epsilon", "1", "--delta", "1e-6", "--key", key.toString()));
+    Path plain = dir.resolve("plain");
+    List<String> a = new ArrayList<>(base);
+    a.addAll(List.of("--out", plain.toString()));
+    assertEquals(0, run(a.toArray(String[]::new)).code());
+    assertEquals("priv2-sparse", releaseJson(plain).get("mechanism"));
+    assertEquals("entrywise-l1", releaseJson(plain).get("relation"));
+
+    Path frob = dir.resolve("frob");
+    a = new ArrayList<>(base);
+    a.addAll(List.of("--out", frob.toString(), "--relation", "frobenius"));
+    assertEquals(0, run(a.toArray(String[]::new)).code());
+    assertEquals("priv2", releaseJson(frob).get("mechanism"));
+    assertEquals("frobenius", releaseJson(frob).get("relation"));
+    assertTrue(calibration(frob).get("jlDeltaShare") instanceof Number n && n.doubleValue() > 0);
+
+    Path l1 = dir.resolve("l1");
+    assertEquals(0, run(args(input, l1, "--relation", "entrywise-l1")).code());
+    assertEquals("priv2", releaseJson(l1).get("mechanism"));
+    assertEquals(0.0, ((Number) calibration(l1).get("jlDeltaShare")).doubleValue());
+
+    Run refused = run(replace(args(input, dir.resolve("no"), "--relation", "frobenius"), "priv2",
+        "priv2-sparse"));
+    assertEquals(2, refused.code(), refused.err());
+    assertTrue(refused.err().contains("priv2-sparse cannot protect frobenius neighbours"),
+        refused.err());
+    assertFalse(Files.exists(dir.resolve("no")));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> calibration(Path out) throws IOException {
+    return (Map<String, Object>) releaseJson(out).get("calibration");
+  }
 }
