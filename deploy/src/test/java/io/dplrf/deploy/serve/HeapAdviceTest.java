@@ -25,13 +25,13 @@ class HeapAdviceTest {
    * At the benchmark's sizes (t = 100, v = 400: nodes of 381.5 MiB) the sketches may take 3.35
    * GiB of the launcher's 4 GiB (90%, less 256 MiB): T = 4 (2 prefix nodes kept at most) fits;
    * T = 8 (3 kept) needs 3.35 GiB and 4 MB more, so 1 stays in memory (7 sketches — one a left
-   * sibling read back at a close — and the 192 MiB buffer take 2.6 GiB); T = 32 (5 kept) likewise
+   * sibling read back at a close — and the 256 MiB buffers take 2.7 GiB); T = 32 (5 kept) likewise
    * keeps 1. With 8 GiB all fit; priv1 has no estimate.
    */
   @Test
   void priv2Sparse_atTheDefaultSizes_keepsFewerNodesInMemoryForManyEpochsOnly() {
     long node = 8L * (100_000L * 100 + 100_000L * 400);
-    assertEquals(OptionalLong.of(9 * node + (48L << 22)),
+    assertEquals(OptionalLong.of(9 * node + (64L << 22)),
         HeapAdvice.peakBytes(tree(StreamMechanism.PRIV2_SPARSE, 8)));
     assertEquals(OptionalLong.of(11 * node), HeapAdvice.peakBytes(tree(StreamMechanism.PRIV2, 32)));
     assertEquals(Optional.empty(), HeapAdvice.advice(tree(StreamMechanism.PRIV2_SPARSE, 4), 4 * GIB));

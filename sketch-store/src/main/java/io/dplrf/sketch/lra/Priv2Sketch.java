@@ -110,7 +110,7 @@ public final class Priv2Sketch extends BufferedSketch {
     if (banded == null) {
       super.apply(i, j, delta);
     } else if (banded.add(i, j, delta)) {
-      flushOwnBuffer();
+      banded.flushInBackground(mats.phiTSparse, y, tw, mats.sSparse, zT, v);
     }
   }
 

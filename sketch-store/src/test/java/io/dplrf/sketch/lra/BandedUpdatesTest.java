@@ -76,7 +76,8 @@ class BandedUpdatesTest {
    * sum) and many bands per accumulator, a flush whose helper runs beside the caller, one whose
    * helper runs before the caller starts (so it takes every band), one whose helper starts late on
    * a thread of its own, and one whose helper never runs (the caller takes every band) give
-   * identical sketches.
+   * identical sketches — flushed synchronously, or in the background as a sketch does with a full
+   * buffer (the caller then finishes each background flush before the next).
    */
   @Test
   void flush_resultDoesNotDependOnWhichThreadAppliesWhichBand() throws Exception {
@@ -93,22 +94,28 @@ class BandedUpdatesTest {
       LockSupport.parkNanos(5_000_000);
       task.run();
     }).start();
-    double[][] results = new double[8][];
+    double[][] results = new double[16][];
     int k = 0;
+    for (boolean background : new boolean[] {false, true}) {
     for (Executor helper : new Executor[] {beside, first, never, late}) {
       double[] y = new double[m * tw];
       double[] zT = new double[n * v];
       BandedUpdates banded = new BandedUpdates((long) y.length + zT.length, helper);
       SplittableRandom r = new SplittableRandom(5);
-      for (int u = 0; u < 3 * banded.capacity() / 2; u++) {
+      for (int u = 0; u < 7 * banded.capacity() / 2; u++) {
         if (banded.add(r.nextInt(m), r.nextInt(n), r.nextDouble(-1, 1))) {
-          banded.flush(phiT, y, tw, s, zT, v);
+          if (background) {
+            banded.flushInBackground(phiT, y, tw, s, zT, v);
+          } else {
+            banded.flush(phiT, y, tw, s, zT, v);
+          }
         }
       }
       banded.flush(phiT, y, tw, s, zT, v);
       assertEquals(0, banded.size());
       results[k++] = y;
       results[k++] = zT;
+    }
     }
     assertTrue(Arrays.stream(results[1]).anyMatch(x -> x != 0));
     for (int c = 2; c < results.length; c++) {
@@ -134,6 +141,25 @@ class BandedUpdatesTest {
         () -> banded.flush(phiT, y, 10, s, zTShort, 16));
   }
 
+  /**
+   * A background flush's failure reaches the caller at the next flush, and a flush never starts
+   * while another may still write: the second full buffer waits for the failed one.
+   */
+  @Test
+  void flushInBackground_rethrowsTheHelpersFailureAtTheNextFlush() {
+    int m = 300;
+    int n = 200;
+    SparseSignMatrix phiT = SparseSignMatrix.of(KEY, "t/phi", 10, n, 4);
+    SparseSignMatrix s = SparseSignMatrix.of(KEY, "t/S", 16, m, 4);
+    double[] y = new double[m * 10];
+    double[] zTShort = new double[(n - 1) * 16];
+    BandedUpdates banded = new BandedUpdates(1 << 20, Runnable::run);
+    banded.add(7, n - 1, 1.0);
+    banded.flushInBackground(phiT, y, 10, s, zTShort, 16); // the helper runs it, and fails
+    assertThrows(ArrayIndexOutOfBoundsException.class,
+        () -> banded.flush(phiT, y, 10, s, zTShort, 16));
+  }
+
   /** A noiseless sparse Priv2 sketch, 50×40, t = 8, v = 16: buffer capacity 4,096 updates. */
   private static Priv2Sketch smallSparseSketch() {
     var sizes = new io.dplrf.sketch.params.SketchSizes(50, 40, 2, 8, 16);
@@ -145,8 +171,8 @@ class BandedUpdatesTest {
 
   /**
    * An accumulator handed over to a node frees its buffers (48 bytes per update of capacity: the
-   * buffer and two band orders) once they are applied; buffers still holding updates cannot be
-   * dropped.
+   * buffer and two band orders; 64 once a background flush made the second buffer) once they are
+   * applied; buffers still holding updates cannot be dropped.
    */
   @Test
   void intoNode_appliesThenDropsTheUpdateBuffers() {
@@ -157,6 +183,14 @@ class BandedUpdatesTest {
     // capacity: max(2^12, (50·8 + 40·16) / 8) = 4,096 updates
     assertEquals(48L * 4096, before - sketch.sizeInBytes());
     assertTrue(Arrays.stream(node.state()[0]).anyMatch(x -> x != 0), "the update was applied");
+
+    Priv2Sketch full = smallSparseSketch();
+    for (int u = 0; u < 4096; u++) { // one buffer: flushed in the background, a second made
+      full.update(u % 50, u % 40, 1.0);
+    }
+    long both = full.sizeInBytes();
+    full.intoNode("t/leaf2");
+    assertEquals(64L * 4096, both - full.sizeInBytes());
 
     BandedUpdates banded = new BandedUpdates(1 << 20);
     banded.add(1, 2, 3.0);
