@@ -1,76 +1,101 @@
 package io.dplrf.deploy.bench;
 
+import io.dplrf.deploy.serve.TreeTarget;
 import io.dplrf.ingest.IngestTarget;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /**
- * An ingest target that times the epoch closes and the snapshot that follows each (up to the
- * listener), for {@link IngestBench}; the benchmark never restores, so {@link #readState} fails.
+ * The tree as {@link IngestBench} drives it: counts the updates applied, with the time of every
+ * {@link #SAMPLE}-th so that the rate over any interval can be read afterwards, and marks the end
+ * of each epoch. Epoch 1 ends with its buffered updates applied on the ingest thread, before its
+ * close begins, so that the first window holds the whole ingest work of its updates and no part
+ * of a close. The benchmark never restores, so {@link #readState} fails.
  */
 final class TimedTarget implements IngestTarget {
-  private final IngestTarget target;
-  final double[] close;
-  final double[] finish;
-  final double[] snapshot;
-  private final long[] closeEnd;
+  /** Updates between two time samples (a power of two). */
+  static final int SAMPLE = 1 << 16;
 
-  TimedTarget(IngestTarget target, int epochs) {
+  /** The first window's CPU by group of threads and the host's, taken where it ends. */
+  record Window(Map<String, Double> cpuSeconds, HostCpu.Usage host) {}
+
+  private final TreeTarget target;
+  private final Supplier<Window> windowEnd;
+  private final long[] sampleNanos;
+  private long count;
+  private final long[] epochEnd = new long[3];
+  private Window window;
+
+  TimedTarget(TreeTarget target, long updates, Supplier<Window> windowEnd) {
     this.target = target;
-    this.close = new double[epochs];
-    this.finish = new double[epochs];
-    this.snapshot = new double[epochs];
-    this.closeEnd = new long[epochs];
+    this.windowEnd = windowEnd;
+    this.sampleNanos = new long[(int) (updates / SAMPLE) + 2];
+  }
+
+  /** The loop starts now: update count 0. */
+  void start(long nanos) {
+    sampleNanos[0] = nanos;
   }
 
   @Override
   public void update(int i, int j, double delta) {
     target.update(i, j, delta);
+    if ((++count & (SAMPLE - 1)) == 0) {
+      sampleNanos[(int) (count / SAMPLE)] = System.nanoTime();
+    }
   }
 
   @Override
   public void closeEpoch() {
-    long t0 = System.nanoTime();
-    target.closeEpoch();
-    int e = target.epochsClosed() - 1;
-    closeEnd[e] = System.nanoTime();
-    close[e] = (closeEnd[e] - t0) / 1e9;
+    throw new IllegalStateException("the benchmark's tree closes in the background");
   }
 
   @Override
   public ClosingEpoch beginCloseEpoch() {
-    long t0 = System.nanoTime();
+    int e = target.epochsClosed() + 1;
+    if (e == 1) {
+      target.applyBufferedUpdates();
+      epochEnd[1] = System.nanoTime();
+      window = windowEnd.get();
+    } else {
+      epochEnd[e] = System.nanoTime();
+    }
     ClosingEpoch c = target.beginCloseEpoch();
     if (c == null) {
-      return null;
+      throw new IllegalStateException("the benchmark's tree closes in the background");
     }
-    int e = c.epoch() - 1;
-    close[e] = (System.nanoTime() - t0) / 1e9;
-    return new ClosingEpoch() {
-      @Override
-      public int epoch() {
-        return c.epoch();
-      }
-
-      @Override
-      public void finish() throws IOException {
-        long f0 = System.nanoTime();
-        c.finish();
-        closeEnd[e] = System.nanoTime();
-        finish[e] = (closeEnd[e] - f0) / 1e9;
-      }
-
-      @Override
-      public void writeState(OutputStream out) throws IOException {
-        c.writeState(out);
-      }
-    };
+    return c;
   }
 
-  void snapshotDone(int epoch) {
-    snapshot[epoch - 1] = (System.nanoTime() - closeEnd[epoch - 1]) / 1e9;
+  /** When epoch {@code e} (1 or 2) ended: the first window's end for epoch 1. */
+  long epochEnd(int e) {
+    return epochEnd[e];
+  }
+
+  /** The first window's CPU. */
+  Window window() {
+    return window;
+  }
+
+  /** Updates applied per second between two instants of the run, read from the samples. */
+  double rate(long from, long to) {
+    return (countAt(to) - countAt(from)) / ((to - from) / 1e9);
+  }
+
+  /** Updates applied by {@code nanos}, interpolated between the samples around it. */
+  private double countAt(long nanos) {
+    int last = (int) (count / SAMPLE);
+    for (int s = 1; s <= last; s++) {
+      if (sampleNanos[s] >= nanos) {
+        long t0 = sampleNanos[s - 1];
+        return SAMPLE * (s - 1 + (double) (nanos - t0) / Math.max(1, sampleNanos[s] - t0));
+      }
+    }
+    return count;
   }
 
   @Override

@@ -50,9 +50,9 @@ final class BenchCommand {
                                    [--p 1] [--clip 1] [--outlier-rate 0.01] [--outlier-factor 100]
                                    [--data ../shared/data/uci-optdigits] [--sketch-cols t]
                                    [--sketch-rows v] [--stable-clips 1,inf] [--seed 1]
-             dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 5000000]
-                                   [--epochs 4] [--mechanism priv2|priv2-sparse|priv1] [--batch 64] [--seed 1]
-                                   [--rounds 2] [--warm-up-rounds 2] [--releases every-epoch|final]
+             dplrf bench ingest    [--rows 100000] [--cols 100000] [--rank 10] [--updates 50000000]
+                                   [--mechanism priv2-sparse|priv2|priv1] [--batch 64] [--seed 1]
+                                   [--rounds 3] [--warm-up-rounds 2]
              dplrf bench release   [--rows 100000] [--cols 100000] [--rank 10] [--sketch-cols 100]
                                    [--sketch-rows 400] [--epsilon 1] [--delta 1e-6] [--epochs 4]
                                    [--repeats 3] [--seed 1]
@@ -68,7 +68,7 @@ final class BenchCommand {
       "epochs", "mechanism", "batch", "rounds", "seeds", "large-rows", "datasets", "synthetic-users",
       "runs", "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate",
       "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to",
-      "sigma", "samples", "releases");
+      "sigma", "samples");
 
   private BenchCommand() {}
 
@@ -125,10 +125,9 @@ final class BenchCommand {
         .map(String::trim).map(MechanismName::parse).toList();
     if (which.equals("ingest")) {
       new IngestBench(a.integer("rows", 100_000), a.integer("cols", 100_000), k,
-          Long.parseLong(a.string("updates", "5000000")), a.integer("epochs", 4),
-          a.string("mechanism", "priv2"), a.integer("batch", 64), seed,
-          releasesEveryEpoch(a.string("releases", "every-epoch")))
-          .run(a.integer("warm-up-rounds", 2), a.integer("rounds", 2), out);
+          Long.parseLong(a.string("updates", "50000000")), a.string("mechanism", "priv2-sparse"),
+          a.integer("batch", 64), seed)
+          .run(a.integer("warm-up-rounds", 2), a.integer("rounds", 3), out);
       return 0;
     }
     Dense matrix;
@@ -161,16 +160,6 @@ final class BenchCommand {
         a.integerOrNull("sketch-rows"), a.number("alpha", SketchSizes.DEFAULT_ALPHA), key)
         .run(eps, best, mechanisms, out);
     return 0;
-  }
-
-  /** {@code --releases}: every-epoch (as the service) or final (after epoch T only). */
-  private static boolean releasesEveryEpoch(String value) {
-    return switch (value) {
-      case "every-epoch" -> true;
-      case "final" -> false;
-      default -> throw new IllegalArgumentException(
-          "--releases must be every-epoch or final. Provided value: " + value);
-    };
   }
 
   private static int completion(Args a, PrintStream out) throws Exception {
