@@ -3,8 +3,9 @@
  * release: the encoder C adds noise to, the decoder B = A·C⁻¹ turns noisy encoded epochs into
  * prefix releases Ax + Bz (docs/privacy/blt-factorization.md). Buffered linear Toeplitz (BLT)
  * encoders ({@link io.dplrf.sketch.factorization.BltParameters}) have closed-form noise figures
- * ({@link io.dplrf.sketch.factorization.ToeplitzFactorization}); the √-factorization is kept as
- * the reference the BLTs are measured against.
+ * ({@link io.dplrf.sketch.factorization.ToeplitzFactorization}), and
+ * {@link io.dplrf.sketch.factorization.BltOptimizer} picks parameters for a given T. The
+ * √-factorization is kept as the reference the BLTs are measured against.
  *
  * <p>Pure double arithmetic on public parameters (T, d) and on caller-owned arrays. What may not
  * live here: sketches, noise sampling, privacy calibration (σ, ε, δ: {@code calibration}), files
