@@ -2,7 +2,9 @@
  * Lower-triangular Toeplitz factorizations A = B·C of the prefix-sum matrix for continual
  * release: the encoder C adds noise to, the decoder B = A·C⁻¹ turns noisy encoded epochs into
  * prefix releases Ax + Bz (docs/privacy/blt-factorization.md). Buffered linear Toeplitz (BLT)
- * encoders ({@link io.dplrf.sketch.factorization.BltParameters}) have closed-form noise figures
+ * encoders ({@link io.dplrf.sketch.factorization.BltParameters}) make both directions streaming
+ * with d buffers per entry ({@link io.dplrf.sketch.factorization.BltEncoder},
+ * {@link io.dplrf.sketch.factorization.BltDecoder}); their noise figures are closed forms
  * ({@link io.dplrf.sketch.factorization.ToeplitzFactorization}), and
  * {@link io.dplrf.sketch.factorization.BltOptimizer} picks parameters for a given T. The
  * √-factorization is kept as the reference the BLTs are measured against.
