@@ -87,7 +87,7 @@ public final class BltOptimizer {
     return p;
   }
 
-  /** The interlaced pair of p, or null where rounding breaks the strict order or leaves (0, 1). */
+  /** The interlaced pair of p, or null where rounding takes it out of the validated class. */
   static BltFactorization decode(double[] p) {
     int n = p.length;
     double[] a = new double[n];
@@ -110,7 +110,14 @@ public final class BltOptimizer {
       u[i] = a[2 * i];
       uHat[i] = a[2 * i + 1];
     }
-    return BltFactorization.ofDecays(u, uHat);
+    BltFactorization f = BltFactorization.ofDecays(u, uHat);
+    try {
+      // Rounding can still break the class near its edge (Σ ω/θ = 1 − Πθ̂/Πθ when θ̂_d → 0).
+      f.parameters();
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    return f;
   }
 
   /** ln(max loss) at p; +∞ where p does not decode. */

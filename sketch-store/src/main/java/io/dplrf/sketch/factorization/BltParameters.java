@@ -1,8 +1,7 @@
 package io.dplrf.sketch.factorization;
 
 import static io.dplrf.sketch.params.Preconditions.check;
-import static io.dplrf.sketch.params.Preconditions.checkOpenUnit;
-import static io.dplrf.sketch.params.Preconditions.checkPositiveFinite;
+import static io.dplrf.sketch.params.Preconditions.invalid;
 
 import java.util.Arrays;
 
@@ -44,20 +43,29 @@ public record BltParameters(double[] theta, double[] omega) {
     check(omega != null, "omega", "non-null", omega);
     theta = theta.clone();
     omega = omega.clone();
-    check(theta.length >= 1 && theta.length <= MAX_BUFFERS, "theta.length",
-        "in [1, " + MAX_BUFFERS + "]", theta.length);
-    check(omega.length == theta.length, "omega.length", "theta.length = " + theta.length,
-        omega.length);
+    if (theta.length < 1 || theta.length > MAX_BUFFERS) {
+      throw invalid("theta.length", "in [1, " + MAX_BUFFERS + "]", theta.length);
+    }
+    if (omega.length != theta.length) {
+      throw invalid("omega.length", "theta.length = " + theta.length, omega.length);
+    }
+    // Messages are built only on failure: the optimizer validates every point it evaluates.
     double score = 0;
     for (int i = 0; i < theta.length; i++) {
-      checkOpenUnit("theta[" + i + "]", theta[i]);
-      checkPositiveFinite("omega[" + i + "]", omega[i]);
-      if (i > 0) {
-        check(theta[i] < theta[i - 1], "theta[" + i + "]", "< theta[" + (i - 1) + "]", theta[i]);
+      if (!(theta[i] > 0 && theta[i] < 1)) {
+        throw invalid("theta[" + i + "]", "in the open interval (0, 1)", theta[i]);
+      }
+      if (!(omega[i] > 0) || Double.isInfinite(omega[i])) {
+        throw invalid("omega[" + i + "]", "> 0 and < infinity", omega[i]);
+      }
+      if (i > 0 && !(theta[i] < theta[i - 1])) {
+        throw invalid("theta[" + i + "]", "< theta[" + (i - 1) + "]", theta[i]);
       }
       score += omega[i] / theta[i];
     }
-    check(score < 1, "sum of omega[i]/theta[i]", "< 1", score);
+    if (!(score < 1)) {
+      throw invalid("sum of omega[i]/theta[i]", "< 1", score);
+    }
   }
 
   /** The number of buffers d (the state is d arrays per vector, in the encoder and the decoder). */

@@ -1,6 +1,7 @@
 package io.dplrf.sketch.factorization;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
@@ -44,7 +45,7 @@ class GeometricTest {
     double h = Geometric.weightedSum(v, n);
     assertRelative(exact(v, n)[1], h, 12 * U * 10, "H");
     double closed = ((n + 1) - Geometric.sum(v, n + 1)) / v;
-    assertEquals(true, Math.abs(closed / h - 1) > 1e-9, "the closed form cancels: " + closed);
+    assertTrue(Math.abs(closed / h - 1) > 1e-9, "the closed form cancels: " + closed);
   }
 
   /** {G, H, x^n} to 40 digits, x = 1 − v exactly. */
@@ -67,6 +68,6 @@ class GeometricTest {
       return;
     }
     double error = new BigDecimal(actual).subtract(exact).divide(exact, MC).abs().doubleValue();
-    assertEquals(true, error <= bound, what + ": relative error " + error + " > " + bound);
+    assertTrue(error <= bound, what + ": relative error " + error + " > " + bound);
   }
 }
