@@ -145,8 +145,12 @@ class BltFactorizationTest {
       for (int first = 1; first <= n; first++) {
         for (int last = first; last <= n; last++) {
           double dense = Dense.rangeVariance(b, first, last);
-          assertRelative(dense, f.rangeVariance(first, last), (4 * n + 400) * U,
-              "[" + first + ", " + last + "]");
+          double range = f.rangeVariance(first, last);
+          assertRelative(dense, range, (4 * n + 400) * U, "[" + first + ", " + last + "]");
+          // 0 < b_{j+g} ≤ b_j, so P(g) ≤ range ≤ P(g) + P(first − 1) ≤ 2·P(T) (docs §3).
+          int g = last - first + 1;
+          assertTrue(range >= f.prefixVariance(g)
+              && range <= f.prefixVariance(g) + f.prefixVariance(first - 1), "bounds");
         }
       }
       assertEquals(f.prefixVariance(17), f.rangeVariance(1, 17), 0);
