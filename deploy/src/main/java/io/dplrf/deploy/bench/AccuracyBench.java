@@ -1,6 +1,6 @@
 package io.dplrf.deploy.bench;
 
-import io.dplrf.deploy.oneshot.MechanismName;
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.deploy.oneshot.OneShot;
 import io.dplrf.deploy.oneshot.UpdateSource;
 import io.dplrf.release.Errors;
@@ -46,7 +46,7 @@ public final class AccuracyBench {
     this.key = key;
   }
 
-  public List<Row> run(double[] epsilons, double bestRankK, List<MechanismName> mechanisms,
+  public List<Row> run(double[] epsilons, double bestRankK, List<Mechanism> mechanisms,
       PrintStream out) throws Exception {
     int m = a.rows();
     int n = a.cols();
@@ -59,24 +59,24 @@ public final class AccuracyBench {
     out.printf("%-22s %6s %14s %10s %12s %9s %14s %8s %8s%n", "mechanism", "eps", "||A-A~||_F",
         "rel ||A||", "x baseline", "vs best", "sketch bytes", "vs dense", "time s");
     List<Row> rows = new ArrayList<>();
-    List<MechanismName> sketches =
-        mechanisms.stream().filter(x -> x != MechanismName.INPUT_PERTURBATION).toList();
-    for (MechanismName mech : sketches) {
+    List<Mechanism> sketches =
+        mechanisms.stream().filter(x -> x != Mechanism.INPUT_PERTURBATION).toList();
+    for (Mechanism mech : sketches) {
       one(mech, sizes, 1, true, rows, denseBytes, 0, out, normA, bestRankK);
     }
     for (double eps : epsilons) {
-      double base = mechanisms.contains(MechanismName.INPUT_PERTURBATION)
-          ? one(MechanismName.INPUT_PERTURBATION, new SketchSizes(m, n, k, k, k), eps, false,
+      double base = mechanisms.contains(Mechanism.INPUT_PERTURBATION)
+          ? one(Mechanism.INPUT_PERTURBATION, new SketchSizes(m, n, k, k, k), eps, false,
               rows, denseBytes, 0, out, normA, bestRankK)
           : 0;
-      for (MechanismName mech : sketches) {
+      for (Mechanism mech : sketches) {
         one(mech, sizes, eps, false, rows, denseBytes, base, out, normA, bestRankK);
       }
     }
     return rows;
   }
 
-  private double one(MechanismName mech, SketchSizes sizes, double eps, boolean noNoise,
+  private double one(Mechanism mech, SketchSizes sizes, double eps, boolean noNoise,
       List<Row> rows, long denseBytes, double baseline, PrintStream out, double normA,
       double best) throws Exception {
     long t0 = System.nanoTime();
@@ -89,7 +89,7 @@ public final class AccuracyBench {
     double rel = baseline > 0 ? err / baseline : Double.NaN;
     double mem = (double) r.sketchBytes() / denseBytes;
     String vsBaseline = baseline > 0 ? String.format("%.3f", rel)
-        : mech == MechanismName.INPUT_PERTURBATION ? "(baseline)" : "-";
+        : mech == Mechanism.INPUT_PERTURBATION ? "(baseline)" : "-";
     out.printf("%-22s %6s %14.6g %10.4f %12s %9s %14d %7.1f%% %8.1f%n", label,
         noNoise ? "-" : eps, err, err / normA, vsBaseline,
         best > 0 ? String.format("%.3f", err / best) : "-", r.sketchBytes(), 100 * mem, secs);

@@ -14,7 +14,7 @@ import io.dplrf.ingest.produce.UpdateProducer;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
-import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -112,7 +112,7 @@ public final class IngestBench {
   private final int n;
   private final int k;
   private final long updates;
-  private final StreamMechanism mechanism;
+  private final Mechanism mechanism;
   private final int batch;
   private final long seed;
   private final SketchSizes sizes;
@@ -131,7 +131,7 @@ public final class IngestBench {
     this.k = k;
     long unit = 2L * batch;
     this.updates = (updates + unit - 1) / unit * unit;
-    this.mechanism = StreamMechanism.fromCliName(mechanism);
+    this.mechanism = Mechanism.parse("mechanism", mechanism, Mechanism.of(Mechanism.Use.LOW_RANK_STREAM));
     this.batch = batch;
     this.seed = seed;
     this.sizes = SketchSizes.of(m, n, k, null, null, SketchSizes.DEFAULT_ALPHA);

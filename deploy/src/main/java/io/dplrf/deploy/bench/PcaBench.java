@@ -1,10 +1,10 @@
 package io.dplrf.deploy.bench;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.client.LocalPcaProtocol;
 import io.dplrf.client.LocalRobustProtocol;
 import io.dplrf.deploy.oneshot.LocalPcaOneShot;
 import io.dplrf.deploy.oneshot.LocalRobustPcaOneShot;
-import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.deploy.oneshot.PcaOneShot;
 import io.dplrf.release.Pca;
 import io.dplrf.sketch.lra.RobustMatrices;
@@ -44,7 +44,7 @@ public final class PcaBench {
     this.seeds = seeds;
   }
 
-  public void run(List<Data> sets, double[] epsilons, List<PcaMechanism> mechanisms, PrintStream out) {
+  public void run(List<Data> sets, double[] epsilons, List<Mechanism> mechanisms, PrintStream out) {
     out.printf("%n== row-level PCA: captured variance ||A V||_F^2 / ||A V*_k||_F^2, k = %d, delta = %s,"
         + " clip C = 1 (local-robust: l1 clip sqrt(d), which no unit row exceeds), mean [min, max]"
         + " over %d test keys%n", k, delta, seeds);
@@ -72,12 +72,12 @@ public final class PcaBench {
       out.printf("%-42s %-24s %6s %28s%n", label, "random V", "-", fmt(random));
       SketchSizes sizes = SketchSizes.of(d, d, k, null, null, SketchSizes.DEFAULT_ALPHA);
       for (double eps : epsilons) {
-        for (PcaMechanism mech : mechanisms) {
+        for (Mechanism mech : mechanisms) {
           double[] ratios = new double[seeds];
           for (int s = 0; s < seeds; s++) {
-            Dense v = mech == PcaMechanism.LOCAL
+            Dense v = mech == Mechanism.LOCAL
                 ? local(set, sizes.t(), new PrivacyParams(eps, delta))
-                : mech == PcaMechanism.LOCAL_ROBUST
+                : mech == Mechanism.LOCAL_ROBUST
                 ? localRobust(set, new PrivacyParams(eps, delta))
                 : PcaOneShot.run(new PcaOneShot.Request(mech, d, k, new PrivacyParams(eps, delta),
                     1, sizes), SecretKey.forTesting(s + 1), g).subspace().v();

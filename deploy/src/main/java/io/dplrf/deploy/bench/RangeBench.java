@@ -6,7 +6,7 @@ import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.ContinualSketch;
-import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -71,7 +71,7 @@ public final class RangeBench {
     Path dir = Files.createTempDirectory("dplrf-range-bench");
     List<Result> results = new ArrayList<>();
     try {
-      TreeConfig config = new TreeConfig(StreamMechanism.PRIV2_SPARSE, sizes,
+      TreeConfig config = new TreeConfig(Mechanism.PRIV2_SPARSE, sizes,
           new PrivacyParams(1, 1e-6), 1, epochs, true);
       ContinualSketch tree = ContinualSketch.create(config, SecretKey.forTesting(seed),
           "bench/range", dir.resolve("nodes"));

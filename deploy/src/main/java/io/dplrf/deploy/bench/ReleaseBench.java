@@ -12,7 +12,7 @@ import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.randomness.SparseSignMatrix;
-import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.params.Mechanism;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -67,7 +67,7 @@ public final class ReleaseBench {
     int v = sizes.v();
     int levels = 32 - Integer.numberOfLeadingZeros(Math.max(1, epochs - 1)) + 1; // ⌈log₂T⌉+1
     Priv2Plan plan = Priv2Plan.calibrateSparse(new PrivacyParams(epsilon, delta), 1, sizes,
-        StreamMechanism.SPARSITY, levels);
+        Mechanism.SPARSITY, levels);
     double sy = plan.yNoise().sigma();
     double sz = plan.zNoise().sigma();
     out.printf("== Priv2 release, m = %d, n = %d, k = %d, t = %d, v = %d; noise sd Y %.4g, Z %.4g "
@@ -188,7 +188,7 @@ public final class ReleaseBench {
     }
     // Z = (S X diag(s)) Wᵀ + N2 with the mechanism's sparse sign S (v×m).
     SparseSignMatrix sm = SparseSignMatrix.of(SecretKey.forTesting(seed), "bench/S", v, m,
-        StreamMechanism.SPARSITY);
+        Mechanism.SPARSITY);
     double[] sx = new double[k * v]; // column-major v×k
     for (int i = 0; i < m; i++) {
       for (int l = 0; l < k; l++) {

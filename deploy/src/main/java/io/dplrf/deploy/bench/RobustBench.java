@@ -1,6 +1,6 @@
 package io.dplrf.deploy.bench;
 
-import io.dplrf.deploy.oneshot.MechanismName;
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.deploy.oneshot.OneShot;
 import io.dplrf.release.DenseRelease;
 import io.dplrf.release.Errors;
@@ -87,16 +87,16 @@ public final class RobustBench {
           new DenseNoisyMatrix(d.corrupted(), List.of()), k).factorization();
       print(out, "truncated SVD (exact)", "-", d, svd, null, 0);
       for (double sc : stableClips) {
-        for (MechanismName mech : List.of(MechanismName.ROBUST_LRA, MechanismName.ROBUST_PCA)) {
+        for (Mechanism mech : List.of(Mechanism.ROBUST_LRA, Mechanism.ROBUST_PCA)) {
           for (Regression reg : Regression.values()) {
             one(out, d, mech, robust, 1, true, reg, sc);
           }
         }
       }
       for (double eps : epsilons) {
-        one(out, d, MechanismName.PRIV2, l2, eps, false, Regression.L2, 1);
+        one(out, d, Mechanism.PRIV2, l2, eps, false, Regression.L2, 1);
         for (double sc : stableClips) {
-          for (MechanismName mech : List.of(MechanismName.ROBUST_LRA, MechanismName.ROBUST_PCA)) {
+          for (Mechanism mech : List.of(Mechanism.ROBUST_LRA, Mechanism.ROBUST_PCA)) {
             for (Regression reg : Regression.values()) {
               one(out, d, mech, robust, eps, false, reg, sc);
             }
@@ -106,7 +106,7 @@ public final class RobustBench {
     }
   }
 
-  private void one(PrintStream out, Data d, MechanismName mech, SketchSizes sizes, double eps,
+  private void one(PrintStream out, Data d, Mechanism mech, SketchSizes sizes, double eps,
       boolean noNoise, Regression reg, double stableClip) throws Exception {
     long t0 = System.nanoTime();
     OneShot.Result r = OneShot.run(new OneShot.Request(mech, mech.relation(), sizes,

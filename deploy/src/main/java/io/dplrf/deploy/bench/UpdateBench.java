@@ -8,7 +8,7 @@ import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.randomness.SparseSignMatrix;
-import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.params.Mechanism;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -62,7 +62,7 @@ public final class UpdateBench {
     int n = sizes.n();
     int t = sizes.t();
     int v = sizes.v();
-    int s = StreamMechanism.SPARSITY;
+    int s = Mechanism.SPARSITY;
     out.printf("== sketch updates (no Kafka): %d x %d, priv2-sparse (t = %d, v = %d, s = %d), "
         + "%,d random updates per path and round%n", m, n, t, v, s, updates);
     SecretKey key = SecretKey.forTesting(seed);

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.deploy.bench.AccuracyBench;
 import io.dplrf.deploy.bench.CompletionBench;
 import io.dplrf.deploy.bench.Datasets;
@@ -10,8 +11,6 @@ import io.dplrf.deploy.bench.RangeBench;
 import io.dplrf.deploy.bench.ReleaseBench;
 import io.dplrf.deploy.bench.RobustBench;
 import io.dplrf.deploy.bench.UpdateBench;
-import io.dplrf.deploy.oneshot.MechanismName;
-import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.release.Errors;
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.SketchSizes;
@@ -120,9 +119,10 @@ final class BenchCommand {
     double delta = a.number("delta", 1e-6);
     long seed = a.integer("seed", 1);
     SecretKey key = SecretKey.forTesting(seed);
-    List<MechanismName> mechanisms = Arrays.stream(
+    List<Mechanism> mechanisms = Arrays.stream(
             a.string("mechanisms", "input-perturbation,priv1,priv2,priv2-sparse").split(","))
-        .map(String::trim).map(MechanismName::parse).toList();
+        .map(String::trim).map(name -> Mechanism.parse("mechanisms", name, Mechanism.of(
+            Mechanism.Use.LOW_RANK, Mechanism.Use.LOW_RANK_STREAM))).toList();
     if (which.equals("ingest")) {
       new IngestBench(a.integer("rows", 100_000), a.integer("cols", 100_000), k,
           Long.parseLong(a.string("updates", "50000000")), a.string("mechanism", "priv2-sparse"),
@@ -249,9 +249,10 @@ final class BenchCommand {
       PcaBench.Data g = PcaBench.synthetic(large, d, k, true, 3);
       sets.add(new PcaBench.Data(g.name() + ", " + large / 1000 + "k rows", g.rows()));
     }
-    List<PcaMechanism> mechs = Arrays.stream(a.string("mechanisms",
+    List<Mechanism> mechs = Arrays.stream(a.string("mechanisms",
             "analyze-gauss,ata-sketch,smooth-sensitivity,smooth-sensitivity-pure,local,local-robust")
-        .split(",")).map(String::trim).map(PcaMechanism::parse).toList();
+        .split(",")).map(String::trim).map(name -> Mechanism.parse("mechanisms", name,
+            Mechanism.of(Mechanism.Use.ROW_PCA, Mechanism.Use.LOCAL_PCA))).toList();
     new PcaBench(k, a.number("delta", 1e-6), a.integer("seeds", 5)).run(sets, eps, mechs, out);
     return 0;
   }

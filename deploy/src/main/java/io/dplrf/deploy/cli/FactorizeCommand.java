@@ -1,11 +1,11 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.deploy.io.InputException;
 import io.dplrf.deploy.io.Json;
 import io.dplrf.deploy.io.MatrixInput;
 import io.dplrf.deploy.io.Npy;
 import io.dplrf.deploy.io.OutputDirectory;
-import io.dplrf.deploy.oneshot.MechanismName;
 import io.dplrf.deploy.oneshot.OneShot;
 import io.dplrf.deploy.oneshot.ReleaseDocument;
 import io.dplrf.release.Factorization;
@@ -78,8 +78,9 @@ final class FactorizeCommand {
     PrivacyParams privacy = new PrivacyParams(a.requiredNumber("epsilon"), a.requiredNumber("delta"));
     NeighbouringRelation relationFlag = relation(a.string("relation", null));
     // Default: the most accurate mechanism valid for the relation (docs/privacy/l1-units.md).
-    MechanismName mechanism = MechanismName.parse(a.string("mechanism",
-        relationFlag == NeighbouringRelation.FROBENIUS ? "priv2" : "priv2-sparse"));
+    Mechanism mechanism = Mechanism.parse("mechanism", a.string("mechanism",
+        relationFlag == NeighbouringRelation.FROBENIUS ? "priv2" : "priv2-sparse"),
+        Mechanism.of(Mechanism.Use.LOW_RANK, Mechanism.Use.LOW_RANK_STREAM));
     NeighbouringRelation relation = relationFlag != null ? relationFlag : mechanism.relation();
     if (!mechanism.supports(relation)) {
       throw new IllegalArgumentException("mechanism " + mechanism.cliName() + " cannot protect "
@@ -132,7 +133,7 @@ final class FactorizeCommand {
       n = d.cols();
       dimsFromData = true;
     }
-    SketchSizes sizes = mechanism == MechanismName.INPUT_PERTURBATION
+    SketchSizes sizes = mechanism == Mechanism.INPUT_PERTURBATION
         ? denseSizes(m, n, k)
         : mechanism.robust()
         ? RobustPlan.defaultSizes(m, n, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"))
@@ -217,7 +218,7 @@ final class FactorizeCommand {
     }
   }
 
-  static Map<String, Object> document(MechanismName mechanism, NeighbouringRelation relation,
+  static Map<String, Object> document(Mechanism mechanism, NeighbouringRelation relation,
       PrivacyParams privacy, double clip, SketchSizes sizes, boolean noNoise,
       boolean dimsFromData, SecretKey key, OneShot.Result r) {
     Map<String, Object> doc = new LinkedHashMap<>();
@@ -239,7 +240,7 @@ final class FactorizeCommand {
     doc.put("rows", sizes.m());
     doc.put("cols", sizes.n());
     doc.put("dimensionsFromData", dimsFromData);
-    if (mechanism != MechanismName.INPUT_PERTURBATION) {
+    if (mechanism != Mechanism.INPUT_PERTURBATION) {
       doc.put("sketchCols", sizes.t());
       doc.put("sketchRows", sizes.v());
     }

@@ -1,12 +1,12 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.client.LocalPcaProtocol;
 import io.dplrf.deploy.io.Json;
 import io.dplrf.deploy.io.Npy;
 import io.dplrf.deploy.io.OutputDirectory;
 import io.dplrf.deploy.io.RowInput;
 import io.dplrf.deploy.oneshot.LocalPcaOneShot;
-import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.deploy.oneshot.ReleaseDocument;
 import io.dplrf.release.Pca;
 import io.dplrf.sketch.params.PrivacyParams;
@@ -71,8 +71,8 @@ final class LocalPcaCommand {
       LocalPcaOneShot.Result r) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("format", "dplrf-pca-release/1");
-    doc.put("mechanism", PcaMechanism.LOCAL.cliName());
-    doc.put("reference", PcaMechanism.LOCAL.reference());
+    doc.put("mechanism", Mechanism.LOCAL.cliName());
+    doc.put("reference", Mechanism.LOCAL.reference());
     doc.put("private", true);
     doc.put("epsilon", p.privacy().epsilon());
     doc.put("delta", p.privacy().delta());

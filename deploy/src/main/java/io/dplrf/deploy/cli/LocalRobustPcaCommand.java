@@ -1,12 +1,12 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.client.LocalRobustProtocol;
 import io.dplrf.deploy.io.Json;
 import io.dplrf.deploy.io.Npy;
 import io.dplrf.deploy.io.OutputDirectory;
 import io.dplrf.deploy.io.RowInput;
 import io.dplrf.deploy.oneshot.LocalRobustPcaOneShot;
-import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.deploy.oneshot.ReleaseDocument;
 import io.dplrf.release.Pca;
 import io.dplrf.sketch.lra.RobustMatrices;
@@ -78,8 +78,8 @@ final class LocalRobustPcaCommand {
       PrivacyParams privacy) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("format", "dplrf-pca-release/1");
-    doc.put("mechanism", PcaMechanism.LOCAL_ROBUST.cliName());
-    doc.put("reference", PcaMechanism.LOCAL_ROBUST.reference());
+    doc.put("mechanism", Mechanism.LOCAL_ROBUST.cliName());
+    doc.put("reference", Mechanism.LOCAL_ROBUST.reference());
     doc.put("private", true);
     doc.put("epsilon", privacy.epsilon());
     doc.put("delta", 0.0);

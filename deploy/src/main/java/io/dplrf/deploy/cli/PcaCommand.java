@@ -1,10 +1,10 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.deploy.io.Json;
 import io.dplrf.deploy.io.Npy;
 import io.dplrf.deploy.io.OutputDirectory;
 import io.dplrf.deploy.io.RowInput;
-import io.dplrf.deploy.oneshot.PcaMechanism;
 import io.dplrf.deploy.oneshot.PcaOneShot;
 import io.dplrf.deploy.oneshot.ReleaseDocument;
 import io.dplrf.release.Pca;
@@ -81,26 +81,27 @@ final class PcaCommand {
     }
     int k = kOpt;
     PrivacyParams privacy = new PrivacyParams(a.requiredNumber("epsilon"), a.requiredNumber("delta"));
-    PcaMechanism mechanism = PcaMechanism.parse(a.required("mechanism"));
+    Mechanism mechanism = Mechanism.parse("mechanism", a.required("mechanism"),
+        Mechanism.of(Mechanism.Use.ROW_PCA, Mechanism.Use.LOCAL_PCA));
     double clip = a.number("clip", 1.0);
     if (!(clip > 0)) {
       throw new IllegalArgumentException("clip must be > 0 and < infinity. Provided value: " + clip);
     }
-    if (mechanism != PcaMechanism.ATA_SKETCH) {
+    if (mechanism != Mechanism.ATA_SKETCH) {
       for (String sketchOption : new String[] {"sketch-cols", "sketch-rows", "alpha"}) {
-        boolean localCols = mechanism == PcaMechanism.LOCAL && sketchOption.equals("sketch-cols");
-        boolean robustSizes = mechanism == PcaMechanism.LOCAL_ROBUST && !sketchOption.equals("alpha");
+        boolean localCols = mechanism == Mechanism.LOCAL && sketchOption.equals("sketch-cols");
+        boolean robustSizes = mechanism == Mechanism.LOCAL_ROBUST && !sketchOption.equals("alpha");
         if (!localCols && !robustSizes && a.string(sketchOption, null) != null) {
           throw new Args.UsageException("pca: --" + sketchOption + " applies to ata-sketch only"
               + (sketchOption.equals("alpha") ? "" : " (and local, local-robust)"));
         }
       }
     }
-    boolean local = mechanism == PcaMechanism.LOCAL || mechanism == PcaMechanism.LOCAL_ROBUST;
+    boolean local = mechanism == Mechanism.LOCAL || mechanism == Mechanism.LOCAL_ROBUST;
     if (!local && a.string("seed", null) != null) {
       throw new Args.UsageException("pca: --seed applies to local and local-robust only");
     }
-    if (mechanism != PcaMechanism.LOCAL_ROBUST
+    if (mechanism != Mechanism.LOCAL_ROBUST
         && (a.string("p", null) != null || a.string("stable-clip", null) != null)) {
       throw new Args.UsageException("pca: --p and --stable-clip apply to local-robust only");
     }
@@ -133,14 +134,14 @@ final class PcaCommand {
           + ". Provided value: " + k);
     }
     checkMaxDim(a, mechanism, d);
-    if (mechanism == PcaMechanism.LOCAL) {
+    if (mechanism == Mechanism.LOCAL) {
       return LocalPcaCommand.run(a, in, d, k, privacy, clip, dimsFromData, outDir, overwrite, out);
     }
-    if (mechanism == PcaMechanism.LOCAL_ROBUST) {
+    if (mechanism == Mechanism.LOCAL_ROBUST) {
       return LocalRobustPcaCommand.run(
           a, in, d, k, privacy, clip, dimsFromData, outDir, overwrite, out);
     }
-    SketchSizes sizes = mechanism == PcaMechanism.ATA_SKETCH
+    SketchSizes sizes = mechanism == Mechanism.ATA_SKETCH
         ? SketchSizes.of(d, d, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),
             a.number("alpha", SketchSizes.DEFAULT_ALPHA))
         : null;
@@ -159,7 +160,7 @@ final class PcaCommand {
       Files.writeString(tmp.resolve("release.json"), Json.write(doc) + "\n");
     });
     out.printf("wrote %s: rank-%d %s PCA of %d columns, %s for one row of norm <= %s%n",
-        outDir, k, mechanism.cliName(), d, mechanism == PcaMechanism.SMOOTH_SENSITIVITY_PURE
+        outDir, k, mechanism.cliName(), d, mechanism == Mechanism.SMOOTH_SENSITIVITY_PURE
             ? privacy.epsilon() + "-DP (pure)"
             : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP", clip);
     out.printf("not private, for you only (not in release.json): %d rows read, %d clipped to norm %s%n",
@@ -178,28 +179,28 @@ final class PcaCommand {
       + "U = max_{j>=0} exp(-beta j) L(max(0, g - j C^2)) (docs/privacy/smooth-sensitivity.md)";
 
   /** release.json entries of the smooth-sensitivity mechanisms: nothing data-dependent. */
-  private static void smoothSensitivityEntries(Map<String, Object> doc, PcaMechanism mechanism,
+  private static void smoothSensitivityEntries(Map<String, Object> doc, Mechanism mechanism,
       PrivacyParams privacy) {
-    if (mechanism == PcaMechanism.SMOOTH_SENSITIVITY_PURE) {
+    if (mechanism == Mechanism.SMOOTH_SENSITIVITY_PURE) {
       doc.put("deltaNote", "pure epsilon-DP: the --delta given (" + privacy.delta()
           + ") is not used");
     }
     doc.put("relationProved", "add/remove one row of norm <= C (the relation of paper 003, "
         + "Section 1.1); replacing a row is two such steps: (2 epsilon, (1 + e^epsilon) delta) "
         + "by group privacy");
-    doc.put("noise", "per entry of V_k R: " + (mechanism == PcaMechanism.SMOOTH_SENSITIVITY
+    doc.put("noise", "per entry of V_k R: " + (mechanism == Mechanism.SMOOTH_SENSITIVITY
         ? "discrete Gaussian" : "discrete Cauchy, P[z] proportional to s^2/(s^2 + z^2),")
         + " on the grid 2^-60, scale max((U + 2^-60 sqrt(d k))/slidingFactor, 2^-40); U depends "
         + "on the data, so the scale is NOT released");
     doc.put("S", "not released: the mechanism releases a subspace only (no S.npy)");
   }
 
-  private static boolean smooth(PcaMechanism m) {
-    return m == PcaMechanism.SMOOTH_SENSITIVITY || m == PcaMechanism.SMOOTH_SENSITIVITY_PURE;
+  private static boolean smooth(Mechanism m) {
+    return m == Mechanism.SMOOTH_SENSITIVITY || m == Mechanism.SMOOTH_SENSITIVITY_PURE;
   }
 
   /** --max-dim: the smooth-sensitivity mechanisms hold and eigen-decompose the exact d×d matrix. */
-  private static void checkMaxDim(Args a, PcaMechanism mechanism, int d) {
+  private static void checkMaxDim(Args a, Mechanism mechanism, int d) {
     if (!smooth(mechanism)) {
       if (a.string("max-dim", null) != null) {
         throw new Args.UsageException("pca: --max-dim applies to smooth-sensitivity only");
@@ -214,7 +215,7 @@ final class PcaCommand {
     }
   }
 
-  static Map<String, Object> document(PcaMechanism mechanism, PrivacyParams privacy, double clip,
+  static Map<String, Object> document(Mechanism mechanism, PrivacyParams privacy, double clip,
       int d, int k, SketchSizes sizes, boolean dimsFromData, SecretKey key, PcaOneShot.Result r) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("format", "dplrf-pca-release/1");
@@ -222,7 +223,7 @@ final class PcaCommand {
     doc.put("reference", mechanism.reference());
     doc.put("private", true);
     doc.put("epsilon", privacy.epsilon());
-    doc.put("delta", mechanism == PcaMechanism.SMOOTH_SENSITIVITY_PURE ? 0.0 : privacy.delta());
+    doc.put("delta", mechanism == Mechanism.SMOOTH_SENSITIVITY_PURE ? 0.0 : privacy.delta());
     doc.put("neighbouringRelation", NeighbouringRelation.ONE_ROW.description());
     doc.put("clip", clip);
     doc.put("rank", k);
@@ -238,7 +239,7 @@ final class PcaCommand {
     doc.put("clippedRows", "not released (an exact count, not differentially private); printed "
         + "on the terminal of the run");
     doc.put("sensitivity", smooth(mechanism) ? SMOOTH_SENSITIVITY_TEXT
-        : mechanism == PcaMechanism.ANALYZE_GAUSS
+        : mechanism == Mechanism.ANALYZE_GAUSS
         ? "upper triangle of A^T A: ||u(x x^T)||_2 <= ||x x^T||_F = ||x||_2^2 <= C^2"
         : "A^T A as a Priv2 input: ||x x^T||_F = ||x||_2^2 <= C^2, so the plan's clip is C^2");
     if (sizes != null) {

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.config;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.params.SketchSizes;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,21 +37,6 @@ import java.util.regex.Pattern;
  * are read by {@link ConfigSources}, one value is parsed by {@link SettingParser}.
  */
 public final class ServiceConfig {
-  /** Mechanisms the service runs. */
-  public enum Mechanism {
-    PRIV1, PRIV2, PRIV2_SPARSE, ROBUST_LRA, ROBUST_PCA;
-
-    /** robust-lra and robust-pca: entrywise-ℓ1 neighbours, pure ε-DP, a p setting. */
-    public boolean robust() {
-      return this == ROBUST_LRA || this == ROBUST_PCA;
-    }
-
-    /** The CLI / config spelling: priv1, priv2, priv2-sparse, robust-lra, robust-pca. */
-    public String cliName() {
-      return SettingParser.cliName(this);
-    }
-  }
-
   /**
    * What the service consumes and releases (docs/rows.md): {@code updates}, turnstile updates of
    * an m×n matrix A (the default); {@code rows}, row records whose unit is one row, clipped to
@@ -189,7 +175,8 @@ public final class ServiceConfig {
     // Default: the most accurate valid mechanism for the unit. Every unit of mode updates is
     // bounded in l1, for which priv2-sparse's sensitivity is exactly C (docs/privacy/l1-units.md);
     // rows mode sketches AᵀA, whose row difference x xᵀ is only Frobenius-bounded.
-    parse.choice("mechanism", Mechanism.class, rowsMode ? Mechanism.PRIV2 : Mechanism.PRIV2_SPARSE);
+    parse.choice("mechanism", Mechanism.of(Mechanism.Use.LOW_RANK_STREAM),
+        rowsMode ? Mechanism.PRIV2 : Mechanism.PRIV2_SPARSE);
     if (rowsMode && mechanism() != Mechanism.PRIV2) {
       throw parse.invalid("mechanism", "priv2 in mode rows (the ata-sketch: Priv2 sketches of AᵀA, whose"
           + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"

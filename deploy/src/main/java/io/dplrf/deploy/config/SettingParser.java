@@ -108,19 +108,24 @@ final class SettingParser {
   }
 
   <E extends Enum<E>> void choice(String name, Class<E> type, E fallback) {
+    choice(name, java.util.EnumSet.allOf(type), fallback);
+  }
+
+  /** One of {@code allowed}, by its {@link #cliName}. */
+  <E extends Enum<E>> void choice(String name, java.util.Set<E> allowed, E fallback) {
     Raw r = raw.get(name);
     if (r == null) {
       values.put(name, fallback);
       return;
     }
-    for (E e : type.getEnumConstants()) {
+    for (E e : allowed) {
       if (cliName(e).equals(r.value())) {
         values.put(name, e);
         return;
       }
     }
     StringBuilder names = new StringBuilder();
-    for (E e : type.getEnumConstants()) {
+    for (E e : allowed) {
       names.append(names.length() == 0 ? "" : ", ").append(cliName(e));
     }
     throw invalid(name, "one of " + names);

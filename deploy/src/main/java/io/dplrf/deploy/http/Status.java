@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param epochs T, the number of epochs the budget covers
  * @param mechanism the mechanism's name, e.g. "priv2-sparse"
  * @param relation the neighbouring relation protected, by its short name: "one-entry",
- *     "entrywise-l1", "frobenius", "rank-one", "local", "one-user-joint"
+ *     "entrywise-l1", "frobenius", "rank-one", "local", "one-user"
  * @param neighbouring the neighbouring relation, in words, e.g. "streams differing in one update
  *     of |Δ| ≤ C; matrices differ by ‖A − A'‖_F ≤ C"
  * @param privacyUnit "update", "key" or "row"

@@ -24,7 +24,7 @@ import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
-import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.params.Mechanism;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
@@ -39,11 +39,11 @@ public final class OneShot {
 
   /**
    * What to compute. {@code noNoise} produces a NON-private release (sketch-quality studies).
-   * {@code relation} is the neighbouring relation to protect ({@link MechanismName#supports}).
+   * {@code relation} is the neighbouring relation to protect ({@link Mechanism#supports}).
    * {@code robust} holds the robust mechanisms' options (ignored by the others).
    */
   public record Request(
-      MechanismName mechanism,
+      Mechanism mechanism,
       NeighbouringRelation relation,
       SketchSizes sizes,
       PrivacyParams privacy,
@@ -59,7 +59,7 @@ public final class OneShot {
     }
 
     /** The mechanism's own relation. */
-    public Request(MechanismName mechanism, SketchSizes sizes, PrivacyParams privacy, double clip,
+    public Request(Mechanism mechanism, SketchSizes sizes, PrivacyParams privacy, double clip,
         boolean noNoise) {
       this(mechanism, mechanism.relation(), sizes, privacy, clip, noNoise, RobustOptions.DEFAULT);
     }
@@ -107,9 +107,9 @@ public final class OneShot {
             sk.sizeInBytes(), sk.updateCount());
       }
       case PRIV2, PRIV2_SPARSE -> {
-        boolean sparse = req.mechanism() == MechanismName.PRIV2_SPARSE;
+        boolean sparse = req.mechanism() == Mechanism.PRIV2_SPARSE;
         Priv2Matrices mats = Priv2Matrices.generate(key, instance, sz, false,
-            sparse ? StreamMechanism.SPARSITY : 0);
+            sparse ? Mechanism.SPARSITY : 0);
         // Entrywise ℓ1: exact factors of the drawn matrices (l1-units.md §2); Frobenius: χ².
         Priv2Plan plan = req.relation() == NeighbouringRelation.ENTRYWISE_L1
             ? Priv2Plan.calibrateL1(req.privacy(), req.clip(), mats, 1, 1)
@@ -133,7 +133,7 @@ public final class OneShot {
             sk.sizeInBytes(), sk.updateCount());
       }
       case ROBUST_LRA, ROBUST_PCA -> {
-        boolean pca = req.mechanism() == MechanismName.ROBUST_PCA;
+        boolean pca = req.mechanism() == Mechanism.ROBUST_PCA;
         RobustOptions o = req.robust();
         RobustMatrices mats =
             RobustMatrices.generate(key, instance, sz, o.p(), pca, o.stableClip());

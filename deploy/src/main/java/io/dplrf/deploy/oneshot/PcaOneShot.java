@@ -1,5 +1,6 @@
 package io.dplrf.deploy.oneshot;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.release.Pca;
 import io.dplrf.release.Priv2Release;
 import io.dplrf.release.SmoothSensitivityPca;
@@ -31,7 +32,7 @@ public final class PcaOneShot {
    *
    * @param sizes Priv2 sketch sizes for {@code ata-sketch} (m = n = d); ignored otherwise
    */
-  public record Request(PcaMechanism mechanism, int dimension, int k, PrivacyParams privacy,
+  public record Request(Mechanism mechanism, int dimension, int k, PrivacyParams privacy,
       double clip, SketchSizes sizes) {
     public Request {
       if (k < 1 || k > dimension) {
@@ -86,7 +87,7 @@ public final class PcaOneShot {
             plan, released.noise(), runId, gram.rowCount(), gram.clippedCount());
       }
       case SMOOTH_SENSITIVITY, SMOOTH_SENSITIVITY_PURE -> {
-        SmoothSensitivityPlan plan = req.mechanism() == PcaMechanism.SMOOTH_SENSITIVITY
+        SmoothSensitivityPlan plan = req.mechanism() == Mechanism.SMOOTH_SENSITIVITY
             ? SmoothSensitivityPlan.gaussian(req.privacy(), req.clip(), req.dimension(), req.k())
             : SmoothSensitivityPlan.cauchy(req.privacy().epsilon(), req.clip(), req.dimension(), req.k());
         SmoothSensitivityPca.Result r = SmoothSensitivityPca.run(plan, gram, key, instance);

@@ -2,7 +2,7 @@ package io.dplrf.deploy.serve;
 
 import io.dplrf.sketch.lra.Priv2Sketch;
 import io.dplrf.sketch.params.SketchSizes;
-import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.util.Locale;
 import java.util.Optional;
@@ -37,11 +37,11 @@ final class HeapAdvice {
    * mechanisms (their nodes differ).
    */
   static OptionalLong peakBytes(TreeConfig c) {
-    if (c.mechanism() != StreamMechanism.PRIV2 && c.mechanism() != StreamMechanism.PRIV2_SPARSE) {
+    if (c.mechanism() != Mechanism.PRIV2 && c.mechanism() != Mechanism.PRIV2_SPARSE) {
       return OptionalLong.empty();
     }
     long node = Priv2Sketch.stateBytes(c.sizes());
-    long buffer = c.mechanism() == StreamMechanism.PRIV2_SPARSE
+    long buffer = c.mechanism() == Mechanism.PRIV2_SPARSE
         ? Priv2Sketch.updateBufferBytes(c.sizes()) : 0;
     return OptionalLong.of((kept(c.epochs()) + 6L) * node + buffer);
   }

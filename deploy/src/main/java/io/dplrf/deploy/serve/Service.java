@@ -20,7 +20,7 @@ import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.lra.RobustPlan;
-import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.tree.TreeConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.io.PrintStream;
@@ -96,7 +96,7 @@ public final class Service implements AutoCloseable {
       // Key/row units bound a unit's total ℓ1 mass Σ|Δ| ≤ C: the entrywise-ℓ1 relation, which the
       // Priv2 plans (docs/privacy/l1-units.md) and the robust ones (robust.md §4) cover. Priv1's
       // tree analysis needs the same rank-one difference in every node: one update.
-      if (config.mechanism() == ServiceConfig.Mechanism.PRIV1
+      if (config.mechanism() == Mechanism.PRIV1
           && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
         throw new IllegalArgumentException("mechanism priv1 protects one update only (its privacy"
             + " argument needs the same rank-one difference in every tree node); use mechanism"
@@ -231,7 +231,7 @@ public final class Service implements AutoCloseable {
   /** Modes updates and rows: the binary tree of noisy sketches, keyed by the secret key. */
   private static TreeTarget openTree(ServiceConfig config, Path state, StateStore store)
       throws java.io.IOException {
-    StreamMechanism mechanism = StreamMechanism.fromCliName(config.mechanism().cliName());
+    Mechanism mechanism = config.mechanism();
     SecretKey key = SecretKey.loadOrCreate(config.key());
     SketchSizes sizes = mechanism.robust()
         ? RobustPlan.defaultSizes(config.rows(), config.cols(), config.rank(),

@@ -64,6 +64,7 @@ final class ServiceDescription {
       case ROBUST_LRA, ROBUST_PCA -> NeighbouringRelation.ENTRYWISE_L1;
       case PRIV2, PRIV2_SPARSE -> config.privacyUnit() == ServiceConfig.PrivacyUnit.UPDATE
           ? NeighbouringRelation.ONE_ENTRY : NeighbouringRelation.ENTRYWISE_L1;
+      default -> throw new IllegalStateException(config.mechanism() + " does not stream");
     };
   }
 
@@ -86,8 +87,8 @@ final class ServiceDescription {
 
   /** The relation's short name in /v1/status and release documents, for every mode. */
   static String relationName(ServiceConfig config) {
-    return completionMode(config) ? "one-user-joint" : localMode(config) ? "local"
-        : relation(config).cliName();
+    return completionMode(config) ? NeighbouringRelation.ONE_USER.cliName()
+        : localMode(config) ? NeighbouringRelation.LOCAL.cliName() : relation(config).cliName();
   }
 
   /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.config;
 
+import io.dplrf.sketch.params.Mechanism;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -36,7 +37,7 @@ class ServiceConfigTest {
   @Test
   void defaults_areTheDocumentedOnes() {
     ServiceConfig c = ServiceConfig.load(REQUIRED, 0, Map.of());
-    assertEquals(ServiceConfig.Mechanism.PRIV2_SPARSE, c.mechanism());
+    assertEquals(Mechanism.PRIV2_SPARSE, c.mechanism());
     assertEquals(1.0, c.clip());
     assertEquals(ServiceConfig.PrivacyUnit.UPDATE, c.privacyUnit());
     assertEquals(Path.of("./state"), c.stateDir());
@@ -195,7 +196,7 @@ class ServiceConfigTest {
   void robustMechanisms_takeP_inOneToTwo() {
     String[] lra = with("--mechanism", "robust-lra");
     ServiceConfig c = ServiceConfig.load(lra, 0, Map.of("DPLRF_P", "1.5"));
-    assertEquals(ServiceConfig.Mechanism.ROBUST_LRA, c.mechanism());
+    assertEquals(Mechanism.ROBUST_LRA, c.mechanism());
     assertEquals(1.5, c.p());
     assertEquals(1.0, ServiceConfig.load(with("--mechanism", "robust-pca"), 0, Map.of()).p());
     for (String bad : new String[] {"2", "0.9"}) {

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve;
 
+import io.dplrf.sketch.params.Mechanism;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -120,7 +121,7 @@ class ServiceTest {
         ServiceDescription.relation(counted("mechanism", "priv1")));
     ServiceConfig rows = ServiceConfig.load(null, Map.of(), Map.of("mode", "rows", "cols", "8",
         "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "10"));
-    assertEquals(ServiceConfig.Mechanism.PRIV2, rows.mechanism());
+    assertEquals(Mechanism.PRIV2, rows.mechanism());
     assertEquals(NeighbouringRelation.FROBENIUS, ServiceDescription.relation(rows));
   }
 }

@@ -11,7 +11,7 @@ import io.dplrf.deploy.http.Release;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
-import io.dplrf.sketch.tree.StreamMechanism;
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TreeTargetTest {
-  static final TreeConfig CONFIG = new TreeConfig(StreamMechanism.PRIV2,
+  static final TreeConfig CONFIG = new TreeConfig(Mechanism.PRIV2,
       SketchSizes.of(20, 10, 2, null, null, 0.25), new PrivacyParams(1, 1e-6), 1.0, 4, false);
   static final SecretKey KEY = SecretKey.forTesting(1);
 

@@ -25,7 +25,19 @@ public enum NeighbouringRelation {
    * a key's or a row's updates with Σ|Δ| ≤ C; docs/privacy/l1-units.md) and the robust
    * mechanisms' relation (paper 000, §1; docs/privacy/robust.md).
    */
-  ENTRYWISE_L1("entrywise l1: ||A - A'||_1 = sum_ij |A_ij - A'_ij| <= C");
+  ENTRYWISE_L1("entrywise l1: ||A - A'||_1 = sum_ij |A_ij - A'_ij| <= C"),
+  /**
+   * Local DP (docs/privacy/local-pca.md): each user's report is private for replacing that
+   * user's row by any other row of norm ≤ C, even towards the server; releases are
+   * post-processing of the reports.
+   */
+  LOCAL("local: each report is private for replacing its user's row x by any x' (rows clipped"
+      + " to C)"),
+  /**
+   * One user (joint DP, docs/privacy/completion.md): one user's whole ratings row replaced; the
+   * public model is DP, each user's own output is computed from it and her own row.
+   */
+  ONE_USER("one user's ratings replaced (joint DP)");
 
   private final String description;
 

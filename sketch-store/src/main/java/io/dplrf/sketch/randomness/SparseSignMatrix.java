@@ -1,5 +1,6 @@
 package io.dplrf.sketch.randomness;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.matrix.SketchMatrix;
 import io.dplrf.sketch.params.Preconditions;
 import java.lang.invoke.MethodHandles;
@@ -31,7 +32,7 @@ import java.util.Objects;
  * bytes, 400 KB for a 100,000-column matrix with s = 4, instead of 1.6 MB of ints. A banded flush
  * reads this table at random beside a cache-sized band of the accumulator, and the smaller table
  * leaves the band in cache: {@code dplrf bench update}, docs/benchmarks-ingest.md. With s = 4 (the
- * sparse mechanism's, {@code StreamMechanism.SPARSITY}) a column's four codes are read as one int
+ * sparse mechanism's, {@code Mechanism.SPARSITY}) a column's four codes are read as one int
  * and the block starts are fields, so that {@link #addColumn} is four read-modify-writes with no
  * loop, no per-byte bounds check and no lookup of the starts: the banded flush's CPU fell by ≈ 10%
  * (docs/benchmarks-ingest.md, eighth session). Immutable and thread-safe.

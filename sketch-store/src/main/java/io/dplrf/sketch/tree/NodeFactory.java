@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.Priv1Matrices;
@@ -90,14 +91,14 @@ final class NodeFactory {
     int l = c.depth();
     if (c.mechanism().robust()) {
       RobustMatrices mats = RobustMatrices.generate(key, instance, c.sizes(), c.p(),
-          c.mechanism() == StreamMechanism.ROBUST_PCA);
+          c.mechanism() == Mechanism.ROBUST_PCA);
       RobustPlan plan = RobustPlan.calibrate(c.privacy(), c.clip(), mats, l, c.nodeCount());
       return new NodeFactory(c, key, instance, plan, mats, null, derivation);
     }
-    if (c.mechanism() == StreamMechanism.PRIV1 || c.relation() == NeighbouringRelation.FROBENIUS) {
+    if (c.mechanism() == Mechanism.PRIV1 || c.relation() == NeighbouringRelation.FROBENIUS) {
       return new NodeFactory(c, key, instance, calibrate(c), derivation);
     }
-    int sparsity = c.mechanism() == StreamMechanism.PRIV2_SPARSE ? StreamMechanism.SPARSITY : 0;
+    int sparsity = c.mechanism() == Mechanism.PRIV2_SPARSE ? Mechanism.SPARSITY : 0;
     Priv2Matrices mats =
         Priv2Matrices.generate(key, instance, c.sizes(), c.cacheUpdateColumns(), sparsity);
     Priv2Plan plan = Priv2Plan.calibrateL1(c.privacy(), c.clip(), mats, l, c.roundedNodes());
@@ -121,7 +122,7 @@ final class NodeFactory {
         yield Priv2Plan.calibrate(c.privacy(), c.clip(), c.sizes(),
             Priv1Plan.DEFAULT_JL_DELTA_SHARE, l);
       }
-      case PRIV2_SPARSE, ROBUST_LRA, ROBUST_PCA -> throw new IllegalArgumentException(
+      default -> throw new IllegalArgumentException(
           c.mechanism().cliName() + " plans are made by NodeFactory.create");
     };
   }

@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 
@@ -116,13 +117,14 @@ final class TreeCodec {
       case PRIV2_SPARSE -> 3;
       case ROBUST_LRA -> 4;
       case ROBUST_PCA -> 5;
+      default -> throw new IllegalStateException(c.mechanism() + " does not stream");
     });
     d.writeByte(switch (c.relation()) {
       case RANK_ONE -> 1;
       case FROBENIUS -> 2;
       case ONE_ENTRY -> 3;
       case ENTRYWISE_L1 -> 4;
-      case ONE_ROW -> throw new IllegalStateException("no tree is calibrated for one-row");
+      default -> throw new IllegalStateException("no tree is calibrated for " + c.relation());
     });
     d.writeByte(c.cacheUpdateColumns() ? 1 : 0);
     d.writeInt(tree.factory.derivation.chunk());
@@ -239,12 +241,12 @@ final class TreeCodec {
         throw new IOException("tree snapshot was written under key " + fingerprint
             + " but the key given is " + key.fingerprint() + ": its noise cannot be regenerated");
       }
-      StreamMechanism mechanism = switch (mech) {
-        case 1 -> StreamMechanism.PRIV1;
-        case 2 -> StreamMechanism.PRIV2;
-        case 3 -> StreamMechanism.PRIV2_SPARSE;
-        case 4 -> StreamMechanism.ROBUST_LRA;
-        case 5 -> StreamMechanism.ROBUST_PCA;
+      Mechanism mechanism = switch (mech) {
+        case 1 -> Mechanism.PRIV1;
+        case 2 -> Mechanism.PRIV2;
+        case 3 -> Mechanism.PRIV2_SPARSE;
+        case 4 -> Mechanism.ROBUST_LRA;
+        case 5 -> Mechanism.ROBUST_PCA;
         default -> throw new IOException("corrupt tree snapshot: mechanism code " + mech);
       };
       NeighbouringRelation relation = switch (relationCode) {

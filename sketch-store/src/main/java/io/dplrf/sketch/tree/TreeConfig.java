@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.params.Mechanism;
 import static io.dplrf.sketch.params.Preconditions.check;
 import static io.dplrf.sketch.params.Preconditions.checkPositive;
 import static io.dplrf.sketch.params.Preconditions.checkPositiveFinite;
@@ -28,14 +29,15 @@ import io.dplrf.sketch.params.SketchSizes;
  * @param cacheUpdateColumns hold the sketching-matrix columns that updates read in memory
  * @param p the ℓp exponent of the robust mechanisms, in [1, 2); 1 for the ℓ2 ones (unused)
  */
-public record TreeConfig(StreamMechanism mechanism, NeighbouringRelation relation,
+public record TreeConfig(Mechanism mechanism, NeighbouringRelation relation,
     SketchSizes sizes, PrivacyParams privacy, double clip, int epochs, boolean cacheUpdateColumns,
     double p) {
   /** Largest T: keeps every epoch number and node index in an int. */
   public static final int MAX_EPOCHS = 1 << 30;
 
   public TreeConfig {
-    check(mechanism != null, "mechanism", "non-null", mechanism);
+    check(mechanism != null && mechanism.streams(), "mechanism",
+        "one of " + Mechanism.names(Mechanism.of(Mechanism.Use.LOW_RANK_STREAM)), mechanism);
     check(sizes != null, "sizes", "non-null", sizes);
     check(privacy != null, "privacy", "non-null", privacy);
     checkPositiveFinite("clip", clip);
@@ -46,12 +48,12 @@ public record TreeConfig(StreamMechanism mechanism, NeighbouringRelation relatio
     boolean l1 = relation == NeighbouringRelation.ONE_ENTRY
         || relation == NeighbouringRelation.ENTRYWISE_L1;
     check(relation == defaultRelation(mechanism)
-        || (mechanism == StreamMechanism.PRIV2 || mechanism == StreamMechanism.PRIV2_SPARSE) && l1,
+        || (mechanism == Mechanism.PRIV2 || mechanism == Mechanism.PRIV2_SPARSE) && l1,
         "relation", "one " + mechanism.cliName() + " can be calibrated for", relation);
   }
 
   /** A stream under the mechanism's own relation ({@link #defaultRelation}). */
-  public TreeConfig(StreamMechanism mechanism, SketchSizes sizes, PrivacyParams privacy,
+  public TreeConfig(Mechanism mechanism, SketchSizes sizes, PrivacyParams privacy,
       double clip, int epochs, boolean cacheUpdateColumns, double p) {
     this(mechanism, defaultRelation(mechanism), sizes, privacy, clip, epochs, cacheUpdateColumns,
         p);
@@ -62,17 +64,15 @@ public record TreeConfig(StreamMechanism mechanism, NeighbouringRelation relatio
    * {@code priv2} (the χ² plan), ONE_ENTRY for {@code priv2-sparse}, RANK_ONE for {@code priv1},
    * ENTRYWISE_L1 for the robust ones.
    */
-  public static NeighbouringRelation defaultRelation(StreamMechanism mechanism) {
+  public static NeighbouringRelation defaultRelation(Mechanism mechanism) {
     return switch (mechanism) {
-      case PRIV1 -> NeighbouringRelation.RANK_ONE;
-      case PRIV2 -> NeighbouringRelation.FROBENIUS;
       case PRIV2_SPARSE -> NeighbouringRelation.ONE_ENTRY;
-      case ROBUST_LRA, ROBUST_PCA -> NeighbouringRelation.ENTRYWISE_L1;
+      default -> mechanism.relation();
     };
   }
 
   /** An ℓ2 mechanism's stream (p unused). */
-  public TreeConfig(StreamMechanism mechanism, SketchSizes sizes, PrivacyParams privacy,
+  public TreeConfig(Mechanism mechanism, SketchSizes sizes, PrivacyParams privacy,
       double clip, int epochs, boolean cacheUpdateColumns) {
     this(mechanism, sizes, privacy, clip, epochs, cacheUpdateColumns, 1);
   }

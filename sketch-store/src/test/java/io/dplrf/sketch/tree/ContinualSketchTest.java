@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.params.Mechanism;
 import static io.dplrf.sketch.tree.TreeFixtures.PER_EPOCH;
 import static io.dplrf.sketch.tree.TreeFixtures.config;
 import static io.dplrf.sketch.tree.TreeFixtures.exact;
@@ -31,7 +32,7 @@ class ContinualSketchTest {
   private static final SecretKey KEY = SecretKey.forTesting(SEED);
   private static final SketchSizes SMALL = new SketchSizes(20, 30, 2, 4, 8);
 
-  private static ContinualSketch fedTree(StreamMechanism mech, int epochs, int closed) {
+  private static ContinualSketch fedTree(Mechanism mech, int epochs, int closed) {
     ContinualSketch tree = ContinualSketch.create(config(mech, SMALL, epochs), KEY, "t/" + mech);
     for (int e = 1; e <= closed; e++) {
       feed(tree, e, 0, PER_EPOCH);
@@ -41,7 +42,7 @@ class ContinualSketchTest {
   }
 
   /** The data-free twin: same key, instance and labels, no updates. */
-  private static ContinualSketch twin(StreamMechanism mech, int epochs, int closed) {
+  private static ContinualSketch twin(Mechanism mech, int epochs, int closed) {
     ContinualSketch tree = ContinualSketch.create(config(mech, SMALL, epochs), KEY, "t/" + mech);
     for (int e = 1; e <= closed; e++) {
       tree.closeEpoch();
@@ -107,9 +108,9 @@ class ContinualSketchTest {
   }
 
   @ParameterizedTest
-  @EnumSource(StreamMechanism.class)
+  @EnumSource(value = Mechanism.class, names = {"PRIV1", "PRIV2", "PRIV2_SPARSE", "ROBUST_LRA", "ROBUST_PCA"})
   void releasedPrefixesAndRanges_equalExactSketchPlusExactlyTheDecompositionNodesNoise(
-      StreamMechanism mech) {
+      Mechanism mech) {
     ContinualSketch tree = fedTree(mech, 8, 7);
     ContinualSketch twin = twin(mech, 8, 7);
     for (int e = 1; e <= 7; e++) {
@@ -124,8 +125,8 @@ class ContinualSketchTest {
    * release ever its live state, a second release of the same range would differ from the first.
    */
   @ParameterizedTest
-  @EnumSource(StreamMechanism.class)
-  void releasingARangeTwice_givesTheSameSketches_andLeavesItsNodesUnchanged(StreamMechanism mech) {
+  @EnumSource(value = Mechanism.class, names = {"PRIV1", "PRIV2", "PRIV2_SPARSE", "ROBUST_LRA", "ROBUST_PCA"})
+  void releasingARangeTwice_givesTheSameSketches_andLeavesItsNodesUnchanged(Mechanism mech) {
     ContinualSketch tree = fedTree(mech, 8, 7);
     for (int[] range : new int[][] {{2, 7}, {1, 7}, {1, 4}}) {
       double[][] first = parts(tree.releaseRange(range[0], range[1]));
@@ -140,7 +141,7 @@ class ContinualSketchTest {
   /** Priv1's summed sketches keep every node's Yr/Z padding: σmin of a 3-node sum is 3·σmin. */
   @Test
   void priv1PrefixSum_describesItsPaddingAsNodesTimesSigmaMin() {
-    ContinualSketch tree = fedTree(StreamMechanism.PRIV1, 8, 7);
+    ContinualSketch tree = fedTree(Mechanism.PRIV1, 8, 7);
     double sigmaMin = ((Priv1Plan) tree.plan()).sigmaMin();
     assertEquals(3 * sigmaMin, ((Priv1Sketches) tree.releasePrefix(7)).sigmaMin(), 1e-12 * sigmaMin);
     assertEquals(sigmaMin, ((Priv1Sketches) tree.releasePrefix(8 - 4)).sigmaMin(), 1e-12 * sigmaMin);
@@ -168,7 +169,7 @@ class ContinualSketchTest {
   @Test
   void prefixNoiseVariance_growsWithTheNumberOfDecompositionNodes() {
     SketchSizes sizes = new SketchSizes(40, 60, 2, 8, 16);
-    ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2, sizes, 8), KEY, "var");
+    ContinualSketch tree = ContinualSketch.create(config(Mechanism.PRIV2, sizes, 8), KEY, "var");
     for (int e = 1; e <= 8; e++) {
       tree.closeEpoch();
     }
@@ -191,7 +192,7 @@ class ContinualSketchTest {
   @Test
   void noiseOfDifferentNodes_isUncorrelated() {
     SketchSizes sizes = new SketchSizes(40, 60, 2, 8, 16);
-    ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2, sizes, 8), KEY, "corr");
+    ContinualSketch tree = ContinualSketch.create(config(Mechanism.PRIV2, sizes, 8), KEY, "corr");
     for (int e = 1; e <= 4; e++) {
       tree.closeEpoch();
     }
@@ -230,11 +231,11 @@ class ContinualSketchTest {
    * there from its two children.
    */
   @ParameterizedTest
-  @EnumSource(StreamMechanism.class)
-  void update_writesOnlyTheEpochAccumulator_nodesAreMadeAtCloseEpoch(StreamMechanism mech) {
+  @EnumSource(value = Mechanism.class, names = {"PRIV1", "PRIV2", "PRIV2_SPARSE", "ROBUST_LRA", "ROBUST_PCA"})
+  void update_writesOnlyTheEpochAccumulator_nodesAreMadeAtCloseEpoch(Mechanism mech) {
     ContinualSketch tree = ContinualSketch.create(config(mech, SMALL, 8), KEY, "cost");
     assertEquals(4, tree.depth());
-    boolean priv1 = mech == StreamMechanism.PRIV1;
+    boolean priv1 = mech == Mechanism.PRIV1;
     for (NoisyLinearSketch node : tree.open) {
       // Priv1: epoch 1 lies in one node per level: [1,1], [1,2], [1,4], [1,8]
       assertEquals(priv1, node != null);
@@ -262,7 +263,7 @@ class ContinualSketchTest {
 
   @Test
   void badUpdates_areRejected_andLeaveTheTreeUnchanged() {
-    ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2, SMALL, 4), KEY, "bad");
+    ContinualSketch tree = ContinualSketch.create(config(Mechanism.PRIV2, SMALL, 4), KEY, "bad");
     tree.update(1, 1, 1.0);
     assertThrows(IllegalArgumentException.class, () -> tree.update(-1, 0, 1.0));
     assertThrows(IllegalArgumentException.class, () -> tree.update(0, SMALL.n(), 1.0));
@@ -274,7 +275,7 @@ class ContinualSketchTest {
 
   @Test
   void afterEpochT_theTreeIsExhausted_andRefusesUpdatesAndCloses() {
-    ContinualSketch tree = fedTree(StreamMechanism.PRIV2, 3, 3);
+    ContinualSketch tree = fedTree(Mechanism.PRIV2, 3, 3);
     assertTrue(tree.exhausted());
     assertEquals(3, tree.epochsClosed());
     IllegalStateException close = assertThrows(IllegalStateException.class, tree::closeEpoch);
@@ -289,7 +290,7 @@ class ContinualSketchTest {
   /** Only the prefix-decomposition nodes stay live: ≤ L sketches, whatever the epoch. */
   @Test
   void liveClosedNodes_areTheCurrentPrefixDecomposition() {
-    ContinualSketch tree = fedTree(StreamMechanism.PRIV2, 16, 0);
+    ContinualSketch tree = fedTree(Mechanism.PRIV2, 16, 0);
     for (int e = 1; e <= 16; e++) {
       tree.closeEpoch();
       assertEquals(Integer.bitCount(e), tree.retained.size(), "after epoch " + e);

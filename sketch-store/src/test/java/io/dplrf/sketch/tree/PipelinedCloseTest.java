@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.params.Mechanism;
 import static io.dplrf.sketch.tree.TreeCodecTest.KEY;
 import static io.dplrf.sketch.tree.TreeCodecTest.SIZES;
 import static io.dplrf.sketch.tree.TreeCodecTest.T;
@@ -31,7 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the next epoch's updates arriving while the first step's nodes are made on another thread.
  */
 class PipelinedCloseTest {
-  private static TreeConfig config(StreamMechanism mech) {
+  private static TreeConfig config(Mechanism mech) {
     return new TreeConfig(mech, SIZES, TreeFixtures.PRIVACY, 2.0, T, false);
   }
 
@@ -48,9 +49,9 @@ class PipelinedCloseTest {
    * beyond its offsets), and every release, then and at the end, is bit-identical.
    */
   @ParameterizedTest
-  @EnumSource(value = StreamMechanism.class, names = {"PRIV2", "PRIV2_SPARSE", "ROBUST_LRA",
+  @EnumSource(value = Mechanism.class, names = {"PRIV2", "PRIV2_SPARSE", "ROBUST_LRA",
       "ROBUST_PCA"})
-  void pipelinedClose_givesTheSameSnapshotsAndReleasesAsCloseEpoch(StreamMechanism mech,
+  void pipelinedClose_givesTheSameSnapshotsAndReleasesAsCloseEpoch(Mechanism mech,
       @TempDir Path dir) throws Exception {
     assertPipelinedCloseEqualsCloseEpoch(mech, dir, PER_EPOCH);
   }
@@ -63,10 +64,10 @@ class PipelinedCloseTest {
   @Test
   void pipelinedClose_withFullBandedBuffers_givesTheSameSnapshotsAndReleases(@TempDir Path dir)
       throws Exception {
-    assertPipelinedCloseEqualsCloseEpoch(StreamMechanism.PRIV2_SPARSE, dir, 3 * 4096 + 77);
+    assertPipelinedCloseEqualsCloseEpoch(Mechanism.PRIV2_SPARSE, dir, 3 * 4096 + 77);
   }
 
-  private static void assertPipelinedCloseEqualsCloseEpoch(StreamMechanism mech, Path dir,
+  private static void assertPipelinedCloseEqualsCloseEpoch(Mechanism mech, Path dir,
       int perEpoch) throws Exception {
     ContinualSketch sync = ContinualSketch.create(config(mech), KEY, "p", dir.resolve("sync"));
     ContinualSketch piped = ContinualSketch.create(config(mech), KEY, "p", dir.resolve("piped"));
@@ -114,7 +115,7 @@ class PipelinedCloseTest {
   @Test
   void snapshotOfAPipelinedClose_restoresAndContinuesIdentically(@TempDir Path dir)
       throws Exception {
-    StreamMechanism mech = StreamMechanism.PRIV2_SPARSE;
+    Mechanism mech = Mechanism.PRIV2_SPARSE;
     ContinualSketch sync = ContinualSketch.create(config(mech), KEY, "r", dir.resolve("sync"));
     ContinualSketch piped = ContinualSketch.create(config(mech), KEY, "r", dir.resolve("piped"));
     for (int e = 1; e <= 2; e++) {
@@ -141,7 +142,7 @@ class PipelinedCloseTest {
   @ParameterizedTest
   @org.junit.jupiter.params.provider.CsvSource({"PRIV1, 0", "PRIV2, 0", "PRIV2_SPARSE, 1",
       "ROBUST_LRA, 0"})
-  void nodesKeptInMemoryAtMostN_releaseAndSnapshotAsIfAllWereKept(StreamMechanism mech, int n,
+  void nodesKeptInMemoryAtMostN_releaseAndSnapshotAsIfAllWereKept(Mechanism mech, int n,
       @TempDir Path dir) throws Exception {
     ContinualSketch all = ContinualSketch.create(config(mech), KEY, "m", dir.resolve("all"));
     ContinualSketch few = ContinualSketch.create(config(mech), KEY, "m", dir.resolve("few"));
@@ -179,7 +180,7 @@ class PipelinedCloseTest {
   /** A snapshot restored with a limit continues exactly as the tree that kept every node. */
   @Test
   void snapshotRestoredWithALimit_continuesIdentically(@TempDir Path dir) throws Exception {
-    StreamMechanism mech = StreamMechanism.PRIV2_SPARSE;
+    Mechanism mech = Mechanism.PRIV2_SPARSE;
     ContinualSketch all = ContinualSketch.create(config(mech), KEY, "l", dir.resolve("all"));
     ContinualSketch few = ContinualSketch.create(config(mech), KEY, "l", dir.resolve("few"));
     TreeCodecTest.feedUntilMidEpoch3(all);
@@ -201,7 +202,7 @@ class PipelinedCloseTest {
   void owner_neverSeesTheTreeExhausted_whileTheCloserInstallsAClose(@TempDir Path dir)
       throws Exception {
     for (int run = 0; run < 200; run++) {
-      TreeConfig c = new TreeConfig(StreamMechanism.PRIV2_SPARSE, SIZES, TreeFixtures.PRIVACY,
+      TreeConfig c = new TreeConfig(Mechanism.PRIV2_SPARSE, SIZES, TreeFixtures.PRIVACY,
           2.0, 2, false);
       ContinualSketch tree = ContinualSketch.create(c, KEY, "race", dir.resolve("n" + run));
       feed(tree, 1, 0, PER_EPOCH);
@@ -221,7 +222,7 @@ class PipelinedCloseTest {
   @Test
   void whilePending_synchronousCloseSnapshotAndSecondBeginAreRefused(@TempDir Path dir)
       throws IOException {
-    ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "x",
+    ContinualSketch tree = ContinualSketch.create(config(Mechanism.PRIV2), KEY, "x",
         dir.resolve("nodes"));
     feed(tree, 1, 0, PER_EPOCH);
     PendingClose p = tree.beginClose();
@@ -239,9 +240,9 @@ class PipelinedCloseTest {
   @Test
   void onlyTreesWithNodeFilesWhoseNodesAreMadeFromChildren_closeInBackground(@TempDir Path dir)
       throws IOException {
-    ContinualSketch priv1 = ContinualSketch.create(config(StreamMechanism.PRIV1), KEY, "a",
+    ContinualSketch priv1 = ContinualSketch.create(config(Mechanism.PRIV1), KEY, "a",
         dir.resolve("a"));
-    ContinualSketch inMemory = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "b");
+    ContinualSketch inMemory = ContinualSketch.create(config(Mechanism.PRIV2), KEY, "b");
     for (ContinualSketch tree : new ContinualSketch[] {priv1, inMemory}) {
       assertFalse(tree.closesInBackground());
       assertThrows(IllegalStateException.class, tree::beginClose);
@@ -255,7 +256,7 @@ class PipelinedCloseTest {
     NodeArchive.Directory failing = new NodeArchive.Directory(dir.resolve("nodes"), d -> {
       throw new IOException("disk full");
     });
-    ContinualSketch tree = ContinualSketch.create(config(StreamMechanism.PRIV2), KEY, "f", failing,
+    ContinualSketch tree = ContinualSketch.create(config(Mechanism.PRIV2), KEY, "f", failing,
         NoiseDerivation.CURRENT);
     feed(tree, 1, 0, PER_EPOCH);
     PendingClose p = tree.beginClose();

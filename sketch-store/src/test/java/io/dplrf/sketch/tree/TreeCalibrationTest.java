@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.params.Mechanism;
 import static io.dplrf.sketch.tree.TreeFixtures.PRIVACY;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,7 +28,7 @@ class TreeCalibrationTest {
   private static final double CLIP = 2.0;
   private static final int T = 100; // L = 8
 
-  private static TreeConfig config(StreamMechanism m) {
+  private static TreeConfig config(Mechanism m) {
     return new TreeConfig(m, SIZES, PRIVACY, CLIP, T, false);
   }
 
@@ -44,8 +45,8 @@ class TreeCalibrationTest {
   @Test
   void robustNode_laplaceScaleIsLTimesTheOneShotScale() {
     int l = Dyadic.depth(T);
-    for (StreamMechanism m : new StreamMechanism[] {StreamMechanism.ROBUST_LRA,
-        StreamMechanism.ROBUST_PCA}) {
+    for (Mechanism m : new Mechanism[] {Mechanism.ROBUST_LRA,
+        Mechanism.ROBUST_PCA}) {
       TreeConfig c = config(m);
       assertEquals(197, c.nodeCount()); // 100+50+25+12+6+3+1+0, below 2T - 1
       NodeFactory f = NodeFactory.create(c, TreeFixtures.KEY_FOR_CALIBRATION, "cal/" + m.cliName(),
@@ -77,7 +78,7 @@ class TreeCalibrationTest {
   void priv2Node_sigmaIsSqrtLTimesTheSingleReleaseSigma_andHalvingBreaksTheTarget() {
     int l = Dyadic.depth(T);
     assertEquals(8, l);
-    Priv2Plan node = (Priv2Plan) NodeFactory.calibrate(config(StreamMechanism.PRIV2));
+    Priv2Plan node = (Priv2Plan) NodeFactory.calibrate(config(Mechanism.PRIV2));
     Priv2Plan single = Priv2Plan.calibrate(PRIVACY, CLIP, SIZES);
     assertEquals(Math.sqrt(l), node.yNoise().sigma() / single.yNoise().sigma(), 1e-5 * Math.sqrt(l));
     assertEquals(Math.sqrt(l), node.zNoise().sigma() / single.zNoise().sigma(), 1e-5 * Math.sqrt(l));
@@ -99,7 +100,7 @@ class TreeCalibrationTest {
   @Test
   void priv1Node_sigmaMinIsSqrtLTimesTheSingleRelease_andHalvingBreaksTheTarget() {
     int l = Dyadic.depth(T);
-    Priv1Plan node = (Priv1Plan) NodeFactory.calibrate(config(StreamMechanism.PRIV1));
+    Priv1Plan node = (Priv1Plan) NodeFactory.calibrate(config(Mechanism.PRIV1));
     Priv1Plan single = Priv1Plan.calibrate(PRIVACY, CLIP, SIZES);
     // The stacked covariance mechanism sees a change of norm C·√L; r is the same as one-shot.
     assertEquals(single.covarianceR(), node.covarianceR(), 0);
@@ -131,14 +132,14 @@ class TreeCalibrationTest {
   void l1Nodes_sqrtLTimesTheOneShotSigma_roundingOverTheUnitsNodes_andHalvingBreaksTheTarget() {
     for (NeighbouringRelation r : new NeighbouringRelation[] {NeighbouringRelation.ONE_ENTRY,
         NeighbouringRelation.ENTRYWISE_L1}) {
-      for (StreamMechanism m : new StreamMechanism[] {StreamMechanism.PRIV2_SPARSE,
-          StreamMechanism.PRIV2}) {
+      for (Mechanism m : new Mechanism[] {Mechanism.PRIV2_SPARSE,
+          Mechanism.PRIV2}) {
         checkL1Node(m, r);
       }
     }
   }
 
-  private static void checkL1Node(StreamMechanism m, NeighbouringRelation r) {
+  private static void checkL1Node(Mechanism m, NeighbouringRelation r) {
     int l = Dyadic.depth(T);
     TreeConfig c = new TreeConfig(m, r, SIZES, PRIVACY, CLIP, T, false, 1);
     String what = m.cliName() + " " + r.cliName();
@@ -146,13 +147,13 @@ class TreeCalibrationTest {
         NoiseDerivation.CURRENT);
     Priv2Plan node = (Priv2Plan) f.plan;
     Priv2Matrices mats = Priv2Matrices.generate(TreeFixtures.KEY_FOR_CALIBRATION,
-        "cal/l1/" + m.cliName(), SIZES, false, m == StreamMechanism.PRIV2_SPARSE ? 4 : 0);
+        "cal/l1/" + m.cliName(), SIZES, false, m == Mechanism.PRIV2_SPARSE ? 4 : 0);
     Priv2Plan single = Priv2Plan.calibrateL1(PRIVACY, CLIP, mats, 1, 1);
     assertEquals(NeighbouringRelation.ENTRYWISE_L1, node.relation(), what);
     assertEquals(0, node.jlDeltaShare(), what);
     assertEquals(mats.maxRowNormOfPhi(), node.phiFactor(), 0, what);
     assertEquals(mats.maxColumnNormOfS(), node.sFactor(), 0, what);
-    if (m == StreamMechanism.PRIV2_SPARSE) {
+    if (m == Mechanism.PRIV2_SPARSE) {
       assertEquals(1, node.phiFactor(), 0);
       assertEquals(1, node.sFactor(), 0);
     } else {
@@ -186,7 +187,7 @@ class TreeCalibrationTest {
   @Test
   void l1Tree_unitSpreadOverEpochs_costsAtMostOneUpdate_whichReachesMu() {
     int t = 8;
-    TreeConfig c = new TreeConfig(StreamMechanism.PRIV2_SPARSE, NeighbouringRelation.ENTRYWISE_L1,
+    TreeConfig c = new TreeConfig(Mechanism.PRIV2_SPARSE, NeighbouringRelation.ENTRYWISE_L1,
         SIZES, PRIVACY, CLIP, t, false, 1);
     double[][] spread = {{1, 0, 0, 0.25}, {2, 3, 5, -0.25}, {3, 7, 11, 0.125}, {5, 1, 2, 0.125},
         {8, 9, 29, 0.25}}; // epoch, i, j, Δ/C: Σ|Δ| = C
@@ -239,7 +240,7 @@ class TreeCalibrationTest {
   @Test
   void priv2NodeNoise_isBelowTheEpsilonOverLSplit() {
     int l = Dyadic.depth(T);
-    Priv2Plan node = (Priv2Plan) NodeFactory.calibrate(config(StreamMechanism.PRIV2));
+    Priv2Plan node = (Priv2Plan) NodeFactory.calibrate(config(Mechanism.PRIV2));
     Priv2Plan split = Priv2Plan.calibrate(new io.dplrf.sketch.params.PrivacyParams(
         PRIVACY.epsilon() / l, PRIVACY.delta() / l), CLIP, SIZES);
     assertTrue(node.yNoise().sigma() < split.yNoise().sigma(),

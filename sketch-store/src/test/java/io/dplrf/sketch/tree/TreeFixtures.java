@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.Priv1Matrices;
 import io.dplrf.sketch.lra.Priv1Plan;
@@ -21,7 +22,7 @@ final class TreeFixtures {
 
   private TreeFixtures() {}
 
-  static TreeConfig config(StreamMechanism mech, SketchSizes sizes, int epochs) {
+  static TreeConfig config(Mechanism mech, SketchSizes sizes, int epochs) {
     return new TreeConfig(mech, sizes, PRIVACY, 1.0, epochs, false);
   }
 

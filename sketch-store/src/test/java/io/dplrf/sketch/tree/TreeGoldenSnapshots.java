@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.params.NeighbouringRelation;
 import java.io.IOException;
@@ -18,15 +19,15 @@ final class TreeGoldenSnapshots {
   public static void main(String[] args) throws IOException {
     Path dir = Path.of(args[0]);
     Files.createDirectories(dir);
-    for (StreamMechanism m : StreamMechanism.values()) {
+    for (Mechanism m : Mechanism.of(Mechanism.Use.LOW_RANK_STREAM)) {
       write(dir, m, TreeConfig.defaultRelation(m));
-      if (m == StreamMechanism.PRIV2 || m == StreamMechanism.PRIV2_SPARSE) {
+      if (m == Mechanism.PRIV2 || m == Mechanism.PRIV2_SPARSE) {
         write(dir, m, NeighbouringRelation.ENTRYWISE_L1);
       }
     }
   }
 
-  private static void write(Path dir, StreamMechanism m, NeighbouringRelation relation)
+  private static void write(Path dir, Mechanism m, NeighbouringRelation relation)
       throws IOException {
     Path f = dir.resolve(TreeCodecTest.goldenName(m, relation, TreeCodec.VERSION));
     if (Files.exists(f)) {
