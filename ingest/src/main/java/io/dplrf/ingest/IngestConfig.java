@@ -1,7 +1,5 @@
 package io.dplrf.ingest;
 
-import io.dplrf.client.LocalPcaProtocol;
-import io.dplrf.client.LocalRobustProtocol;
 import io.dplrf.sketch.params.Preconditions;
 import java.time.Duration;
 import java.util.Objects;
@@ -23,15 +21,9 @@ import java.util.Objects;
  *     number of milliseconds is rounded up to the next one.
  * @param pollTimeout the consumer's poll timeout (also the granularity of time-based epochs when
  *     idle)
- * @param localProtocol local mode ({@link ContributionBounds.Unit#LOCAL_REPORT}): the protocol
- *     whose reports are accepted; null in every other mode
- * @param localRobustProtocol local mode with the local-robust mechanism (unit LOCAL_REPORT too):
- *     the LOCAL-ROBUST-PCA protocol whose reports are accepted; null otherwise. At most one of
- *     the two protocols is set.
  */
 public record IngestConfig(String topic, String deadLetterTopic, ContributionBounds.Config bounds,
-    long epochUpdates, Duration epochLength, Duration pollTimeout, LocalPcaProtocol localProtocol,
-    LocalRobustProtocol localRobustProtocol) {
+    long epochUpdates, Duration epochLength, Duration pollTimeout) {
 
   public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(200);
 
@@ -48,30 +40,20 @@ public record IngestConfig(String topic, String deadLetterTopic, ContributionBou
         "positive for exactly one of the two", epochUpdates + "/" + epochLength);
     Preconditions.check(pollTimeout != null && !pollTimeout.isNegative() && !pollTimeout.isZero(),
         "pollTimeout", "> 0", pollTimeout);
-    // Set only with unit LOCAL_REPORT; the loop refuses that unit without it (withLocalProtocol).
-    Preconditions.check(localProtocol == null
-        || bounds.unit() == ContributionBounds.Unit.LOCAL_REPORT
-        && localProtocol.dimension() == bounds.cols(), "localProtocol",
-        "null, or with unit LOCAL_REPORT and dimension d = cols = " + bounds.cols(), localProtocol);
-    Preconditions.check(localRobustProtocol == null
-        || localProtocol == null && bounds.unit() == ContributionBounds.Unit.LOCAL_REPORT
-        && localRobustProtocol.dimension() == bounds.cols(), "localRobustProtocol",
-        "null, or without localProtocol, with unit LOCAL_REPORT and dimension d = cols = "
-            + bounds.cols(), localRobustProtocol);
   }
 
   /** Epochs of {@code epochUpdates} update positions; dead-letter topic {@code <topic>.dead-letter}. */
   public static IngestConfig byUpdates(String topic, ContributionBounds.Config bounds,
       long epochUpdates) {
     return new IngestConfig(topic, topic + ".dead-letter", bounds, epochUpdates, Duration.ZERO,
-        DEFAULT_POLL_TIMEOUT, null, null);
+        DEFAULT_POLL_TIMEOUT);
   }
 
   /** Epochs of {@code epochLength} (&gt; 0); dead-letter topic {@code <topic>.dead-letter}. */
   public static IngestConfig byTime(String topic, ContributionBounds.Config bounds,
       Duration epochLength) {
     return new IngestConfig(topic, topic + ".dead-letter", bounds, 0, epochLength,
-        DEFAULT_POLL_TIMEOUT, null, null);
+        DEFAULT_POLL_TIMEOUT);
   }
 
   /** Epochs of {@code epochSeconds} whole seconds; see {@link #byTime}. */
@@ -87,27 +69,10 @@ public record IngestConfig(String topic, String deadLetterTopic, ContributionBou
   }
 
   public IngestConfig withDeadLetterTopic(String name) {
-    return new IngestConfig(topic, name, bounds, epochUpdates, epochLength, pollTimeout,
-        localProtocol, localRobustProtocol);
+    return new IngestConfig(topic, name, bounds, epochUpdates, epochLength, pollTimeout);
   }
 
   public IngestConfig withPollTimeout(Duration timeout) {
-    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, timeout,
-        localProtocol, localRobustProtocol);
-  }
-
-  /** Local mode: accept the reports of {@code protocol} (the bounds' unit must be LOCAL_REPORT). */
-  public IngestConfig withLocalProtocol(LocalPcaProtocol protocol) {
-    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, pollTimeout,
-        java.util.Objects.requireNonNull(protocol, "protocol"), null);
-  }
-
-  /**
-   * Local mode, mechanism local-robust: accept the LOCAL-ROBUST-PCA reports of {@code protocol}
-   * (the bounds' unit must be LOCAL_REPORT).
-   */
-  public IngestConfig withLocalRobustProtocol(LocalRobustProtocol protocol) {
-    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, pollTimeout,
-        null, Objects.requireNonNull(protocol, "protocol"));
+    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, timeout);
   }
 }

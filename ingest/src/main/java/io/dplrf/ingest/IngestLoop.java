@@ -14,6 +14,7 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -31,9 +32,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes the updates topic (or, in rows mode, the rows topic: {@link RowRecords}, unit {@link
- * ContributionBounds.Unit#ROW_RECORD}; in local mode the reports topic: {@link LocalReportDecoder}) exactly once into an {@link IngestTarget}: decode, validate and bound
- * ({@link ContributionBounds}), apply, dead-letter the malformed, close epochs, snapshot.
+ * Consumes one topic exactly once into a service mode's state: its {@link RecordDecoder} decodes,
+ * validates and bounds each record ({@link ContributionBounds}) into the mode's sink, and its
+ * {@link IngestTarget} closes epochs and is snapshotted; the loop dead-letters the malformed.
  *
  * <p><b>Exactly once.</b> Offsets are never committed to Kafka: the next offset of every
  * partition is written in the same atomic snapshot as the target's state, the budgets and the
@@ -138,11 +139,14 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   /**
    * A loop over the given clients (which it then owns and closes).
    *
+   * @param decoder the mode's decoder of one record into its sink, made around the loop's own
+   *     contribution bounds (whose budgets the snapshot keeps)
    * @param clockMillis wall-clock milliseconds, for time-based epochs
    */
   public IngestLoop(IngestConfig config, Consumer<byte[], byte[]> consumer,
       Producer<byte[], byte[]> deadLetters, Checkpoint store, IngestTarget target,
-      EpochListener listener, LongSupplier clockMillis) {
+      Function<ContributionBounds, RecordDecoder> decoder, EpochListener listener,
+      LongSupplier clockMillis) {
     this.config = Objects.requireNonNull(config, "config");
     this.consumer = Objects.requireNonNull(consumer, "consumer");
     this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
@@ -152,21 +156,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     this.clock = Objects.requireNonNull(clockMillis, "clockMillis");
     this.bounds = new ContributionBounds(config.bounds());
     this.epochMillis = config.epochMillis();
-    this.decoder = switch (config.bounds().unit()) {
-      case ROW_RECORD -> new RowDecoder(config.bounds());
-      case USER_RATING -> new RatingDecoder(bounds);
-      case LOCAL_REPORT -> {
-        if (config.localRobustProtocol() != null) {
-          yield new LocalRobustReportDecoder(config.localRobustProtocol());
-        }
-        if (config.localProtocol() == null) {
-          throw new IllegalArgumentException("unit LOCAL_REPORT needs the protocol: "
-              + "IngestConfig.withLocalProtocol or withLocalRobustProtocol");
-        }
-        yield new LocalReportDecoder(config.localProtocol());
-      }
-      default -> RecordDecoder.updates(bounds, target);
-    };
+    this.decoder = Objects.requireNonNull(decoder.apply(bounds), "decoder");
   }
 
   /**
@@ -176,13 +166,14 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    *     settings exactly once depends on are forced (see {@link IngestClients}).
    */
   public static IngestLoop create(IngestConfig config, Map<String, Object> clientProperties,
-      Checkpoint store, IngestTarget target, EpochListener listener) {
+      Checkpoint store, IngestTarget target, Function<ContributionBounds, RecordDecoder> decoder,
+      EpochListener listener) {
     KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(IngestClients.consumerConfig(clientProperties));
     try {
       KafkaProducer<byte[], byte[]> producer =
           new KafkaProducer<>(IngestClients.producerConfig(clientProperties));
-      return new IngestLoop(config, consumer, producer, store, target, listener,
+      return new IngestLoop(config, consumer, producer, store, target, decoder, listener,
           System::currentTimeMillis);
     } catch (RuntimeException e) {
       consumer.close();
@@ -379,7 +370,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private void process(ConsumerRecord<byte[], byte[]> r) {
     stats.recordConsumed();
     try {
-      decoder.apply(r.key(), r.value(), stats, target);
+      decoder.apply(r.key(), r.value(), stats);
     } catch (MalformedRecordException e) {
       stats.countDeadLetter(e.reason());
       sendDeadLetter(r, e);

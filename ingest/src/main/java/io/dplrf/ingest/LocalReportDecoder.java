@@ -9,7 +9,7 @@ import java.util.Objects;
  * Local mode ({@link ContributionBounds.Unit#LOCAL_REPORT}): one record value is one local-DP
  * report in the {@link LocalReportCodec} wire format, made by a user's {@code LocalRandomizer}
  * under the service's published {@link LocalPcaProtocol}. The decoder checks it whole and hands
- * it to {@link IngestTarget#addReport}, which sums it; the server never clips, scales or noises
+ * it to its sink (the aggregate), which sums it; the server never clips, scales or noises
  * a report (each one is already (ε, δ)-DP for its user's row: docs/privacy/local-pca.md §2).
  *
  * <p><b>Validation</b> (the codec's checks, mapped to dead-letter reasons; nothing applied on
@@ -33,8 +33,11 @@ final class LocalReportDecoder implements RecordDecoder {
   private final LocalPcaProtocol protocol;
   private final double limit;
 
-  LocalReportDecoder(LocalPcaProtocol protocol) {
+  private final java.util.function.Consumer<LocalReport> sink;
+
+  LocalReportDecoder(LocalPcaProtocol protocol, java.util.function.Consumer<LocalReport> sink) {
     this.protocol = Objects.requireNonNull(protocol, "protocol");
+    this.sink = Objects.requireNonNull(sink, "sink");
     this.limit = Math.scalb(protocol.noise().grid().gamma(), 62);
   }
 
@@ -44,10 +47,10 @@ final class LocalReportDecoder implements RecordDecoder {
   }
 
   @Override
-  public void apply(byte[] key, byte[] value, IngestStats stats, IngestTarget target)
+  public void apply(byte[] key, byte[] value, IngestStats stats)
       throws MalformedRecordException {
     LocalReport report = decode(value);
-    target.addReport(report);
+    sink.accept(report);
     stats.appliedReport(reportHash(report));
   }
 

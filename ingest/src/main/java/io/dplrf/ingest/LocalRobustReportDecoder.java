@@ -11,7 +11,7 @@ import java.util.Objects;
  * IngestConfig#localRobustProtocol}): one record value is one LOCAL-ROBUST-PCA report (paper 001,
  * Appendix C, Algorithm 3) in the {@link LocalRobustReportCodec} wire format (version 2: with the
  * user's slot), made by a user's {@code LocalRobustRandomizer} under the service's published
- * protocol. The decoder checks it whole and hands it to {@link IngestTarget#addRobustReport},
+ * protocol. The decoder checks it whole and hands it to its sink (the aggregate),
  * which sums it unless its slot was already counted; the server never clips, scales or noises a
  * report (each is ε-DP for its user's row by itself: docs/privacy/local-pca.md §4).
  *
@@ -36,8 +36,12 @@ final class LocalRobustReportDecoder implements RecordDecoder {
   private final double yrLimit;
   private final double zLimit;
 
-  LocalRobustReportDecoder(LocalRobustProtocol protocol) {
+  private final java.util.function.Predicate<LocalRobustReport> sink;
+
+  LocalRobustReportDecoder(LocalRobustProtocol protocol,
+      java.util.function.Predicate<LocalRobustReport> sink) {
     this.protocol = Objects.requireNonNull(protocol, "protocol");
+    this.sink = Objects.requireNonNull(sink, "sink");
     this.yrLimit = Math.scalb(protocol.plan().yr().grid().gamma(), 62);
     this.zLimit = Math.scalb(protocol.plan().z().grid().gamma(), 62);
   }
@@ -48,10 +52,10 @@ final class LocalRobustReportDecoder implements RecordDecoder {
   }
 
   @Override
-  public void apply(byte[] key, byte[] value, IngestStats stats, IngestTarget target)
+  public void apply(byte[] key, byte[] value, IngestStats stats)
       throws MalformedRecordException {
     LocalRobustReport report = decode(value);
-    if (!target.addRobustReport(report)) {
+    if (!sink.test(report)) {
       throw new MalformedRecordException(DeadLetterReason.DUPLICATE_SLOT, "user slot "
           + report.slot() + " already has a report in the sum: one report per slot is counted");
     }

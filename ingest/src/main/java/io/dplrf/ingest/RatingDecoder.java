@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * Completion mode ({@link ContributionBounds.Unit#USER_RATING}): the turnstile record format
  * ({@link UpdateRecords}) read as ratings, i = user, j = item, Δ = the rating value, handed to
- * {@link IngestTarget#rate} (the latest rating of a (user, item) pair replaces the earlier one).
+ * a {@link RatingSink} (the ratings store: the latest rating of a (user, item) pair replaces the earlier one).
  *
  * <p><b>Validation</b> (whole record, nothing applied on failure), as for updates ({@link
  * ContributionBounds#validate}): length a positive multiple of 16 ({@link
@@ -23,8 +23,10 @@ import java.util.Objects;
 final class RatingDecoder implements RecordDecoder {
   private final ContributionBounds bounds;
   private final double bound;
+  private final RatingSink sink;
 
-  RatingDecoder(ContributionBounds bounds) {
+  RatingDecoder(ContributionBounds bounds, RatingSink sink) {
+    this.sink = Objects.requireNonNull(sink, "sink");
     this.bounds = Objects.requireNonNull(bounds, "bounds");
     if (bounds.config().unit() != ContributionBounds.Unit.USER_RATING) {
       throw new IllegalArgumentException("RatingDecoder needs unit USER_RATING, got "
@@ -34,7 +36,7 @@ final class RatingDecoder implements RecordDecoder {
   }
 
   @Override
-  public void apply(byte[] key, byte[] value, IngestStats stats, IngestTarget target)
+  public void apply(byte[] key, byte[] value, IngestStats stats)
       throws MalformedRecordException {
     int n = bounds.validate(key, value);
     for (int k = 0; k < n; k++) {
@@ -48,7 +50,7 @@ final class RatingDecoder implements RecordDecoder {
       int user = UpdateRecords.row(value, k);
       int item = UpdateRecords.col(value, k);
       double r = UpdateRecords.delta(value, k);
-      if (target.rate(user, item, r)) {
+      if (sink.rate(user, item, r)) {
         stats.applied(user, item, r, false);
       } else {
         stats.dropped();

@@ -132,6 +132,14 @@ public final class RatingsStore implements Checkpoint, AutoCloseable {
     return target;
   }
 
+  /**
+   * Where the ingest loop's {@link RecordDecoder#ratings} decoder puts ratings: the latest rating
+   * of (user, item) replaces an earlier one, pending until the next commit. Ingest thread only.
+   */
+  public RatingSink sink() {
+    return target::rate;
+  }
+
   public int maxRatings() {
     return maxRatings;
   }
@@ -316,8 +324,8 @@ public final class RatingsStore implements Checkpoint, AutoCloseable {
     private long users;
     private long ratings;
 
-    @Override
-    public boolean rate(int user, int item, double rating) {
+    /** {@link RatingSink#rate}: the ingest thread's ratings, pending until the next commit. */
+    boolean rate(int user, int item, double rating) {
       byte[] key = userKey(user);
       byte[] row;
       try {
@@ -367,11 +375,6 @@ public final class RatingsStore implements Checkpoint, AutoCloseable {
       } catch (RocksDBException e) {
         throw new IllegalStateException("batching a rating: " + e.getMessage(), e);
       }
-    }
-
-    @Override
-    public void update(int i, int j, double delta) {
-      throw new UnsupportedOperationException("the ratings store takes ratings, not updates");
     }
 
     @Override

@@ -1,24 +1,31 @@
 package io.dplrf.ingest;
 
+import io.dplrf.client.LocalPcaProtocol;
+import io.dplrf.client.LocalReport;
+import io.dplrf.client.LocalRobustProtocol;
+import io.dplrf.client.LocalRobustReport;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
 /**
- * Decodes, validates and bounds one Kafka record value into what the {@link IngestTarget}
- * receives. One implementation per record format: turnstile updates ({@link UpdateRecords},
- * bounded by {@link ContributionBounds}), rows ({@link RowRecords}, {@link RowDecoder}) and
- * local-DP reports ({@link LocalReportDecoder}).
+ * Decodes, validates and bounds one Kafka record value and hands what it holds to a typed sink:
+ * turnstile updates to an {@link UpdateVisitor} ({@link UpdateRecords}, bounded by {@link
+ * ContributionBounds}), rows to a {@link RowVisitor} ({@link RowRecords}), ratings to a {@link
+ * RatingSink}, local-DP reports to their aggregate. Each service mode builds the decoder of its
+ * record format around its own sink; the {@link IngestLoop} only calls {@link #apply}.
  * Whole-record policy for every format: a record is validated completely before any of it is
  * applied; a malformed one changes nothing but the dead-letter counters.
  *
  * <p>Not thread-safe: the ingest loop owns its decoder.
  */
-interface RecordDecoder {
+public interface RecordDecoder {
 
   /**
-   * Validates the record, then applies it to {@code target} and counts it in {@code stats}.
+   * Validates the record, then hands it to the sink and counts it in {@code stats}.
    *
    * @throws MalformedRecordException if any part of it is malformed; nothing was applied
    */
-  void apply(byte[] key, byte[] value, IngestStats stats, IngestTarget target)
-      throws MalformedRecordException;
+  void apply(byte[] key, byte[] value, IngestStats stats) throws MalformedRecordException;
 
   /**
    * The positions the record occupies for epochs cut by count ({@link IngestConfig#epochUpdates}):
@@ -26,12 +33,11 @@ interface RecordDecoder {
    */
   long positions(byte[] value);
 
-  /** The turnstile format: 16-byte updates bounded by {@code bounds}. */
-  static RecordDecoder updates(ContributionBounds bounds, IngestTarget target) {
-    UpdateVisitor sink = target::update;
+  /** The turnstile format: 16-byte updates bounded by {@code bounds}, the loop's own. */
+  static RecordDecoder updates(ContributionBounds bounds, UpdateVisitor sink) {
     return new RecordDecoder() {
       @Override
-      public void apply(byte[] key, byte[] value, IngestStats stats, IngestTarget t)
+      public void apply(byte[] key, byte[] value, IngestStats stats)
           throws MalformedRecordException {
         bounds.accept(key, value, stats, sink);
       }
@@ -41,5 +47,29 @@ interface RecordDecoder {
         return UpdateRecords.positions(value);
       }
     };
+  }
+
+  /** Rows mode: row records, clipped to the bounds' C ({@link RowDecoder}). */
+  static RecordDecoder rows(ContributionBounds.Config bounds, RowVisitor sink) {
+    return new RowDecoder(bounds, sink);
+  }
+
+  /** Completion mode: the turnstile format read as ratings ({@link RatingDecoder}). */
+  static RecordDecoder ratings(ContributionBounds bounds, RatingSink sink) {
+    return new RatingDecoder(bounds, sink);
+  }
+
+  /** Local mode: reports of {@code protocol} ({@link LocalReportDecoder}). */
+  static RecordDecoder localReports(LocalPcaProtocol protocol, Consumer<LocalReport> sink) {
+    return new LocalReportDecoder(protocol, sink);
+  }
+
+  /**
+   * Local mode, local-robust: reports of {@code protocol}; the sink returns false for a slot
+   * already counted ({@link LocalRobustReportDecoder}).
+   */
+  static RecordDecoder localRobustReports(LocalRobustProtocol protocol,
+      Predicate<LocalRobustReport> sink) {
+    return new LocalRobustReportDecoder(protocol, sink);
   }
 }

@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * Rows mode ({@link ContributionBounds.Unit#ROW_RECORD}): validates a {@link RowRecords} value,
- * clips the row to ℓ2 norm ≤ C and hands it to {@link IngestTarget#addRow}, which adds x xᵀ to
- * the d×d matrix AᵀA.
+ * clips the row to ℓ2 norm ≤ C and hands it to its {@link RowVisitor} (the tree, which adds x xᵀ to
+ * the d×d matrix AᵀA).
  *
  * <p><b>Validation</b> (whole record, nothing applied on failure): length 8 + 12·nnz
  * ({@link DeadLetterReason#BAD_LENGTH}), every index in [0, d) ({@link
@@ -32,8 +32,10 @@ final class RowDecoder implements RecordDecoder {
   private final int[] stamp;
   private int generation;
   private int[] index = new int[16];
+  private final RowVisitor sink;
 
-  RowDecoder(ContributionBounds.Config config) {
+  RowDecoder(ContributionBounds.Config config, RowVisitor sink) {
+    this.sink = Objects.requireNonNull(sink, "sink");
     Objects.requireNonNull(config, "config");
     if (config.unit() != ContributionBounds.Unit.ROW_RECORD) {
       throw new IllegalArgumentException("RowDecoder needs unit ROW_RECORD, got " + config.unit());
@@ -49,7 +51,7 @@ final class RowDecoder implements RecordDecoder {
   }
 
   @Override
-  public void apply(byte[] key, byte[] value, IngestStats stats, IngestTarget target)
+  public void apply(byte[] key, byte[] value, IngestStats stats)
       throws MalformedRecordException {
     int n = validate(value);
     if (index.length < n) {
@@ -66,7 +68,7 @@ final class RowDecoder implements RecordDecoder {
       }
     }
     boolean clipped = n > 0 && RowClipping.clipInPlace(x, clip);
-    target.addRow(index, x, n);
+    sink.accept(index, x, n);
     stats.appliedRow(index, x, n, clipped);
   }
 

@@ -70,8 +70,8 @@ class IngestLoopTest {
           restored.add(epochsClosed);
         }
       };
-      loop = new IngestLoop(config, consumer, producer, new StateStore(stateDir), target, listener,
-          clock::get);
+      loop = new IngestLoop(config, consumer, producer, new StateStore(stateDir), target,
+          b -> RecordDecoder.updates(b, target::update), listener, clock::get);
     }
 
     /** start() and hand the mock consumer the records (it only takes them once assigned). */

@@ -27,15 +27,11 @@ class LocalReportDecoderTest {
       LocalPcaProtocol.of(SEED, D, T, 1.0, new PrivacyParams(1.0, 1e-6));
 
   /** Records the reports it is given. */
-  static final class Reports extends RecordingTarget {
+  static final class Reports implements java.util.function.Consumer<LocalReport> {
     final List<LocalReport> reports = new ArrayList<>();
 
-    Reports() {
-      super(2);
-    }
-
     @Override
-    public void addReport(LocalReport report) {
+    public void accept(LocalReport report) {
       reports.add(report);
     }
   }
@@ -46,11 +42,11 @@ class LocalReportDecoderTest {
   }
 
   private static MalformedRecordException refused(byte[] value) {
-    LocalReportDecoder decoder = new LocalReportDecoder(PROTOCOL);
     Reports target = new Reports();
+    LocalReportDecoder decoder = new LocalReportDecoder(PROTOCOL, target);
     IngestStats stats = new IngestStats();
     MalformedRecordException e = assertThrows(MalformedRecordException.class,
-        () -> decoder.apply(null, value, stats, target));
+        () -> decoder.apply(null, value, stats));
     assertTrue(target.reports.isEmpty(), "nothing applied");
     assertEquals(0, stats.updatesApplied());
     assertEquals(0, stats.checksum());
@@ -60,10 +56,10 @@ class LocalReportDecoderTest {
   @Test
   void validReport_reachesTargetBitForBit_andIsCountedOnce() throws Exception {
     byte[] wire = validReport();
-    LocalReportDecoder decoder = new LocalReportDecoder(PROTOCOL);
     Reports target = new Reports();
+    LocalReportDecoder decoder = new LocalReportDecoder(PROTOCOL, target);
     IngestStats stats = new IngestStats();
-    decoder.apply(null, wire, stats, target);
+    decoder.apply(null, wire, stats);
     assertEquals(1, target.reports.size());
     assertArrayEquals(LocalReportCodec.decode(wire, PROTOCOL).values(),
         target.reports.get(0).values());
@@ -127,25 +123,10 @@ class LocalReportDecoderTest {
 
   private static void assertDoesNotThrowApply(byte[] value, Reports target) {
     try {
-      new LocalReportDecoder(PROTOCOL).apply(null, value, new IngestStats(), target);
+      new LocalReportDecoder(PROTOCOL, target).apply(null, value, new IngestStats());
     } catch (MalformedRecordException e) {
       throw new AssertionError("refused: " + e.getMessage(), e);
     }
   }
 
-  @Test
-  void ingestConfig_takesTheProtocolOnlyInLocalModeAndOfDimensionCols() {
-    ContributionBounds.Config local = new ContributionBounds.Config(D, D, 1.0,
-        ContributionBounds.Unit.LOCAL_REPORT, ContributionBounds.BudgetPolicy.CLIP);
-    assertEquals(PROTOCOL,
-        IngestConfig.byUpdates("t", local, 5).withLocalProtocol(PROTOCOL).localProtocol());
-    ContributionBounds.Config rows = new ContributionBounds.Config(D, D, 1.0,
-        ContributionBounds.Unit.ROW_RECORD, ContributionBounds.BudgetPolicy.CLIP);
-    assertThrows(IllegalArgumentException.class,
-        () -> IngestConfig.byUpdates("t", rows, 5).withLocalProtocol(PROTOCOL));
-    ContributionBounds.Config wide = new ContributionBounds.Config(D + 1, D + 1, 1.0,
-        ContributionBounds.Unit.LOCAL_REPORT, ContributionBounds.BudgetPolicy.CLIP);
-    assertThrows(IllegalArgumentException.class,
-        () -> IngestConfig.byUpdates("t", wide, 5).withLocalProtocol(PROTOCOL));
-  }
 }

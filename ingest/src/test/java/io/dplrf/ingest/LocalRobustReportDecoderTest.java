@@ -34,16 +34,12 @@ class LocalRobustReportDecoderTest {
   }
 
   /** Records the reports it is given; refuses a slot it already holds, as the service does. */
-  static final class Reports extends RecordingTarget {
+  static final class Reports implements java.util.function.Predicate<LocalRobustReport> {
     final List<LocalRobustReport> reports = new ArrayList<>();
     final Set<Integer> slots = new HashSet<>();
 
-    Reports() {
-      super(2);
-    }
-
     @Override
-    public boolean addRobustReport(LocalRobustReport report) {
+    public boolean test(LocalRobustReport report) {
       if (!slots.add(report.slot())) {
         return false;
       }
@@ -58,11 +54,11 @@ class LocalRobustReportDecoderTest {
   }
 
   private static MalformedRecordException refused(byte[] value, Reports target) {
-    LocalRobustReportDecoder decoder = new LocalRobustReportDecoder(PROTOCOL);
+    LocalRobustReportDecoder decoder = new LocalRobustReportDecoder(PROTOCOL, target);
     int before = target.reports.size();
     IngestStats stats = new IngestStats();
     MalformedRecordException e = assertThrows(MalformedRecordException.class,
-        () -> decoder.apply(null, value, stats, target));
+        () -> decoder.apply(null, value, stats));
     assertEquals(before, target.reports.size(), "nothing applied");
     assertEquals(0, stats.updatesApplied());
     assertEquals(0, stats.checksum());
@@ -76,10 +72,10 @@ class LocalRobustReportDecoderTest {
   @Test
   void validReport_reachesTargetBitForBit_withItsSlot_andIsCountedOnce() throws Exception {
     byte[] wire = validReport(3);
-    LocalRobustReportDecoder decoder = new LocalRobustReportDecoder(PROTOCOL);
     Reports target = new Reports();
+    LocalRobustReportDecoder decoder = new LocalRobustReportDecoder(PROTOCOL, target);
     IngestStats stats = new IngestStats();
-    decoder.apply(null, wire, stats, target);
+    decoder.apply(null, wire, stats);
     assertEquals(1, target.reports.size());
     LocalRobustReport r = target.reports.get(0);
     assertEquals(3, r.slot());
@@ -95,14 +91,14 @@ class LocalRobustReportDecoderTest {
   void secondReportOfASlot_isDuplicateSlot_andTheFirstStays() throws Exception {
     Reports target = new Reports();
     byte[] first = validReport(2);
-    new LocalRobustReportDecoder(PROTOCOL).apply(null, first, new IngestStats(), target);
+    new LocalRobustReportDecoder(PROTOCOL, target).apply(null, first, new IngestStats());
     MalformedRecordException e = refused(validReport(2), target);
     assertEquals(DeadLetterReason.DUPLICATE_SLOT, e.reason());
     assertTrue(e.getMessage().contains("slot 2"), e.getMessage());
     assertArrayEquals(LocalRobustReportCodec.decode(first, PROTOCOL).yr(),
         target.reports.get(0).yr(), "the first report of the slot is the one summed");
     // Another slot is still accepted.
-    new LocalRobustReportDecoder(PROTOCOL).apply(null, validReport(4), new IngestStats(), target);
+    new LocalRobustReportDecoder(PROTOCOL, target).apply(null, validReport(4), new IngestStats());
     assertEquals(2, target.reports.size());
   }
 
@@ -156,28 +152,10 @@ class LocalRobustReportDecoderTest {
     ByteBuffer.wrap(edge).putDouble(zAt, Math.scalb(gZ, 62)); // at the bound: accepted
     Reports target = new Reports();
     try {
-      new LocalRobustReportDecoder(PROTOCOL).apply(null, edge, new IngestStats(), target);
+      new LocalRobustReportDecoder(PROTOCOL, target).apply(null, edge, new IngestStats());
     } catch (MalformedRecordException e) {
       throw new AssertionError("refused: " + e.getMessage(), e);
     }
     assertEquals(1, target.reports.size());
-  }
-
-  @Test
-  void ingestConfig_takesOneLocalProtocolOnly_inLocalModeAndOfDimensionCols() {
-    ContributionBounds.Config local = new ContributionBounds.Config(D, D, 1.0,
-        ContributionBounds.Unit.LOCAL_REPORT, ContributionBounds.BudgetPolicy.CLIP);
-    IngestConfig c = IngestConfig.byUpdates("t", local, 5).withLocalRobustProtocol(PROTOCOL);
-    assertEquals(PROTOCOL, c.localRobustProtocol());
-    assertEquals(null, c.localProtocol());
-    assertEquals(PROTOCOL, c.withPollTimeout(java.time.Duration.ofMillis(5)).localRobustProtocol());
-    ContributionBounds.Config rows = new ContributionBounds.Config(D, D, 1.0,
-        ContributionBounds.Unit.ROW_RECORD, ContributionBounds.BudgetPolicy.CLIP);
-    assertThrows(IllegalArgumentException.class,
-        () -> IngestConfig.byUpdates("t", rows, 5).withLocalRobustProtocol(PROTOCOL));
-    ContributionBounds.Config wide = new ContributionBounds.Config(D + 1, D + 1, 1.0,
-        ContributionBounds.Unit.LOCAL_REPORT, ContributionBounds.BudgetPolicy.CLIP);
-    assertThrows(IllegalArgumentException.class,
-        () -> IngestConfig.byUpdates("t", wide, 5).withLocalRobustProtocol(PROTOCOL));
   }
 }

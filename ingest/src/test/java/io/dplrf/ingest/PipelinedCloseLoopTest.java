@@ -62,7 +62,8 @@ class PipelinedCloseLoopTest {
       try {
         loop = new IngestLoop(IngestConfig.byUpdates(TOPIC, KEY_CLIP, epochUpdates), consumer,
             new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer()),
-            new StateStore(stateDir), target, listener, () -> 1_000_000L);
+            new StateStore(stateDir), target, b -> RecordDecoder.updates(b, target::update),
+            listener, () -> 1_000_000L);
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }

@@ -47,7 +47,7 @@ class RatingsStoreTest {
   @Test
   void rate_latestRatingReplaces_andItemsBeyondMaxRatingsAreDropped() throws IOException {
     try (RatingsStore s = RatingsStore.open(dir, 3)) {
-      IngestTarget t = s.target();
+      RatingSink t = s.sink();
       assertTrue(t.rate(4, 9, 1.0));
       assertTrue(t.rate(4, 2, 2.0));
       assertTrue(t.rate(4, 9, 4.5)); // a change: replaces
@@ -68,10 +68,10 @@ class RatingsStoreTest {
   @Test
   void pendingRatings_areInvisibleUntilTheCheckpoint_andACrashLosesOnlyThem() throws IOException {
     try (RatingsStore s = RatingsStore.open(dir, XI)) {
-      s.target().rate(1, 1, 1.0);
+      s.sink().rate(1, 1, 1.0);
       commit(s);
-      s.target().rate(1, 2, 2.0);
-      s.target().rate(2, 2, 2.0);
+      s.sink().rate(1, 2, 2.0);
+      s.sink().rate(2, 2, 2.0);
       assertEquals(1, s.ratings(1).size(), "readers see committed ratings only");
       assertEquals(1, s.ratingsStored());
     } // closed without a checkpoint: what a kill -9 leaves
@@ -89,7 +89,7 @@ class RatingsStoreTest {
   @Test
   void reopen_withAnotherMaxRatingsOrOtherBounds_isRefused() throws IOException {
     try (RatingsStore s = RatingsStore.open(dir, XI)) {
-      s.target().rate(1, 1, 1.0);
+      s.sink().rate(1, 1, 1.0);
       commit(s);
     }
     try (RatingsStore s = RatingsStore.open(dir, XI + 1)) {
@@ -110,10 +110,10 @@ class RatingsStoreTest {
   void forEachUser_seesUsersAscending_fromOneCommittedView() throws IOException {
     try (RatingsStore s = RatingsStore.open(dir, XI)) {
       for (int u : new int[] {17, 3, 256, 0}) {
-        s.target().rate(u, u % ITEMS, 1.0);
+        s.sink().rate(u, u % ITEMS, 1.0);
       }
       commit(s);
-      s.target().rate(5, 5, 1.0); // pending: not seen
+      s.sink().rate(5, 5, 1.0); // pending: not seen
       List<Integer> seen = new ArrayList<>();
       s.forEachUser(r -> seen.add(r.user()));
       assertEquals(List.of(0, 3, 17, 256), seen);
@@ -123,7 +123,7 @@ class RatingsStoreTest {
   @Test
   void meta_isDurableAndSeparateFromTheIngestBatch() throws IOException {
     try (RatingsStore s = RatingsStore.open(dir, XI)) {
-      s.target().rate(1, 1, 1.0); // pending, never checkpointed
+      s.sink().rate(1, 1, 1.0); // pending, never checkpointed
       s.putMeta("runs", new byte[] {1, 2});
     }
     try (RatingsStore s = RatingsStore.open(dir, XI)) {
@@ -205,7 +205,7 @@ class RatingsStoreTest {
       consumer.setMaxPollRecords(4); // several polls, so that a crash can fall mid-epoch
       store = RatingsStore.open(stateDir, XI);
       loop = new IngestLoop(IngestConfig.byUpdates(TOPIC, BOUNDS, 10), consumer, producer, store,
-          store.target(), epoch -> { }, () -> 0L);
+          store.target(), b -> RecordDecoder.ratings(b, store.sink()), epoch -> { }, () -> 0L);
       loop.start();
       // MockConsumer hands out only records at or after the position the loop sought to.
       for (ConsumerRecord<byte[], byte[]> r : records) {

@@ -25,7 +25,7 @@ class RecordingTarget implements IngestTarget {
     this.epochs = epochs;
   }
 
-  @Override
+  /** The sink of the loop's update decoder. */
   public void update(int i, int j, double delta) {
     if (exhausted()) {
       throw new IllegalStateException("update after exhaustion");

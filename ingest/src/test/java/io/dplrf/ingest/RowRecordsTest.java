@@ -22,22 +22,17 @@ class RowRecordsTest {
   static final ContributionBounds.Config ROWS =
       new ContributionBounds.Config(D, D, C, Unit.ROW_RECORD, BudgetPolicy.CLIP);
 
-  /** A target that records the rows it receives (copies) and the matrix fed entry by entry. */
-  static final class Rows extends RecordingTarget {
+  /** A sink that records the rows it receives (copies). */
+  static final class Rows implements RowVisitor {
     final List<double[]> dense = new ArrayList<>();
 
-    Rows() {
-      super(10);
-    }
-
     @Override
-    public void addRow(int[] index, double[] x, int n) {
+    public void accept(int[] index, double[] x, int n) {
       double[] row = new double[D];
       for (int k = 0; k < n; k++) {
         row[index[k]] = x[k];
       }
       dense.add(row);
-      super.addRow(index, x, n);
     }
   }
 
@@ -71,17 +66,17 @@ class RowRecordsTest {
   void emptyRow_isValidAndAppliesNothing() throws Exception {
     Rows t = new Rows();
     IngestStats s = new IngestStats();
-    new RowDecoder(ROWS).apply(null, RowRecords.encode(1, new int[0], new double[0], 0, 0), s, t);
+    new RowDecoder(ROWS, t).apply(null, RowRecords.encode(1, new int[0], new double[0], 0, 0), s);
     assertEquals(1, s.updatesApplied());
     assertEquals(0, s.updatesClipped());
-    assertTrue(t.matrix.isEmpty());
+    assertTrue(t.dense.get(0).length == D && java.util.Arrays.stream(t.dense.get(0)).allMatch(x -> x == 0));
   }
 
   @Test
   void badLength_isRejected() {
     for (byte[] v : new byte[][] {null, new byte[0], new byte[7], new byte[8 + 11], new byte[8 + 13]}) {
       MalformedRecordException e = assertThrows(MalformedRecordException.class,
-          () -> new RowDecoder(ROWS).validate(v));
+          () -> new RowDecoder(ROWS, new Rows()).validate(v));
       assertEquals(DeadLetterReason.BAD_LENGTH, e.reason());
     }
   }
@@ -91,7 +86,7 @@ class RowRecordsTest {
     for (int j : new int[] {-1, D, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
       byte[] v = RowRecords.encode(9, new int[] {0, j}, new double[] {1, 1}, 0, 2);
       MalformedRecordException e = assertThrows(MalformedRecordException.class,
-          () -> new RowDecoder(ROWS).validate(v));
+          () -> new RowDecoder(ROWS, new Rows()).validate(v));
       assertEquals(DeadLetterReason.INDEX_OUT_OF_RANGE, e.reason());
       assertTrue(e.getMessage().contains("row 9"), e.getMessage());
     }
@@ -102,14 +97,14 @@ class RowRecordsTest {
     for (double x : new double[] {Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}) {
       byte[] v = RowRecords.encode(1, new int[] {2, 3}, new double[] {1, x}, 0, 2);
       MalformedRecordException e = assertThrows(MalformedRecordException.class,
-          () -> new RowDecoder(ROWS).validate(v));
+          () -> new RowDecoder(ROWS, new Rows()).validate(v));
       assertEquals(DeadLetterReason.NON_FINITE_VALUE, e.reason());
     }
   }
 
   @Test
   void duplicateIndex_isRejectedButTheSameIndexInTheNextRowIsFine() throws Exception {
-    RowDecoder dec = new RowDecoder(ROWS);
+    RowDecoder dec = new RowDecoder(ROWS, new Rows());
     byte[] dup = RowRecords.encode(1, new int[] {4, 1, 4}, new double[] {1, 2, 3}, 0, 3);
     MalformedRecordException e =
         assertThrows(MalformedRecordException.class, () -> dec.validate(dup));
@@ -123,7 +118,7 @@ class RowRecordsTest {
     Rows t = new Rows();
     IngestStats s = new IngestStats();
     byte[] v = RowRecords.encode(1, new int[] {1, 2}, new double[] {1, Double.NaN}, 0, 2);
-    assertThrows(MalformedRecordException.class, () -> new RowDecoder(ROWS).apply(null, v, s, t));
+    assertThrows(MalformedRecordException.class, () -> new RowDecoder(ROWS, t).apply(null, v, s));
     assertTrue(t.dense.isEmpty());
     assertEquals(new IngestStats(), s);
   }
@@ -131,8 +126,8 @@ class RowRecordsTest {
   @Test
   void rows_areClippedToNormAtMostC_andShortRowsPassUnchanged() throws Exception {
     SplittableRandom rnd = new SplittableRandom(7);
-    RowDecoder dec = new RowDecoder(ROWS);
     Rows t = new Rows();
+    RowDecoder dec = new RowDecoder(ROWS, t);
     IngestStats s = new IngestStats();
     int clippedExpected = 0;
     for (int r = 0; r < 500; r++) {
@@ -149,7 +144,7 @@ class RowRecordsTest {
       if (clip) {
         clippedExpected++;
       }
-      dec.apply(null, RowRecords.encode(r, j, x, 0, n), s, t);
+      dec.apply(null, RowRecords.encode(r, j, x, 0, n), s);
       double[] got = t.dense.get(r);
       double gotNorm = RowClipping.norm(got);
       assertTrue(gotNorm <= C, "row " + r + ": norm " + gotNorm);
@@ -173,26 +168,14 @@ class RowRecordsTest {
   void hugeEntries_whoseNormOverflows_areClippedNotRejected() throws Exception {
     Rows t = new Rows();
     IngestStats s = new IngestStats();
-    new RowDecoder(ROWS).apply(null, RowRecords.encode(1, new int[] {0, 1},
-        new double[] {Double.MAX_VALUE, -Double.MAX_VALUE}, 0, 2), s, t);
+    new RowDecoder(ROWS, t).apply(null, RowRecords.encode(1, new int[] {0, 1},
+        new double[] {Double.MAX_VALUE, -Double.MAX_VALUE}, 0, 2), s);
     double[] got = t.dense.get(0);
     assertTrue(RowClipping.norm(got) <= C);
     assertEquals(C / Math.sqrt(2), got[0], 1e-6);
     assertEquals(1, s.updatesClipped());
   }
 
-  @Test
-  void defaultAddRow_feedsTheOuterProductEntryByEntry() throws Exception {
-    Rows t = new Rows();
-    new RowDecoder(ROWS).apply(null,
-        RowRecords.encode(1, new int[] {3, 1}, new double[] {0.5, -1.0}, 0, 2), new IngestStats(), t);
-    TreeMap<Long, Double> expected = new TreeMap<>();
-    expected.put((3L << 32) | 3, 0.25);
-    expected.put((3L << 32) | 1, -0.5);
-    expected.put((1L << 32) | 3, -0.5);
-    expected.put((1L << 32) | 1, 1.0);
-    assertEquals(expected, t.matrix);
-  }
 
   @Test
   void rowChecksum_isIndependentOfEntryOrderButNotOfRowMembership() {

@@ -8,6 +8,7 @@ import io.dplrf.ingest.IngestClients;
 import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestLoop;
 import io.dplrf.ingest.MalformedRecordException;
+import io.dplrf.ingest.RecordDecoder;
 import io.dplrf.ingest.StateStore;
 import io.dplrf.ingest.UpdateRecords;
 import io.dplrf.ingest.produce.UpdateProducer;
@@ -274,7 +275,7 @@ public final class IngestBench {
     long[] release = new long[2]; // epoch 1's release: start, end
     List<Future<?>> releases = new ArrayList<>();
     try (IngestLoop loop = IngestLoop.create(IngestConfig.byUpdates(TOPIC, bounds, updates / 2),
-        props, store, timed, new EpochListener() {
+        props, store, timed, b -> RecordDecoder.updates(b, timed::update), new EpochListener() {
           @Override
           public void epochClosed(int epoch) {
             closedAt[epoch] = System.nanoTime();

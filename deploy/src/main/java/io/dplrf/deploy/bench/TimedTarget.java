@@ -41,8 +41,8 @@ final class TimedTarget implements IngestTarget {
     sampleNanos[0] = nanos;
   }
 
-  @Override
-  public void update(int i, int j, double delta) {
+  /** The sink of the loop's update decoder: applies and counts. */
+  void update(int i, int j, double delta) {
     target.update(i, j, delta);
     if ((++count & (SAMPLE - 1)) == 0) {
       sampleNanos[(int) (count / SAMPLE)] = System.nanoTime();

@@ -2,7 +2,7 @@ package io.dplrf.deploy.serve;
 
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.Release;
-import io.dplrf.ingest.IngestConfig;
+import io.dplrf.ingest.RecordDecoder;
 import io.dplrf.ingest.IngestTarget;
 import java.time.Instant;
 import java.util.Map;
@@ -17,8 +17,8 @@ interface LocalAggregate extends IngestTarget {
   /** The protocol id every accepted report carries. */
   String protocolId();
 
-  /** {@code base} (unit LOCAL_REPORT) set to accept this protocol's reports. */
-  IngestConfig ingestConfig(IngestConfig base);
+  /** The decoder of this protocol's reports into this aggregate. */
+  RecordDecoder decoder();
 
   /** The body of {@code GET /v1/local/protocol}: everything a client needs, all public. */
   Map<String, Object> protocolJson(String topic);

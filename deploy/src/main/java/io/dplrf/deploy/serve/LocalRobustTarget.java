@@ -4,7 +4,7 @@ import io.dplrf.client.LocalRobustProtocol;
 import io.dplrf.client.LocalRobustReport;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.Release;
-import io.dplrf.ingest.IngestConfig;
+import io.dplrf.ingest.RecordDecoder;
 import io.dplrf.sketch.lra.LaplaceSketchNoise;
 import io.dplrf.sketch.lra.NoiseScale;
 import io.dplrf.sketch.lra.RobustMatrices;
@@ -88,8 +88,8 @@ public final class LocalRobustTarget implements LocalAggregate {
   }
 
   @Override
-  public IngestConfig ingestConfig(IngestConfig base) {
-    return base.withLocalRobustProtocol(protocol);
+  public RecordDecoder decoder() {
+    return RecordDecoder.localRobustReports(protocol, this::addRobustReport);
   }
 
   @Override
@@ -113,17 +113,7 @@ public final class LocalRobustTarget implements LocalAggregate {
     m.put("slots", protocol.users()); // m, public; reportsApplied = slots counted
   }
 
-  @Override
-  public void update(int i, int j, double delta) {
-    throw new UnsupportedOperationException("local mode sums reports, not updates");
-  }
-
-  @Override
-  public void addRow(int[] index, double[] x, int n) {
-    throw new UnsupportedOperationException("local mode never sees a row");
-  }
-
-  @Override
+  /** The sink of the decoder: sums one checked report, false if its slot is counted already. */
   public synchronized boolean addRobustReport(LocalRobustReport report) {
     SketchSizes sz = protocol.sizes();
     if (!report.protocolId().equals(protocol.id()) || report.t() != sz.t()

@@ -4,7 +4,7 @@ import io.dplrf.client.LocalPcaProtocol;
 import io.dplrf.client.LocalReport;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.Release;
-import io.dplrf.ingest.IngestConfig;
+import io.dplrf.ingest.RecordDecoder;
 import io.dplrf.sketch.matrix.Dense;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -72,8 +72,8 @@ public final class LocalTarget implements LocalAggregate {
   }
 
   @Override
-  public IngestConfig ingestConfig(IngestConfig base) {
-    return base.withLocalProtocol(protocol);
+  public RecordDecoder decoder() {
+    return RecordDecoder.localReports(protocol, this::addReport);
   }
 
   @Override
@@ -96,17 +96,7 @@ public final class LocalTarget implements LocalAggregate {
     m.put("mechanism", "local");
   }
 
-  @Override
-  public void update(int i, int j, double delta) {
-    throw new UnsupportedOperationException("local mode sums reports, not updates");
-  }
-
-  @Override
-  public void addRow(int[] index, double[] x, int n) {
-    throw new UnsupportedOperationException("local mode never sees a row");
-  }
-
-  @Override
+  /** The sink of the decoder: sums one checked report. */
   public synchronized void addReport(LocalReport report) {
     if (!report.protocolId().equals(protocol.id())) {
       throw new IllegalArgumentException("report of protocol " + report.protocolId()

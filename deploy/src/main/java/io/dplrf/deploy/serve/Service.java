@@ -10,6 +10,9 @@ import io.dplrf.deploy.http.Status;
 import io.dplrf.deploy.kafka.EmbeddedKafka;
 import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.ingest.Checkpoint;
+import io.dplrf.ingest.ContributionBounds;
+import io.dplrf.ingest.RecordDecoder;
+import java.util.function.Function;
 import io.dplrf.ingest.EpochListener;
 import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestLoop;
@@ -148,12 +151,16 @@ public final class Service implements AutoCloseable {
     try {
       createTopics();
 
-      IngestConfig ingest = local == null ? ServiceDescription.ingestConfig(config)
-          : local.ingestConfig(ServiceDescription.ingestConfig(config));
+      IngestConfig ingest = ServiceDescription.ingestConfig(config);
       Map<String, Object> clientProps = kafkaClientProperties();
+      Function<ContributionBounds, RecordDecoder> decoder = completion != null
+          ? b -> RecordDecoder.ratings(b, completion.store().sink())
+          : local != null ? b -> local.decoder()
+          : ServiceDescription.rowsMode(config) ? b -> RecordDecoder.rows(b.config(), target::addRow)
+          : b -> RecordDecoder.updates(b, target::update);
       createdLoop = IngestLoop.create(ingest, clientProps, store,
           completion != null ? completion.store().target() : local != null ? local : target,
-          new EpochListener() {
+          decoder, new EpochListener() {
         @Override
         public void epochClosed(int epoch) {
           if (completion != null) {

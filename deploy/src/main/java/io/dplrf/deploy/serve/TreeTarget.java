@@ -123,9 +123,22 @@ public final class TreeTarget implements IngestTarget {
         ContinualSketch.create(config, key, instance, nodeStore));
   }
 
-  @Override
+  /** The sink of mode updates' decoder: A[i][j] += Δ, already validated and bounded. */
   public void update(int i, int j, double delta) {
     tree.update(i, j, delta);
+  }
+
+  /**
+   * The sink of rows mode's decoder: adds x xᵀ to the d×d matrix AᵀA, for the row with non-zeros
+   * {@code x[0..n)} at distinct columns {@code index[0..n)}, validated and clipped; n² updates.
+   */
+  public void addRow(int[] index, double[] x, int n) {
+    for (int a = 0; a < n; a++) {
+      double xa = x[a];
+      for (int b = 0; b < n; b++) {
+        tree.update(index[a], index[b], xa * x[b]);
+      }
+    }
   }
 
   /** {@link ContinualSketch#applyBufferedUpdates}, on the ingest thread ({@code bench ingest}). */

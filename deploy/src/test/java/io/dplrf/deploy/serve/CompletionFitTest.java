@@ -47,7 +47,7 @@ class CompletionFitTest {
     SplittableRandom rnd = new SplittableRandom(3);
     for (int u = 0; u < USERS; u++) {
       for (int k = 0; k < 5; k++) {
-        s.target().rate(u, rnd.nextInt(ITEMS), rnd.nextInt(-4, 5) / 4.0);
+        s.sink().rate(u, rnd.nextInt(ITEMS), rnd.nextInt(-4, 5) / 4.0);
       }
     }
     s.target().closeEpoch();
@@ -97,7 +97,7 @@ class CompletionFitTest {
       try (RatingsStore t = RatingsStore.open(dir.resolve("shifted"), 6)) {
         s.forEachUser(r -> {
           for (int k = 0; k < r.size(); k++) {
-            t.target().rate(r.user(), r.items()[k], r.values()[k] + 2);
+            t.sink().rate(r.user(), r.items()[k], r.values()[k] + 2);
           }
         });
         t.target().closeEpoch();

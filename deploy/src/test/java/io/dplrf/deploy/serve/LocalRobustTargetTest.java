@@ -110,17 +110,6 @@ class LocalRobustTargetTest {
     assertThrows(IllegalArgumentException.class, () -> t.addRobustReport(foreign));
   }
 
-  /** The server side never takes a row or an update: only checked reports reach the sums. */
-  @Test
-  void rowsAndUpdates_areRefused() {
-    LocalRobustTarget t = new LocalRobustTarget(P, 1);
-    assertThrows(UnsupportedOperationException.class,
-        () -> t.addRow(new int[] {0}, new double[] {1}, 1));
-    assertThrows(UnsupportedOperationException.class, () -> t.update(0, 0, 1));
-    assertThrows(UnsupportedOperationException.class, () -> t.addReport(null));
-    assertEquals(0, t.reports());
-  }
-
   @Test
   void closedSketches_areTheSumsAtTheLastEpochClose_notTheLiveOnes() {
     LocalRobustTarget t = new LocalRobustTarget(P, 2);
