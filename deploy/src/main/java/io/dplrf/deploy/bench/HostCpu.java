@@ -45,7 +45,14 @@ final class HostCpu {
   }
 
   static Usage since(Sample before) {
-    Sample now = sample();
+    return between(before, sample());
+  }
+
+  /**
+   * Seconds between two samples: NaN for the process where either sample lacks its CPU time
+   * (negative: the platform cannot measure it), and for the host where either lacks its ticks.
+   */
+  static Usage between(Sample before, Sample now) {
     double process = before.processNanos() < 0 || now.processNanos() < 0 ? Double.NaN
         : (now.processNanos() - before.processNanos()) / 1e9;
     if (before.hostTicks() == null || now.hostTicks() == null) {

@@ -98,7 +98,8 @@ public final class RangeBench {
     return results;
   }
 
-  private static Result measure(String what, Supplier<ReleasedSketches> release, PrintStream out) {
+  /** Times one release and its heap; an OutOfMemoryError is reported in the result, not thrown. */
+  static Result measure(String what, Supplier<ReleasedSketches> release, PrintStream out) {
     System.gc();
     long before = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     AtomicLong peak = new AtomicLong(before);

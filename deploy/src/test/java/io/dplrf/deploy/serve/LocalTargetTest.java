@@ -84,8 +84,12 @@ class LocalTargetTest {
     assertEquals(0x1p64, GridSum.toDouble(1, 0));
     assertEquals(0x1p63, GridSum.toDouble(0, Long.MIN_VALUE)); // lo unsigned 2^63
     assertEquals(-0x1p64, GridSum.toDouble(-1, 0));
-    LocalTarget t = new LocalTarget(P, 1);
-    assertTrue(t.sizeInBytes() > 0);
+  }
+
+  /** Live and closed sums, each a (hi, lo) pair of long arrays with one entry per d·k. */
+  @Test
+  void sizeInBytes_isTheFourSumArrays() {
+    assertEquals(4L * 8 * P.dimension() * P.sketchCols(), new LocalTarget(P, 1).sizeInBytes());
   }
 
   @Test

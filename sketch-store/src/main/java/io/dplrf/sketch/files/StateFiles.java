@@ -3,9 +3,12 @@ package io.dplrf.sketch.files;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
@@ -76,9 +79,17 @@ public final class StateFiles {
    * fsync of a directory, so that a rename into it (or a file created in it) is itself durable —
    * a file fsynced and renamed can still vanish in a crash until its directory entry is on disk
    * (as Kafka's {@code Utils.flushDir}). Skipped on Windows, where a directory cannot be opened
-   * for fsync.
+   * for fsync. A regular file is refused rather than synced: opened read-only it would sync
+   * without complaint, and a caller that passed the renamed file instead of its directory would
+   * believe the rename durable.
+   *
+   * @throws NoSuchFileException if {@code dir} does not exist
+   * @throws NotDirectoryException if {@code dir} is not a directory
    */
   public static void fsyncDirectory(Path dir) throws IOException {
+    if (!Files.readAttributes(dir, BasicFileAttributes.class).isDirectory()) {
+      throw new NotDirectoryException(dir.toString());
+    }
     if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows")) {
       return;
     }

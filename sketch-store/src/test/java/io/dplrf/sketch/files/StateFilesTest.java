@@ -1,16 +1,22 @@
 package io.dplrf.sketch.files;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,8 +49,38 @@ class StateFilesTest {
   }
 
   @Test
-  void fsyncDirectory_ofAnExistingDirectory_succeeds() throws Exception {
-    StateFiles.fsyncDirectory(dir);
+  void fsyncDirectory_ofAMissingPathOrARegularFile_isRefused() throws Exception {
+    Path missing = dir.resolve("missing");
+    assertThrows(NoSuchFileException.class, () -> StateFiles.fsyncDirectory(missing));
+    Path file = dir.resolve("node.bin");
+    Files.writeString(file, "renamed into place");
+    NotDirectoryException e =
+        assertThrows(NotDirectoryException.class, () -> StateFiles.fsyncDirectory(file));
+    assertEquals(file.toString(), e.getFile());
+  }
+
+  /** Linux: no descriptor of this process still refers to the directory afterwards. */
+  @Test
+  void fsyncDirectory_closesTheDescriptorItOpens() throws Exception {
+    Path fds = Path.of("/proc/self/fd");
+    assumeTrue(Files.isDirectory(fds), "needs /proc/self/fd");
+    for (int i = 0; i < 3; i++) {
+      StateFiles.fsyncDirectory(dir);
+    }
+    Path real = dir.toRealPath();
+    List<Path> open = new ArrayList<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
+      for (Path fd : entries) {
+        try {
+          if (Files.readSymbolicLink(fd).equals(real)) {
+            open.add(fd);
+          }
+        } catch (NoSuchFileException closedSinceListed) {
+          // the directory stream's own descriptor, or one another thread closed meanwhile
+        }
+      }
+    }
+    assertEquals(List.of(), open, "descriptors still open on " + real);
   }
 
   @Test

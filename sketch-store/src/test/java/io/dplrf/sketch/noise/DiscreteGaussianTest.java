@@ -81,36 +81,4 @@ class DiscreteGaussianTest {
     assertThrows(IllegalArgumentException.class, () -> DiscreteGaussian.withScale(1L << 31));
   }
 
-  /**
-   * Not a benchmark (see STYLE 17); a rough figure for the report: five rounds of 10^6 samples
-   * after warm-up, best and median printed beside the raw AES-CTR word cost.
-   */
-  @Test
-  void throughput_atGridScale_isPrinted() {
-    DiscreteGaussian dg = DiscreteGaussian.withScale((1L << 30) + 12345);
-    RandomBits bits = bits("dg-throughput");
-    long sink = 0;
-    for (int i = 0; i < 500_000; i++) {
-      sink += dg.sample(bits);
-    }
-    int n = 1_000_000;
-    double[] rounds = new double[5];
-    for (int r = 0; r < rounds.length; r++) {
-      long t0 = System.nanoTime();
-      for (int i = 0; i < n; i++) {
-        sink += dg.sample(bits);
-      }
-      rounds[r] = (System.nanoTime() - t0) / 1e3 / n;
-    }
-    java.util.Arrays.sort(rounds);
-    long t1 = System.nanoTime();
-    for (int i = 0; i < n; i++) {
-      sink += bits.nextLong();
-    }
-    double usPerLong = (System.nanoTime() - t1) / 1e3 / n;
-    System.out.printf("DiscreteGaussian s=2^30: best %.3f us/sample (%.1f samples/us), median %.3f;"
-            + " baseline AES-CTR nextLong %.4f us (sink %d)%n",
-        rounds[0], 1 / rounds[0], rounds[2], usPerLong, sink & 1);
-  }
-
 }
