@@ -359,10 +359,10 @@ abstract class ServiceScenarios {
   void fractionalEpochSeconds_closeEpochsAtThatLength(KafkaEnvironment kafka) throws Exception {
     RunningService svc = start(kafka, "clock", RunningService.settings("rows", "10", "cols", "8",
         "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "3", "epoch-seconds", "1.5"));
-    io.dplrf.deploy.http.Release second = Poll.until("the release of epoch 2", DEADLINE,
+    io.dplrf.deploy.http.ServedRelease second = Poll.until("the release of epoch 2", DEADLINE,
         () -> svc.service.releases().latest().orElse(null), r -> r != null && r.epoch() >= 2);
     assertEquals(2, second.epoch(), "polled every 50 ms, epochs of 1.5 s");
-    io.dplrf.deploy.http.Release third = Poll.until("the release of epoch 3", DEADLINE,
+    io.dplrf.deploy.http.ServedRelease third = Poll.until("the release of epoch 3", DEADLINE,
         () -> svc.service.releases().latest().orElse(null), r -> r.epoch() == 3);
     long apart = Duration.between(second.releasedAt(), third.releasedAt()).toMillis();
     System.out.println("epoch-seconds 1.5: releases of epochs 2 and 3 " + apart + " ms apart");

@@ -17,7 +17,7 @@ public final class DenseRelease {
    * @param d the released noisy matrix
    * @param k target rank, 1 ≤ k ≤ min(m, n)
    */
-  public static Release factorize(DenseNoisyMatrix d, int k) {
+  public static ReportedFactorization factorize(DenseNoisyMatrix d, int k) {
     Dense a = d.noisyA();
     int m = a.rows();
     int n = a.cols();
@@ -28,7 +28,7 @@ public final class DenseRelease {
         ? Linalg.svd(Linalg.copyOf(a)).top(k)
         : swap(Linalg.svd(Linalg.transposeView(a)).top(k));
     Factorization f = Linalg.factorization(svd.u(), svd.s(), svd.v());
-    return new Release(f, Reports.dense(d.noise(), m, n, f.s(), k));
+    return new ReportedFactorization(f, Reports.dense(d.noise(), m, n, f.s(), k));
   }
 
   private static Svd swap(Svd transposed) {

@@ -25,7 +25,7 @@ public final class Priv1Release {
    * @param k target rank, 1 ≤ k ≤ min(t, m, n)
    * @return U (m×k) and V (n×k) with orthonormal columns, Σ descending, and the utility report
    */
-  public static Release factorize(Priv1Sketches sk, int k) {
+  public static ReportedFactorization factorize(Priv1Sketches sk, int k) {
     int m = sk.m();
     int n = sk.n();
     int t = sk.yc().cols();
@@ -68,6 +68,6 @@ public final class Priv1Release {
     UtilityReport report = Reports.priv1(sk.noise(), m, n, t, sk.sigmaMin(), f.s(), k,
         ss.rank(), Linalg.smallestInverted(ss.s(), v, t),
         st.rank(), Linalg.smallestInverted(st.s(), t, v));
-    return new Release(f, report);
+    return new ReportedFactorization(f, report);
   }
 }

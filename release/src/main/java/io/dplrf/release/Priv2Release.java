@@ -36,7 +36,7 @@ public final class Priv2Release {
    * @param k target rank, 1 ≤ k ≤ min(t, m, n)
    * @return U (m×k) and V (n×k) with orthonormal columns, Σ descending, and the utility report
    */
-  public static Release factorize(Priv2Sketches sk, int k) {
+  public static ReportedFactorization factorize(Priv2Sketches sk, int k) {
     return profile(sk, k, Route.GRAM).release();
   }
 
@@ -64,7 +64,7 @@ public final class Priv2Release {
    *
    * @param yRoute "gram", "householder" or "householder (fallback)"; xRoute likewise
    */
-  public record Profile(Release release, String yRoute, String xRoute, List<Step> steps) {
+  public record Profile(ReportedFactorization release, String yRoute, String xRoute, List<Step> steps) {
     public Profile {
       steps = List.copyOf(steps);
     }
@@ -115,7 +115,7 @@ public final class Priv2Release {
 
     UtilityReport report = Reports.priv2(sk.noise(), m, n, t, f.s(), k,
         ss.rank(), Linalg.smallestInverted(ss.s(), v, p));
-    return new Profile(new Release(f, report), yRoute, xRoute, steps.laps());
+    return new Profile(new ReportedFactorization(f, report), yRoute, xRoute, steps.laps());
   }
 
   /**

@@ -36,12 +36,12 @@ public final class RobustRelease {
    *
    * @param k target rank, 1 ≤ k ≤ min(t, m, n)
    */
-  public static Release factorize(RobustSketches sk, int k) {
+  public static ReportedFactorization factorize(RobustSketches sk, int k) {
     return factorize(sk, k, Regression.L2);
   }
 
   /** As {@link #factorize(RobustSketches, int)} with the given regression. */
-  public static Release factorize(RobustSketches sk, int k, Regression regression) {
+  public static ReportedFactorization factorize(RobustSketches sk, int k, Regression regression) {
     check(!sk.pca(), "sketches", "ROBUST-LRA sketches (with Yc)", "ROBUST-PCA sketches");
     int m = sk.m();
     int n = sk.n();
@@ -68,7 +68,7 @@ public final class RobustRelease {
     MatrixStore<Double> core = qc[1].multiply(x).multiply(qr[1].transpose());
     Svd cs = Linalg.svd(core).top(k);
     Factorization f = Linalg.factorization(qc[0].multiply(cs.u()), cs.s(), qr[0].multiply(cs.v()));
-    return new Release(f, report("robust-lra", sk.noise(), f.s(), k,
+    return new ReportedFactorization(f, report("robust-lra", sk.noise(), f.s(), k,
         Linalg.smallestInverted(sc.s(), v, t), Linalg.smallestInverted(srT.s(), v, t)));
   }
 
@@ -145,21 +145,21 @@ public final class RobustRelease {
   }
 
   /**
-   * Either mechanism as a {@link Release}: ROBUST-LRA's factorization, or ROBUST-PCA's basis V
+   * Either mechanism as a {@link ReportedFactorization}: ROBUST-LRA's factorization, or ROBUST-PCA's basis V
    * served as V S Vᵀ (n×n, U = V: the projection's factorization, as local-DP PCA is served),
    * S the basis' sketch-unit singular values.
    */
-  public static Release release(RobustSketches sk, int k) {
+  public static ReportedFactorization release(RobustSketches sk, int k) {
     return release(sk, k, Regression.L2);
   }
 
   /** As {@link #release(RobustSketches, int)} with the given regression. */
-  public static Release release(RobustSketches sk, int k, Regression regression) {
+  public static ReportedFactorization release(RobustSketches sk, int k, Regression regression) {
     if (!sk.pca()) {
       return factorize(sk, k, regression);
     }
     Pca.Subspace b = basis(sk, k, regression);
-    return new Release(new Factorization(b.v(), b.s(), b.v()), pcaReport(sk, b));
+    return new ReportedFactorization(new Factorization(b.v(), b.s(), b.v()), pcaReport(sk, b));
   }
 
   /** The report of a ROBUST-PCA basis (for release documents). */

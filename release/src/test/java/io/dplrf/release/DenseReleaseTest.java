@@ -35,7 +35,7 @@ class DenseReleaseTest {
   void factorize_exactRankKMatrix_isRecoveredToRoundingError() {
     Random rnd = new Random(111);
     Dense a = TestMatrices.rankK(rnd, 80, 60, 3);
-    Release r = DenseRelease.factorize(noisy(a, 0), 3);
+    ReportedFactorization r = DenseRelease.factorize(noisy(a, 0), 3);
     double rel = Errors.frobeniusError(a, r.factorization()) / TestMatrices.frobenius(a);
     assertTrue(rel < 1e-10, "seed 111: relative error " + rel);
   }
@@ -80,7 +80,7 @@ class DenseReleaseTest {
     Dense a = TestMatrices.rankK(rnd, 300, 400, 5);
     Dense b = a.copy();
     b.addInPlace(TestMatrices.gaussian(rnd, 300, 400, 1));
-    Release r = DenseRelease.factorize(noisy(b, 1), 5);
+    ReportedFactorization r = DenseRelease.factorize(noisy(b, 1), 5);
     double measured = Errors.frobeniusError(a, r.factorization()); // ‖A − [A]_k‖ = 0
     double predicted = r.report().predictedAdditiveError();
     System.out.printf("Dense: measured additive error %.2f, predicted %.2f%n", measured, predicted);

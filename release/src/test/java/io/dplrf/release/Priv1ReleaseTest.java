@@ -35,7 +35,7 @@ class Priv1ReleaseTest {
     Random rnd = new Random(seed);
     Dense a = signalPlusNoise(rnd);
     Priv1Sketches sk = TestMatrices.priv1(rnd, a, 1e-3, 16 * K, 32 * K, 0);
-    Release r = Priv1Release.factorize(sk, K);
+    ReportedFactorization r = Priv1Release.factorize(sk, K);
     double err = Errors.frobeniusError(a, r.factorization());
     double best = Errors.bestRankKError(a, K);
     double ratio = err / best;
@@ -54,7 +54,7 @@ class Priv1ReleaseTest {
     Random rnd = new Random(seed);
     Dense a = TestMatrices.rankK(rnd, 120, 150, 4);
     Priv1Sketches sk = TestMatrices.priv1(rnd, a, 0, 16, 32, 0);
-    Release r = Priv1Release.factorize(sk, 4);
+    ReportedFactorization r = Priv1Release.factorize(sk, 4);
     double rel = Errors.frobeniusError(a, r.factorization()) / TestMatrices.frobenius(a);
     assertTrue(rel < 1e-8, "seed " + seed + ": relative error " + rel);
     TestMatrices.assertInvariants(r.factorization(), 4, "seed " + seed);
@@ -68,7 +68,7 @@ class Priv1ReleaseTest {
     Random rnd = new Random(seed);
     Dense a = TestMatrices.rankK(rnd, 60, 90, 3);
     Priv1Sketches sk = TestMatrices.priv1(rnd, a, 1e-2, 16, 40, 5.0);
-    Release r = Priv1Release.factorize(sk, k);
+    ReportedFactorization r = Priv1Release.factorize(sk, k);
     TestMatrices.assertInvariants(r.factorization(), k, "seed " + seed + ", k=" + k);
     assertEquals(60, r.factorization().rows());
     assertEquals(90, r.factorization().cols());
@@ -88,7 +88,7 @@ class Priv1ReleaseTest {
   void report_noisyZ_hasZFloorFromProjectedNoiseAndStrongSignalStandsAbove() {
     Random rnd = new Random(51);
     Dense a = TestMatrices.rankK(rnd, 100, 140, 3); // σ_l ≈ √(100·140) ≈ 118
-    Release r = Priv1Release.factorize(TestMatrices.priv1(rnd, a, 1e-3, 24, 48, 0.5), 3);
+    ReportedFactorization r = Priv1Release.factorize(TestMatrices.priv1(rnd, a, 1e-3, 24, 48, 0.5), 3);
     UtilityReport rep = r.report();
     assertEquals("priv1", rep.mechanism());
     assertEquals(2, rep.floorTerms().size(), rep.toString());

@@ -20,7 +20,7 @@ class Priv2ReleaseTest {
   void factorize_noiseFreeSketches_withinFactor1point2OfBestRankK(long seed) {
     Random rnd = new Random(seed);
     Dense a = Priv1ReleaseTest.signalPlusNoise(rnd);
-    Release r = Priv2Release.factorize(TestMatrices.priv2(rnd, a, 16 * K, 32 * K), K);
+    ReportedFactorization r = Priv2Release.factorize(TestMatrices.priv2(rnd, a, 16 * K, 32 * K), K);
     double err = Errors.frobeniusError(a, r.factorization());
     double best = Errors.bestRankKError(a, K);
     double ratio = err / best;
@@ -34,7 +34,7 @@ class Priv2ReleaseTest {
   void factorize_exactRankKMatrix_isRecoveredToRoundingError(long seed) {
     Random rnd = new Random(seed);
     Dense a = TestMatrices.rankK(rnd, 120, 150, 4);
-    Release r = Priv2Release.factorize(TestMatrices.priv2(rnd, a, 16, 32), 4);
+    ReportedFactorization r = Priv2Release.factorize(TestMatrices.priv2(rnd, a, 16, 32), 4);
     double rel = Errors.frobeniusError(a, r.factorization()) / TestMatrices.frobenius(a);
     assertTrue(rel < 1e-8, "seed " + seed + ": relative error " + rel);
     TestMatrices.assertInvariants(r.factorization(), 4, "seed " + seed);
@@ -46,7 +46,7 @@ class Priv2ReleaseTest {
     long seed = 61 + k;
     Random rnd = new Random(seed);
     Dense a = TestMatrices.gaussian(rnd, 70, 90, 1);
-    Release r = Priv2Release.factorize(TestMatrices.priv2(rnd, a, 16, 40), k);
+    ReportedFactorization r = Priv2Release.factorize(TestMatrices.priv2(rnd, a, 16, 40), k);
     TestMatrices.assertInvariants(r.factorization(), k, "seed " + seed + ", k=" + k);
   }
 

@@ -68,7 +68,7 @@ class RobustReleaseTest {
   void lra_exactRankK_isRecovered_withOrthonormalFactors(double p) {
     Random rnd = new Random(7);
     Dense a = TestMatrices.rankK(rnd, M, N, K);
-    Release r = RobustRelease.factorize(sketch(a, p, false, false, 1), K);
+    ReportedFactorization r = RobustRelease.factorize(sketch(a, p, false, false, 1), K);
     double rel = Errors.entrywiseError(a, r.factorization(), p) / entrywiseNorm(a, p);
     assertTrue(rel < 1e-8, "p = " + p + ": relative l_p error " + rel);
     TestMatrices.assertInvariants(r.factorization(), K, "p = " + p);
@@ -127,7 +127,7 @@ class RobustReleaseTest {
   void noisyRelease_invariantsHold(double p) {
     Random rnd = new Random(9);
     Dense a = lowRankPlusOutliers(rnd, 0.01, 50);
-    Release r = RobustRelease.factorize(sketch(a, p, false, true, 30), K);
+    ReportedFactorization r = RobustRelease.factorize(sketch(a, p, false, true, 30), K);
     TestMatrices.assertInvariants(r.factorization(), K, "noisy p = " + p);
     assertEquals("robust-lra", r.report().mechanism());
     assertEquals(3, r.report().noise().size());

@@ -1,7 +1,7 @@
 package io.dplrf.deploy.bench;
 
 import io.dplrf.deploy.kafka.EmbeddedKafka;
-import io.dplrf.deploy.serve.TreeTarget;
+import io.dplrf.deploy.serve.tree.TreeTarget;
 import io.dplrf.ingest.ContributionBounds;
 import io.dplrf.ingest.EpochListener;
 import io.dplrf.ingest.IngestClients;

@@ -1,6 +1,6 @@
 package io.dplrf.deploy.bench;
 
-import io.dplrf.deploy.serve.TreeTarget;
+import io.dplrf.deploy.serve.tree.TreeTarget;
 import io.dplrf.ingest.IngestTarget;
 import java.io.IOException;
 import java.io.InputStream;

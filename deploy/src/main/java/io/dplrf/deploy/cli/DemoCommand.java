@@ -3,7 +3,7 @@ package io.dplrf.deploy.cli;
 import io.dplrf.deploy.bench.Datasets;
 import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.config.ServiceConfig;
-import io.dplrf.deploy.http.Release;
+import io.dplrf.deploy.http.ServedRelease;
 import io.dplrf.deploy.serve.Service;
 import io.dplrf.ingest.UpdateVisitor;
 import io.dplrf.ingest.produce.UpdateProducer;
@@ -93,7 +93,7 @@ final class DemoCommand {
       out.printf("%n%6s %12s %16s %10s %14s %14s%n", "epoch", "||A_e||_F", "||A_e - A~||_F",
           "relative", "best rank-k", "reliable rank");
       for (int e = 1; e <= epochs; e++) {
-        Release r = await(service, e);
+        ServedRelease r = await(service, e);
         Dense ae = truth.get(e - 1);
         double err = Errors.frobeniusError(ae, r.factorization());
         double best = Errors.bestRankKError(ae, k);
@@ -166,10 +166,10 @@ final class DemoCommand {
     }
   }
 
-  private static Release await(Service service, int epoch) throws InterruptedException {
+  private static ServedRelease await(Service service, int epoch) throws InterruptedException {
     long deadline = System.nanoTime() + 600_000_000_000L;
     while (System.nanoTime() < deadline) {
-      Optional<Release> r = service.releases().latest();
+      Optional<ServedRelease> r = service.releases().latest();
       if (r.isPresent() && r.get().epoch() >= epoch) {
         return r.get().epoch() == epoch ? r.get() : service.releases().ranges().orElseThrow()
             .release(1, epoch);

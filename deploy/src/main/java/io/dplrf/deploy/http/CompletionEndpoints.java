@@ -19,7 +19,7 @@ public interface CompletionEndpoints {
   Optional<Map<String, Object>> model();
 
   /** Fields of {@code /v1/status} under {@code "completion"}: runs, budget, progress (public). */
-  Map<String, Object> status();
+  Map<String, Object> statusFields();
 
   /** m: user ids are in [0, users). */
   int users();

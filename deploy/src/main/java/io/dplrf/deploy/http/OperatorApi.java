@@ -28,16 +28,14 @@ public final class OperatorApi implements AutoCloseable {
   private final Server server;
 
   private OperatorApi(InetSocketAddress address, Metrics metrics, IngestStatsSource ingest,
-      Optional<String> adminToken, CompletionEndpoints completion) throws IOException {
+      Optional<String> adminToken, ModeRoutes mode) throws IOException {
     Objects.requireNonNull(ingest, "ingest");
     Router.Guard guard = adminToken.map(OperatorApi::bearer).orElse(null);
     Router router = new Router(metrics, guard)
         .route("/metrics", Set.of(), r -> Response.bytes(200, PROMETHEUS_TEXT,
             metrics.scrape().getBytes(StandardCharsets.UTF_8)))
         .route("/admin/ingest", Set.of(), r -> Response.json(200, ingest.ingestStats()));
-    if (completion != null) {
-      CompletionRoutes.addOperator(router, completion);
-    }
+    mode.addOperator(router);
     server = new Server("dplrf-operator", address, THREADS, router);
   }
 
@@ -48,15 +46,14 @@ public final class OperatorApi implements AutoCloseable {
    */
   public static OperatorApi start(InetSocketAddress address, Metrics metrics,
       IngestStatsSource ingest, Optional<String> adminToken) throws IOException {
-    return start(address, metrics, ingest, adminToken, null);
+    return start(address, metrics, ingest, adminToken, ModeRoutes.none());
   }
 
-  /** As above, plus in mode completion its operator actions ({@link CompletionRoutes}). */
+  /** As above, plus the operator routes of the service's mode. */
   public static OperatorApi start(InetSocketAddress address, Metrics metrics,
-      IngestStatsSource ingest, Optional<String> adminToken, CompletionEndpoints completion)
-      throws IOException {
+      IngestStatsSource ingest, Optional<String> adminToken, ModeRoutes mode) throws IOException {
     return new OperatorApi(address, Objects.requireNonNull(metrics, "metrics"), ingest, adminToken,
-        completion);
+        Objects.requireNonNull(mode, "mode"));
   }
 
   public InetSocketAddress address() {

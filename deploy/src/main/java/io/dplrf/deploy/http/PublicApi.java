@@ -24,8 +24,7 @@ import java.util.regex.Pattern;
  * GET /v1/cols/{j}                  {"epoch", "j", "k", "values": V_j Σ}
  * GET /v1/score?i=&amp;j=               {"epoch", "i", "j", "score": U_i Σ V_jᵀ}
  * GET /v1/status                    epochs, privacy parameters and relation, exhaustion
- * GET /v1/local/protocol            mode local only: the public protocol clients randomize with
- *                                   (seed, d, t, epsilon, delta, clip, protocolId, topic)
+ * GET /v1/local/protocol            mode local only ({@link ModeRoutes#localProtocol})
  * GET /v1/completion, GET /v1/users/{id}/predictions?n=N
  *                                   mode completion only ({@link CompletionRoutes})
  * GET /health                       {"status": "ok"}
@@ -48,12 +47,9 @@ public final class PublicApi implements AutoCloseable {
   private final Server server;
   private final ReleaseCache cache;
   private final StatusSource status;
-  private final CompletionEndpoints completion;
 
   private PublicApi(InetSocketAddress address, ReleaseCache cache, StatusSource status,
-      Metrics metrics, Map<String, Object> localProtocol, CompletionEndpoints completion)
-      throws IOException {
-    this.completion = completion;
+      Metrics metrics, ModeRoutes mode) throws IOException {
     this.cache = Objects.requireNonNull(cache, "cache");
     this.status = Objects.requireNonNull(status, "status");
     Router router = new Router(metrics, null)
@@ -63,46 +59,23 @@ public final class PublicApi implements AutoCloseable {
         .route("/v1/cols/{j}", Set.of(), r -> embedding(r, "j", false))
         .route("/v1/score", Set.of("i", "j"), this::score)
         .route("/v1/status", Set.of(), r -> Response.json(200, status(this.status.status())))
-        .route("/v1/local/protocol", Set.of(), r -> {
-          if (localProtocol == null) {
-            throw ApiException.notFound("this service is not in mode local: no local protocol");
-          }
-          return Response.json(200, localProtocol);
-        })
         .route("/health", Set.of(), r -> Response.json(200, Json.object().put("status", "ok")))
         .route("/", Set.of(), r -> statusPage());
-    if (completion != null) {
-      CompletionRoutes.addPublic(router, completion);
-    }
+    mode.addPublic(router);
     server = new Server("dplrf-http", address, THREADS, router);
   }
 
-  /** Starts serving on {@code address} (port 0 picks a free port). */
+  /** Starts serving on {@code address} (port 0 picks a free port), no mode routes. */
   public static PublicApi start(InetSocketAddress address, ReleaseCache cache, StatusSource status,
       Metrics metrics) throws IOException {
-    return start(address, cache, status, metrics, null);
+    return start(address, cache, status, metrics, ModeRoutes.none());
   }
 
-  /**
-   * As {@link #start(InetSocketAddress, ReleaseCache, StatusSource, Metrics)}, plus, in mode local,
-   * the JSON of {@code GET /v1/local/protocol} (public parameters only); null elsewhere.
-   */
+  /** As above, plus the routes of the service's mode. */
   public static PublicApi start(InetSocketAddress address, ReleaseCache cache, StatusSource status,
-      Metrics metrics, Map<String, Object> localProtocol) throws IOException {
-    return start(address, cache, status, metrics, localProtocol, null);
-  }
-
-  /**
-   * As above, plus in mode completion the routes of {@link CompletionRoutes} and the {@code
-   * "completion"} fields of {@code /v1/status}; {@code completion} is null elsewhere.
-   */
-  public static PublicApi start(InetSocketAddress address, ReleaseCache cache, StatusSource status,
-      Metrics metrics, Map<String, Object> localProtocol, CompletionEndpoints completion)
-      throws IOException {
+      Metrics metrics, ModeRoutes mode) throws IOException {
     return new PublicApi(address, cache, status, Objects.requireNonNull(metrics, "metrics"),
-        localProtocol == null ? null
-            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(localProtocol)),
-        completion);
+        Objects.requireNonNull(mode, "mode"));
   }
 
   /** The bound address, with the actual port. */
@@ -121,7 +94,7 @@ public final class PublicApi implements AutoCloseable {
 
   // ---- handlers -----------------------------------------------------------------------------
 
-  private Release latestOr404() {
+  private ServedRelease latestOr404() {
     return cache.latest().orElseThrow(() -> ApiException.notFound(NO_RELEASE));
   }
 
@@ -130,7 +103,7 @@ public final class PublicApi implements AutoCloseable {
   }
 
   private Response range(Router.Request r) {
-    Release latest = latestOr404();
+    ServedRelease latest = latestOr404();
     int epochs = status.status().epochs();
     int from = integer(r.query(), "from", 1, epochs);
     int to = integer(r.query(), "to", 1, epochs);
@@ -146,7 +119,7 @@ public final class PublicApi implements AutoCloseable {
     }
     RangeReleases ranges = cache.ranges().orElseThrow(() -> ApiException.notFound(
         "range releases are not offered by this service; [1, " + latest.epoch() + "] is"));
-    Release release;
+    ServedRelease release;
     try {
       release = ranges.release(from, to);
     } catch (IllegalArgumentException e) {
@@ -158,7 +131,7 @@ public final class PublicApi implements AutoCloseable {
     return release(release, r);
   }
 
-  private static Response release(Release release, Router.Request r) {
+  private static Response release(ServedRelease release, Router.Request r) {
     String format = r.query().get("format");
     boolean npy;
     if (format == null) {
@@ -179,7 +152,7 @@ public final class PublicApi implements AutoCloseable {
   }
 
   private Response embedding(Router.Request r, String name, boolean row) {
-    Release release = latestOr404();
+    ServedRelease release = latestOr404();
     Factorization f = release.factorization();
     int index = index(name, r.path().get(name), row ? f.rows() : f.cols());
     Map<String, Object> out = new LinkedHashMap<>();
@@ -191,7 +164,7 @@ public final class PublicApi implements AutoCloseable {
   }
 
   private Response score(Router.Request r) {
-    Release release = latestOr404();
+    ServedRelease release = latestOr404();
     Factorization f = release.factorization();
     int i = index("i", required(r.query(), "i"), f.rows());
     int j = index("j", required(r.query(), "j"), f.cols());
@@ -215,7 +188,7 @@ public final class PublicApi implements AutoCloseable {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("epoch", s.epoch());
     out.put("epochs", s.epochs());
-    out.put("latestRelease", cache.latest().map(Release::epoch).orElse(null));
+    out.put("latestRelease", cache.latest().map(ServedRelease::epoch).orElse(null));
     out.put("lastReleaseTime", s.lastRelease() == null ? null : s.lastRelease().toString());
     out.put("exhausted", s.exhausted());
     out.put("message", s.message());
@@ -229,9 +202,7 @@ public final class PublicApi implements AutoCloseable {
     out.put("rows", s.rows());
     out.put("cols", s.cols());
     out.put("rank", s.rank());
-    if (completion != null) {
-      out.put("completion", completion.status());
-    }
+    out.putAll(s.extra());
     return out;
   }
 

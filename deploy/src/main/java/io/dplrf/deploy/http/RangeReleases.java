@@ -14,5 +14,5 @@ public interface RangeReleases {
    * @throws IllegalStateException when ranges are temporarily unavailable (status 503, with a
    *     {@code Retry-After}), e.g. while another release is being computed
    */
-  Release release(int from, int to);
+  ServedRelease release(int from, int to);
 }

@@ -5,12 +5,12 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The release being served. The release loop {@link #publish}es each new prefix release; HTTP
- * threads read {@link #latest()}. A {@link Release} is immutable and the swap is one atomic
+ * threads read {@link #latest()}. A {@link ServedRelease} is immutable and the swap is one atomic
  * reference write, so a reader sees a whole release, never a half-updated one (STYLE.md 14).
  * Thread-safe.
  */
 public final class ReleaseCache {
-  private final AtomicReference<Release> latest = new AtomicReference<>();
+  private final AtomicReference<ServedRelease> latest = new AtomicReference<>();
   private final RangeReleases ranges;
 
   /** A cache without range releases: {@code /v1/release?from=&to=} answers only the prefix [1, latest]. */
@@ -27,7 +27,7 @@ public final class ReleaseCache {
    * Makes {@code release} the latest. It must be a prefix release ({@code from = 1}) of a later
    * epoch than the current one: a release is never replaced by an older or equal one.
    */
-  public void publish(Release release) {
+  public void publish(ServedRelease release) {
     if (release.from() != 1) {
       throw new IllegalArgumentException("published releases must be prefix releases (from = 1). "
           + "Provided value: from = " + release.from());
@@ -42,7 +42,7 @@ public final class ReleaseCache {
   }
 
   /** The latest release; empty until the first epoch closes. */
-  public Optional<Release> latest() {
+  public Optional<ServedRelease> latest() {
     return Optional.ofNullable(latest.get());
   }
 

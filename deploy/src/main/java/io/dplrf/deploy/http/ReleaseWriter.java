@@ -16,7 +16,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 
 /**
- * Writes a {@link Release} as a JSON document or as a zip of npy files, streaming: U and V are
+ * Writes a {@link ServedRelease} as a JSON document or as a zip of npy files, streaming: U and V are
  * written row by row to the response, never built as one string (an m×k factor of a large matrix
  * is hundreds of megabytes of text).
  *
@@ -32,7 +32,7 @@ final class ReleaseWriter {
   private ReleaseWriter() {}
 
   /** The document without the matrices: epochs, shapes, time, utility, metadata. */
-  static Map<String, Object> header(Release r) {
+  static Map<String, Object> header(ServedRelease r) {
     Factorization f = r.factorization();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("epoch", r.epoch());
@@ -45,7 +45,7 @@ final class ReleaseWriter {
     return m;
   }
 
-  static void json(Release r, OutputStream out) throws IOException {
+  static void json(ServedRelease r, OutputStream out) throws IOException {
     Writer w = new OutputStreamWriter(out, StandardCharsets.US_ASCII); // Json writes pure ASCII
     Factorization f = r.factorization();
     w.write("{");
@@ -83,12 +83,12 @@ final class ReleaseWriter {
       if (l > 0) {
         w.write(',');
       }
-      w.write(Double.toString(data[offset + l])); // finite: checked by Release
+      w.write(Double.toString(data[offset + l])); // finite: checked by ServedRelease
     }
     w.write(']');
   }
 
-  static void npyZip(Release r, OutputStream out) throws IOException {
+  static void npyZip(ServedRelease r, OutputStream out) throws IOException {
     Factorization f = r.factorization();
     ZipOutputStream zip = new ZipOutputStream(out);
     zip.setLevel(Deflater.BEST_SPEED); // float64 noise barely compresses; don't spend CPU on it

@@ -1,6 +1,7 @@
 package io.dplrf.deploy.http;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -20,10 +21,12 @@ import java.util.Objects;
  * @param exhausted true once epoch T has been released and releasing has stopped
  * @param message a human sentence about the state (why releasing stopped, ...); may be empty
  * @param lastRelease when the latest release was made; null before the first
+ * @param extra the mode's own fields of {@code /v1/status} (mode completion: {@code
+ *     "completion"}); empty for the others
  */
 public record Status(int epoch, int epochs, double epsilon, double delta, String mechanism,
     String relation, String neighbouring, double clip, String privacyUnit, boolean exhausted, String message,
-    Instant lastRelease, int rows, int cols, int rank) {
+    Instant lastRelease, int rows, int cols, int rank, Map<String, Object> extra) {
 
   public Status {
     Objects.requireNonNull(mechanism, "mechanism");
@@ -31,5 +34,14 @@ public record Status(int epoch, int epochs, double epsilon, double delta, String
     Objects.requireNonNull(neighbouring, "neighbouring");
     Objects.requireNonNull(privacyUnit, "privacyUnit");
     Objects.requireNonNull(message, "message");
+    extra = Map.copyOf(extra);
+  }
+
+  /** A status with no mode-specific fields. */
+  public Status(int epoch, int epochs, double epsilon, double delta, String mechanism,
+      String relation, String neighbouring, double clip, String privacyUnit, boolean exhausted,
+      String message, Instant lastRelease, int rows, int cols, int rank) {
+    this(epoch, epochs, epsilon, delta, mechanism, relation, neighbouring, clip, privacyUnit,
+        exhausted, message, lastRelease, rows, cols, rank, Map.of());
   }
 }

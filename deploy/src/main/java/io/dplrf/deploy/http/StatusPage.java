@@ -31,7 +31,7 @@ final class StatusPage {
 
   private StatusPage() {}
 
-  static String render(Status s, Optional<Release> latest, Instant now) {
+  static String render(Status s, Optional<ServedRelease> latest, Instant now) {
     StringBuilder h = new StringBuilder(8192);
     String state = s.exhausted() ? "budget spent" : latest.isPresent() ? "releasing" : "waiting";
     h.append("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
@@ -56,13 +56,13 @@ final class StatusPage {
         "<div class=\"bar\"><div style=\"width:" + percent + "%\"></div></div>"
             + esc(Math.max(0, s.epochs() - s.epoch()) + " epochs left in the budget"));
     if (latest.isPresent()) {
-      Release r = latest.get();
+      ServedRelease r = latest.get();
       long ageMs = Math.max(0, Duration.between(r.releasedAt(), now).toMillis());
-      card(h, "age", "Release age", "<span id=\"age\" data-age-ms=\"" + ageMs + "\">" + age(ageMs) + "</span>",
+      card(h, "age", "ServedRelease age", "<span id=\"age\" data-age-ms=\"" + ageMs + "\">" + age(ageMs) + "</span>",
           "epochs " + r.from() + "–" + r.to() + ", released "
               + esc(r.releasedAt().truncatedTo(ChronoUnit.SECONDS).toString()));
     } else {
-      card(h, "age", "Release age", "—", esc(s.message().isEmpty()
+      card(h, "age", "ServedRelease age", "—", esc(s.message().isEmpty()
           ? "no release yet: the first epoch has not closed" : s.message()));
     }
     card(h, "privacy", "Privacy", "<span class=\"sm\">ε = " + num(s.epsilon()) + ", δ = " + num(s.delta()) + "</span>",

@@ -4,7 +4,7 @@ import io.dplrf.release.DenseRelease;
 import io.dplrf.release.Priv1Release;
 import io.dplrf.release.Priv2Release;
 import io.dplrf.release.Pca;
-import io.dplrf.release.Release;
+import io.dplrf.release.ReportedFactorization;
 import io.dplrf.release.RobustRelease;
 import io.dplrf.release.UtilityReport;
 import io.dplrf.sketch.lra.DenseInputPerturbation;
@@ -78,9 +78,9 @@ public final class OneShot {
    * The release plus what a report needs. ROBUST-PCA releases only a basis: {@code release} is
    * null and {@code basis} holds it (with its report in {@code basisReport}).
    */
-  public record Result(Release release, Object plan, String runId, long sketchBytes, long updates,
+  public record Result(ReportedFactorization release, Object plan, String runId, long sketchBytes, long updates,
       Pca.Subspace basis, UtilityReport basisReport) {
-    public Result(Release release, Object plan, String runId, long sketchBytes, long updates) {
+    public Result(ReportedFactorization release, Object plan, String runId, long sketchBytes, long updates) {
       this(release, plan, runId, sketchBytes, updates, null, null);
     }
 

@@ -4,71 +4,51 @@ import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.OperatorApi;
 import io.dplrf.deploy.http.PublicApi;
-import io.dplrf.deploy.http.Release;
 import io.dplrf.deploy.http.ReleaseCache;
-import io.dplrf.deploy.http.Status;
 import io.dplrf.deploy.kafka.EmbeddedKafka;
 import io.dplrf.deploy.metrics.Metrics;
-import io.dplrf.ingest.Checkpoint;
-import io.dplrf.ingest.ContributionBounds;
-import io.dplrf.ingest.RecordDecoder;
-import java.util.function.Function;
+import io.dplrf.ingest.DeadLetterReason;
 import io.dplrf.ingest.EpochListener;
-import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestLoop;
 import io.dplrf.ingest.IngestStats;
-import io.dplrf.ingest.StateStore;
-import io.dplrf.sketch.files.StateFiles;
-import io.dplrf.sketch.params.PrivacyParams;
-import io.dplrf.sketch.params.SketchSizes;
-import io.dplrf.sketch.randomness.SecretKey;
-import io.dplrf.sketch.lra.RobustPlan;
-import io.dplrf.sketch.params.Mechanism;
-import io.dplrf.sketch.tree.TreeConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.BindException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
-import java.time.Instant;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The running service (`dplrf serve`): Kafka (embedded or external) → {@link IngestLoop} →
- * {@link TreeTarget} (the binary tree of noisy sketches) → on every epoch close one release,
- * factorized once and cached → public HTTP API; exact counts and metrics on the operator port.
+ * The running service ({@code dplrf serve}), the same for every mode: Kafka (embedded or
+ * external) → {@link IngestLoop} → the mode's state ({@link ServiceMode}, made by {@link
+ * Modes#open}) → its releases on the public port; exact counts and metrics on the operator port.
  *
- * <p>Data flows one way; the only mutable shared state is the release cache (swapped
- * atomically) and the tree, whose epoch closes and range releases are serialised by
- * {@link TreeTarget}.
+ * <p>Data flows one way; the only mutable shared state is the mode's, whose thread-safety the
+ * mode states.
  *
  * <p><b>No zombie.</b> The snapshot is restored before the HTTP listeners open, so one that cannot
- * be used fails {@link #start}; a later failure of the ingest loop is reported by {@link
- * #awaitIngestFailure}, and {@code dplrf serve} then closes the service and exits non-zero instead
- * of answering /health with ingest dead.
- *
- * <p>The per-mode exact counters live in {@link ServiceCounters}, completion mode in {@link
- * CompletionMode}.
+ * be used fails {@link #start}; a later failure of the ingest loop, or of one of the mode's threads
+ * (a release, a fit), is reported by {@link #awaitIngestFailure}, and {@code dplrf serve} then
+ * closes the service and exits non-zero instead of answering /health with nothing behind it.
  */
 public final class Service implements AutoCloseable {
   private static final String LOOPBACK = "127.0.0.1";
   private final ServiceConfig config;
-  private final PrintStream log;
   private final Metrics metrics = new Metrics();
-  private final ReleaseCache cache;
-  /** The tree (modes updates and rows), or null in mode local. */
-  private final TreeTarget target;
-  /** Mode local: the sum of the reports, and its protocol; null otherwise. */
-  private final LocalAggregate local;
-  /** Mode completion: the ratings store, the fits and their endpoints; null otherwise. */
-  private final CompletionMode completion;
+  private final ServiceMode mode;
   private final EmbeddedKafka embedded;
   private final String bootstrap;
   private final IngestLoop loop;
@@ -76,112 +56,49 @@ public final class Service implements AutoCloseable {
   private final PublicApi publicApi;
   private final OperatorApi operatorApi;
   private final ScheduledExecutorService ticker;
-  /**
-   * Computes each epoch's release off the ingest thread, in epoch order, so that ingest goes on
-   * while a release draws its noise and factorizes (tens of seconds at m = n = 100,000).
-   */
-  private final ExecutorService releaser = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "dplrf-release");
-    t.setDaemon(true);
-    return t;
-  });
-  private final java.util.List<KafkaClientMetrics> kafkaMetrics = new java.util.ArrayList<>();
-  private final CompletableFuture<Throwable> ingestFailure = new CompletableFuture<>();
+  private final List<KafkaClientMetrics> kafkaMetrics = new ArrayList<>();
+  private final CompletableFuture<Throwable> failure = new CompletableFuture<>();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile Instant lastRelease;
-  /** Exact counts for /admin/ingest and the Prometheus counters, per mode. */
-  private final ServiceCounters counters;
+  /** The loop's counts at the last {@link #publish}, for the counters' differences. */
+  private IngestStats lastStats = new IngestStats();
 
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
-    this.log = log;
-    if (!ServiceDescription.localMode(config) && !ServiceDescription.completionMode(config)) { // before anything is created: a refused configuration leaves no trace
-      // Key/row units bound a unit's total ℓ1 mass Σ|Δ| ≤ C: the entrywise-ℓ1 relation, which the
-      // Priv2 plans (docs/privacy/l1-units.md) and the robust ones (robust.md §4) cover. Priv1's
-      // tree analysis needs the same rank-one difference in every node: one update.
-      if (config.mechanism() == Mechanism.PRIV1
-          && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
-        throw new IllegalArgumentException("mechanism priv1 protects one update only (its privacy"
-            + " argument needs the same rank-one difference in every tree node); use mechanism"
-            + " priv2-sparse (the default) with privacy-unit "
-            + config.privacyUnit().name().toLowerCase(Locale.ROOT));
-      }
-    }
-    Path state = config.stateDir();
-    // rwx------ when created here: the directory holds the raw state (snapshot, node files, the
-    // embedded broker's records, by default the key).
-    StateFiles.createDirectories(state);
-    StateStore files = new StateStore(state);
-    if (ServiceDescription.completionMode(config)) {
-      // The ratings live in RocksDB, which is also the checkpoint (offsets in the same batch).
-      SecretKey key = SecretKey.loadOrCreate(config.key());
-      completion = CompletionMode.open(config, state, CompletionFit.create(config, key), key,
-          metrics, log);
-      local = null;
-      target = null;
-      cache = new ReleaseCache();
-    } else if (ServiceDescription.localMode(config)) {
-      // No secret key, no tree, no server noise: each report is private by itself (LocalMode).
-      completion = null;
-      local = LocalMode.aggregate(config);
-      target = null;
-      cache = new ReleaseCache();
-    } else {
-      completion = null;
-      local = null;
-      target = openTree(config, state, files);
-      cache = new ReleaseCache(target::rangeRelease);
-    }
-    counters = new ServiceCounters(config, metrics, completion, local, target, cache, log);
-    Checkpoint store = completion != null ? completion.store() : files;
-
-    if (config.bootstrapServers().isPresent()) {
-      embedded = null;
-      bootstrap = config.bootstrapServers().get();
-    } else {
-      // Loopback only, whatever `bind` says: the embedded broker has no authentication, and `bind`
-      // is the address of the HTTP listeners (a container sets it to 0.0.0.0). Producers elsewhere
-      // use a real cluster (bootstrap-servers).
-      embedded = EmbeddedKafka.start(state.resolve("kafka"), LOOPBACK, config.embeddedKafkaPort());
-      bootstrap = embedded.bootstrapServers();
-    }
+    mode = Modes.open(config, new ModeContext(metrics, log, failure::complete));
     IngestLoop createdLoop = null;
     PublicApi createdPublicApi = null;
     OperatorApi createdOperatorApi = null;
+    EmbeddedKafka createdKafka = null;
     try {
+      if (config.bootstrapServers().isPresent()) {
+        bootstrap = config.bootstrapServers().get();
+      } else {
+        // Loopback only, whatever `bind` says: the embedded broker has no authentication, and
+        // `bind` is the address of the HTTP listeners (a container sets it to 0.0.0.0). Producers
+        // elsewhere use a real cluster (bootstrap-servers).
+        createdKafka = EmbeddedKafka.start(config.stateDir().resolve("kafka"), LOOPBACK,
+            config.embeddedKafkaPort());
+        bootstrap = createdKafka.bootstrapServers();
+      }
+      embedded = createdKafka;
       createTopics();
+      createdLoop = IngestLoop.create(mode.ingestConfig(), kafkaClientProperties(),
+          mode.checkpoint(), mode.target(), mode::decoder, new EpochListener() {
+            @Override
+            public void epochClosed(int epoch) {
+              mode.epochClosed(epoch);
+            }
 
-      IngestConfig ingest = ServiceDescription.ingestConfig(config);
-      Map<String, Object> clientProps = kafkaClientProperties();
-      Function<ContributionBounds, RecordDecoder> decoder = completion != null
-          ? b -> RecordDecoder.ratings(b, completion.store().sink())
-          : local != null ? b -> local.decoder()
-          : ServiceDescription.rowsMode(config) ? b -> RecordDecoder.rows(b.config(), target::addRow)
-          : b -> RecordDecoder.updates(b, target::update);
-      createdLoop = IngestLoop.create(ingest, clientProps, store,
-          completion != null ? completion.store().target() : local != null ? local : target,
-          decoder, new EpochListener() {
-        @Override
-        public void epochClosed(int epoch) {
-          if (completion != null) {
-            completion.epochClosed(epoch); // a scheduled fit, if due; no release per epoch
-          } else {
-            releaseLater(epoch);
-          }
-        }
+            @Override
+            public void snapshotWritten(Duration took, long bytes) {
+              metrics.snapshotWritten(took, bytes);
+            }
 
-        @Override
-        public void snapshotWritten(java.time.Duration took, long bytes) {
-          metrics.snapshotWritten(took, bytes);
-        }
-
-        @Override
-        public void restored(int epochsClosed) {
-          if (epochsClosed > 0 && completion == null) {
-            release(epochsClosed); // a release lost between the snapshot and a crash
-          }
-        }
-      });
+            @Override
+            public void restored(int epochsClosed) {
+              mode.restored(epochsClosed);
+            }
+          });
       createdLoop.bindClientMetrics(client -> {
         KafkaClientMetrics binder = null;
         if (client instanceof org.apache.kafka.clients.consumer.Consumer<?, ?> c) {
@@ -198,15 +115,12 @@ public final class Service implements AutoCloseable {
       // other settings, corrupt) is a failed start, never a healthy process without releases.
       createdLoop.restore();
       loop = createdLoop;
-
-      Map<String, Object> protocolJson = local == null ? null : local.protocolJson(config.topic());
       createdPublicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
-          new InetSocketAddress(config.bind(), config.httpPort()), cache, this::status, metrics,
-          protocolJson, completion));
+          new InetSocketAddress(config.bind(), config.httpPort()), mode.releases(), mode::status,
+          metrics, mode.routes()));
       createdOperatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
           new InetSocketAddress(config.bind(), config.operatorPort()), metrics,
-          () -> counters.ingestStats(this.loop),
-          config.adminToken(), completion));
+          this::ingestStats, config.adminToken(), mode.routes()));
       publicApi = createdPublicApi;
       operatorApi = createdOperatorApi;
       ingestThread = new Thread(this::ingest, "dplrf-ingest");
@@ -223,40 +137,13 @@ public final class Service implements AutoCloseable {
       closeQuietly(createdLoop);
       kafkaMetrics.forEach(KafkaClientMetrics::close);
       metrics.close();
-      releaser.shutdownNow();
-      if (embedded != null) {
-        embedded.close();
-      }
-      closeQuietly(completion);
+      closeQuietly(createdKafka);
+      closeQuietly(mode);
       throw e;
     }
-    ticker.scheduleAtFixedRate(() -> counters.publish(this.loop), 1, 1, TimeUnit.SECONDS);
+    ticker.scheduleAtFixedRate(() -> publish(log), 1, 1, TimeUnit.SECONDS);
     metrics.ingestRunning(true);
     ingestThread.start();
-  }
-
-  /** Modes updates and rows: the binary tree of noisy sketches, keyed by the secret key. */
-  private static TreeTarget openTree(ServiceConfig config, Path state, StateStore store)
-      throws java.io.IOException {
-    Mechanism mechanism = config.mechanism();
-    SecretKey key = SecretKey.loadOrCreate(config.key());
-    SketchSizes sizes = mechanism.robust()
-        ? RobustPlan.defaultSizes(config.rows(), config.cols(), config.rank(),
-            boxed(config.sketchCols()), boxed(config.sketchRows()))
-        : SketchSizes.of(config.rows(), config.cols(), config.rank(),
-            boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
-    // Rows mode: the tree sketches the d×d matrix AᵀA, to which one row adds x xᵀ with
-    // ‖x xᵀ‖_F = ‖x‖₂² ≤ C²; the Priv2 plan is private for every difference of Frobenius norm
-    // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
-    double treeClip = ServiceDescription.rowsMode(config) ? config.clip() * config.clip() : config.clip();
-    TreeConfig tree = new TreeConfig(mechanism, ServiceDescription.relation(config), sizes,
-        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true,
-        config.p());
-    TreeTarget target = TreeTarget.open(tree, key, state.resolve("nodes"), store.exists());
-    target.describeReleases(ServiceDescription.releaseMetadata(config));
-    HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
-        .ifPresent(target::keepInMemoryAtMost);
-    return target;
   }
 
   private static void closeQuietly(AutoCloseable c) {
@@ -273,19 +160,19 @@ public final class Service implements AutoCloseable {
   /**
    * The ingest thread: runs the loop; if it fails, the service must not go on as a process that
    * answers /health but never releases again, so the failure is handed to whoever waits in
-   * {@link #awaitIngestFailure} (`dplrf serve` then stops and exits non-zero).
+   * {@link #awaitIngestFailure} ({@code dplrf serve} then stops and exits non-zero).
    */
   private void ingest() {
     try {
       loop.run();
     } catch (RuntimeException e) {
-      // IngestLoop.fail has logged it with its stack trace; reported through ingestFailure below.
+      // IngestLoop.fail has logged it with its stack trace; reported through failure below.
     } finally {
       IngestLoop.State s = loop.state();
       metrics.ingestRunning(s == IngestLoop.State.NEW || s == IngestLoop.State.RUNNING);
       if (s == IngestLoop.State.FAILED) {
         Throwable f = loop.failure();
-        ingestFailure.complete(f != null ? f : new IllegalStateException("ingest failed"));
+        failure.complete(f != null ? f : new IllegalStateException("ingest failed"));
       }
     }
   }
@@ -293,44 +180,35 @@ public final class Service implements AutoCloseable {
   /** Starts everything; logs where to push updates and pull releases. */
   public static Service start(ServiceConfig config, PrintStream log) throws Exception {
     Service s = new Service(config, log);
-    log.println(s.completion != null ? CompletionMode.banner(config, s.bootstrap,
-        s.publicApi.port(), s.operatorApi.port()) : ServiceDescription.banner(config, s.local,
-        s.bootstrap, s.publicApi.port(), s.operatorApi.port()));
+    log.println(s.mode.banner(s.bootstrap, s.publicApi.port(), s.operatorApi.port()));
     if (config.adminToken().isEmpty() && !isLoopback(config.bind())) {
       log.println("dplrf: WARNING the operator port (exact counts, not private) listens on "
           + config.bind() + " without an admin-token; set admin-token or bind to 127.0.0.1");
     }
-    if (s.target != null) {
-      HeapAdvice.advice(s.target.config(), Runtime.getRuntime().maxMemory())
-          .ifPresent(log::println);
-    }
+    s.mode.notes().forEach(log::println);
     return s;
   }
 
   private static boolean isLoopback(String host) {
     try {
-      return java.net.InetAddress.getByName(host).isLoopbackAddress();
-    } catch (java.net.UnknownHostException e) {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (UnknownHostException e) {
       return false;
     }
   }
 
   /** Starting a listener; a taken port becomes an error naming the setting. */
   private interface Listener<T> {
-    T start() throws java.io.IOException;
+    T start() throws IOException;
   }
 
-  private <T> T listen(String setting, int port, Listener<T> listener) throws java.io.IOException {
+  private <T> T listen(String setting, int port, Listener<T> listener) throws IOException {
     try {
       return listener.start();
-    } catch (java.net.BindException e) {
-      throw new java.io.IOException("cannot listen on " + config.bind() + ":" + port + " ("
+    } catch (BindException e) {
+      throw new IOException("cannot listen on " + config.bind() + ":" + port + " ("
           + setting + "): " + e.getMessage(), e);
     }
-  }
-
-  private static Integer boxed(java.util.OptionalInt o) {
-    return o.isPresent() ? o.getAsInt() : null;
   }
 
   /** {@code kafka-config}'s settings and the bootstrap servers, for every Kafka client made here. */
@@ -338,92 +216,53 @@ public final class Service implements AutoCloseable {
     return KafkaClientSettings.withBootstrap(config.kafkaClientSettings(), bootstrap);
   }
 
-  private void createTopics() throws java.io.IOException, InterruptedException {
-    Map<String, Integer> topics = new java.util.LinkedHashMap<>(); // the updates topic first
+  private void createTopics() throws IOException, InterruptedException {
+    Map<String, Integer> topics = new LinkedHashMap<>(); // the consumed topic first
     topics.put(config.topic(), config.partitions());
     topics.put(config.deadLetterTopic(), 1);
     Topics.ensure(kafkaClientProperties(), bootstrap, topics);
   }
 
-  /**
-   * Queues the release of epoch {@code epoch}, whose snapshot is durable. A failed release stops
-   * the service like a failed ingest ({@link #awaitIngestFailure}): a process that no longer
-   * releases must not look healthy.
-   */
-  private void releaseLater(int epoch) {
-    metrics.releaseQueued();
+  /** Exact counts for /admin/ingest (operator port only: not private). */
+  private Map<String, Object> ingestStats() {
+    IngestStats s = loop.stats();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("state", loop.state().name().toLowerCase(Locale.ROOT));
+    m.put("recordsConsumed", s.recordsConsumed());
+    mode.ingestStats(m, s);
+    Map<String, Object> dl = new LinkedHashMap<>();
+    for (DeadLetterReason r : DeadLetterReason.values()) {
+      dl.put(r.name().toLowerCase(Locale.ROOT), s.deadLettered(r));
+    }
+    m.put("recordsDeadLettered", dl);
+    m.put("checksum", Long.toUnsignedString(s.checksum(), 16));
+    m.put("epochsClosed", mode.target().epochsClosed());
+    return m;
+  }
+
+  /** Turns the loop's exact counters into Prometheus counters (by difference) and gauges. */
+  private synchronized void publish(PrintStream log) {
     try {
-      releaser.execute(() -> {
-        try {
-          release(epoch);
-        } catch (RuntimeException | Error e) {
-          log.println("dplrf: the release of epoch " + epoch + " failed: " + e);
-          ingestFailure.complete(e);
-        } finally {
-          metrics.releaseEnded();
+      IngestStats s = loop.stats();
+      metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
+      mode.publish(metrics, s, lastStats);
+      for (DeadLetterReason r : DeadLetterReason.values()) {
+        for (long x = lastStats.deadLettered(r); x < s.deadLettered(r); x++) {
+          metrics.deadLettered(r.name().toLowerCase(Locale.ROOT));
         }
-      });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      metrics.releaseEnded(); // shutting down
-      throw e;
+      }
+      lastStats = s;
+      loop.lag().forEach((tp, lag) -> metrics.consumerLag(tp.partition(), lag));
+      metrics.sketchMemory(mode.sizeInBytes());
+      IngestLoop.State st = loop.state();
+      metrics.ingestRunning(st == IngestLoop.State.NEW || st == IngestLoop.State.RUNNING);
+    } catch (RuntimeException e) {
+      log.println("dplrf: metrics update failed: " + e.getMessage());
     }
-  }
-
-  /** Computes and caches the prefix release after epoch {@code epoch}: once per epoch. */
-  private void release(int epoch) {
-    long t0 = System.nanoTime();
-    Instant now = Instant.now();
-    if (local != null) {
-      cache.publish(local.release(epoch, config.rank(), now));
-    } else {
-      var r = target.prefix(epoch, config.rank());
-      cache.publish(new Release(1, epoch, r.factorization(), r.report(), now,
-          target.releaseMetadata()));
-    }
-    lastRelease = now;
-    metrics.releaseDuration(java.time.Duration.ofNanos(System.nanoTime() - t0));
-    metrics.epochCurrent(epoch);
-    metrics.epochsLeft(config.epochs() - epoch);
-    metrics.sketchMemory(counters.sizeInBytes());
-    metrics.releaseExhausted(epoch >= config.epochs());
-    if (local != null && epoch >= config.epochs()) {
-      log.println("dplrf: epoch " + epoch + " of " + config.epochs() + " closed: no further"
-          + " releases (T bounds releases only in local mode; no budget was spent by the server)");
-    } else if (epoch >= config.epochs()) {
-      log.println("dplrf: epoch " + epoch + " of " + config.epochs()
-          + " closed: the privacy budget is spent; the last release stays available, no new ones");
-    }
-  }
-
-  /** Status as served: derived from what has been released, never ahead of the cache. */
-  private Status status() {
-    if (completion != null) {
-      // Epochs only cut checkpoints and the schedule here; what the budget counts is fits, so
-      // epoch/epochs (and the status page) show fits started of R.
-      return new Status(completion.started(), config.completion().runs(), config.epsilon(),
-          config.delta(),
-          ServiceDescription.mechanismName(config), ServiceDescription.relationName(config),
-          ServiceDescription.neighbouring(config),
-          config.clip(), ServiceDescription.privacyUnit(config), completion.exhausted(),
-          CompletionMode.message(completion), completion.lastRun(), config.rows(), config.cols(),
-          0);
-    }
-    int released = cache.latest().map(Release::epoch).orElse(0);
-    boolean exhausted = released >= config.epochs();
-    String message = local != null ? LocalMode.message(released, config.epochs())
-        : exhausted
-        ? "epoch T = " + config.epochs() + " reached: the privacy budget is spent, no further releases"
-        : released == 0 ? "waiting for the first epoch to close"
-        : "releasing after every epoch";
-    return new Status(released, config.epochs(), config.epsilon(), config.delta(),
-        ServiceDescription.mechanismName(config), ServiceDescription.relationName(config),
-        ServiceDescription.neighbouring(config), config.clip(),
-        ServiceDescription.privacyUnit(config), exhausted, message, lastRelease,
-        config.rows(), config.cols(), config.rank());
   }
 
   public ReleaseCache releases() {
-    return cache;
+    return mode.releases();
   }
 
   public int httpPort() {
@@ -452,54 +291,46 @@ public final class Service implements AutoCloseable {
    */
   public void awaitIngest() throws InterruptedException {
     ingestThread.join();
-    try {
-      releaser.submit(() -> { }).get();
-    } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {
-      // closed meanwhile: nothing more will be published
-    }
+    mode.awaitReleases();
   }
 
   /**
-   * Blocks until the ingest loop fails, and returns why; returns null once the service is
-   * closed. Exhaustion at epoch T is not a failure: the service keeps serving the last release.
+   * Blocks until the ingest loop or one of the mode's threads fails, and returns why; returns
+   * null once the service is closed. Exhaustion at epoch T is not a failure: the service keeps
+   * serving the last release.
    */
   public Throwable awaitIngestFailure() throws InterruptedException {
     try {
-      return ingestFailure.get();
+      return failure.get();
     } catch (ExecutionException e) {
       throw new IllegalStateException(e); // never completed exceptionally
     }
   }
 
   /**
-   * Stops ingest (writing a final snapshot unless it failed), the servers and the embedded broker.
-   * Idempotent; safe from any thread.
+   * Stops ingest (writing a final snapshot unless it failed), the mode's threads, the servers and
+   * the embedded broker. Idempotent; safe from any thread.
    */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    ingestFailure.complete(null);
+    failure.complete(null);
     ticker.shutdownNow();
     loop.close();
     try {
       ingestThread.join(30_000);
-      releaser.shutdown(); // a release under way is finished: its epoch is already snapshotted
-      releaser.awaitTermination(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    releaser.shutdownNow();
+    mode.close(); // a release under way is finished: its epoch is already snapshotted
     kafkaMetrics.forEach(KafkaClientMetrics::close);
     publicApi.close();
     operatorApi.close();
     metrics.close();
     if (embedded != null) {
       embedded.close();
-    }
-    if (completion != null) {
-      completion.close();
     }
   }
 }

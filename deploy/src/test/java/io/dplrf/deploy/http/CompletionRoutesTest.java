@@ -36,7 +36,7 @@ class CompletionRoutesTest {
     }
 
     @Override
-    public Map<String, Object> status() {
+    public Map<String, Object> statusFields() {
       return Map.of("runsStarted", runs.get());
     }
 
@@ -77,10 +77,18 @@ class CompletionRoutesTest {
 
   @BeforeEach
   void start() throws Exception {
-    api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0), new ReleaseCache(),
-        Fixtures::status, metrics, null, endpoints);
+    // As the completion mode's status: the common fields and its own under "completion".
+    StatusSource status = () -> {
+      Status s = Fixtures.status();
+      return new Status(s.epoch(), s.epochs(), s.epsilon(), s.delta(), s.mechanism(),
+          s.relation(), s.neighbouring(), s.clip(), s.privacyUnit(), s.exhausted(), s.message(),
+          s.lastRelease(), s.rows(), s.cols(), s.rank(),
+          Map.of("completion", endpoints.statusFields()));
+    };
+    api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0), new ReleaseCache(), status,
+        metrics, ModeRoutes.completion(endpoints));
     operator = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), metrics, Map::of,
-        Optional.of("admin"), endpoints);
+        Optional.of("admin"), ModeRoutes.completion(endpoints));
   }
 
   @AfterEach

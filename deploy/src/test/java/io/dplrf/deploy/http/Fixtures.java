@@ -33,8 +33,8 @@ final class Fixtures {
         S.clone(), 0.7, "sqrt(k) * floor", List.of());
   }
 
-  static Release release(int epoch) {
-    return new Release(1, epoch, factorization(), utility(), AT, Map.of("mechanism", "priv2"));
+  static ServedRelease release(int epoch) {
+    return new ServedRelease(1, epoch, factorization(), utility(), AT, Map.of("mechanism", "priv2"));
   }
 
   static Status status() {

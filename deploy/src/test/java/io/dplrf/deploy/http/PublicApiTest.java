@@ -45,7 +45,7 @@ class PublicApiTest {
       if (from == 3) {
         throw new IllegalArgumentException("ranges must start at a node boundary");
       }
-      return new Release(from, to, Fixtures.factorization(), Fixtures.utility(), Fixtures.AT, Map.of());
+      return new ServedRelease(from, to, Fixtures.factorization(), Fixtures.utility(), Fixtures.AT, Map.of());
     });
     api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0), cache, Fixtures::status, metrics);
     port = api.port();
@@ -310,7 +310,7 @@ class PublicApiTest {
     double[] s = {8, 7, 6, 5, 4, 3, 2, 1};
     var f = new io.dplrf.release.Factorization(new io.dplrf.sketch.matrix.Dense(m, k, u), s,
         new io.dplrf.sketch.matrix.Dense(k, k, identity(k)));
-    cache.publish(new Release(1, 1, f, Fixtures.utility(), Fixtures.AT, Map.of()));
+    cache.publish(new ServedRelease(1, 1, f, Fixtures.utility(), Fixtures.AT, Map.of()));
     HttpResponse<byte[]> r = get(port, "/v1/release/latest");
     assertEquals(200, r.statusCode());
     assertTrue(r.headers().firstValue("Content-Length").isEmpty(), "chunked, not buffered");

@@ -19,7 +19,7 @@ class ReleaseCacheTest {
     assertEquals(2, c.latest().orElseThrow().epoch());
     assertThrows(IllegalArgumentException.class, () -> c.publish(Fixtures.release(2)));
     assertThrows(IllegalArgumentException.class, () -> c.publish(Fixtures.release(1)));
-    assertThrows(IllegalArgumentException.class, () -> c.publish(new Release(2, 3,
+    assertThrows(IllegalArgumentException.class, () -> c.publish(new ServedRelease(2, 3,
         Fixtures.factorization(), Fixtures.utility(), Fixtures.AT, Map.of())));
     c.publish(Fixtures.release(3));
     assertEquals(3, c.latest().orElseThrow().epoch());
@@ -30,10 +30,10 @@ class ReleaseCacheTest {
     Factorization nan = new Factorization(new Dense(1, 1, new double[] {Double.NaN}), new double[] {1},
         new Dense(1, 1, new double[] {1}));
     assertEquals("U entries must be finite. Provided value: NaN", assertThrows(IllegalArgumentException.class,
-        () -> new Release(1, 1, nan, Fixtures.utility(), Fixtures.AT, Map.of())).getMessage());
-    assertThrows(IllegalArgumentException.class, () -> new Release(1, 1, Fixtures.factorization(),
+        () -> new ServedRelease(1, 1, nan, Fixtures.utility(), Fixtures.AT, Map.of())).getMessage());
+    assertThrows(IllegalArgumentException.class, () -> new ServedRelease(1, 1, Fixtures.factorization(),
         Fixtures.utility(), Fixtures.AT, Map.of("x", new Object())));
-    assertThrows(IllegalArgumentException.class, () -> new Release(2, 1, Fixtures.factorization(),
+    assertThrows(IllegalArgumentException.class, () -> new ServedRelease(2, 1, Fixtures.factorization(),
         Fixtures.utility(), Fixtures.AT, Map.of()));
   }
 }

@@ -72,7 +72,7 @@ class StatusPageTest {
   void page_showsEpochPrivacyAgeAndPlot_andEscapesText() {
     Status s = new Status(5, 8, 0.5, 1e-6, "priv2", "entrywise-l1 <b>", "one update <script>alert(1)</script> & |delta| <= 1",
         1.0, "update", false, "", Fixtures.AT, 3, 2, 2);
-    Release r = Fixtures.release(5);
+    ServedRelease r = Fixtures.release(5);
     String html = StatusPage.render(s, Optional.of(r), Fixtures.AT.plusSeconds(125));
     assertTrue(html.contains("5 <small>of 8</small>"), "epoch");
     assertTrue(html.contains("3 epochs left"), "epochs left");

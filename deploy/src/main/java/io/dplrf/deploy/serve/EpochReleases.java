@@ -1,0 +1,120 @@
+package io.dplrf.deploy.serve;
+
+import io.dplrf.deploy.http.ReleaseCache;
+import io.dplrf.deploy.http.ServedRelease;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The release after every epoch, for the modes that make one (the tree, local): computed off the
+ * ingest thread on a thread of its own, in epoch order, and published to the {@link ReleaseCache}
+ * the public port serves. A failed release is a failure of the service ({@link ModeContext#failed}):
+ * a process that no longer releases must not look healthy. Thread-safe.
+ */
+public final class EpochReleases implements AutoCloseable {
+  /** Computes the release after one epoch. */
+  @FunctionalInterface
+  public interface Maker {
+    ServedRelease release(int epoch, Instant at);
+  }
+
+  private final ReleaseCache cache;
+  private final int epochs;
+  private final Maker maker;
+  private final ModeContext context;
+  private final String exhaustedMessage;
+  private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "dplrf-release");
+    t.setDaemon(true);
+    return t;
+  });
+  private volatile Instant lastRelease;
+
+  /**
+   * @param epochs T: the release after epoch T is the last, and logs {@code exhaustedMessage}
+   */
+  public EpochReleases(ReleaseCache cache, int epochs, Maker maker, ModeContext context,
+      String exhaustedMessage) {
+    this.cache = cache;
+    this.epochs = epochs;
+    this.maker = maker;
+    this.context = context;
+    this.exhaustedMessage = exhaustedMessage;
+  }
+
+  public ReleaseCache cache() {
+    return cache;
+  }
+
+  /** Queues the release of {@code epoch}, whose snapshot is durable. */
+  public void releaseLater(int epoch) {
+    context.metrics().releaseQueued();
+    try {
+      thread.execute(() -> {
+        try {
+          release(epoch);
+        } catch (RuntimeException | Error e) {
+          context.log().println("dplrf: the release of epoch " + epoch + " failed: " + e);
+          context.failed().accept(e);
+        } finally {
+          context.metrics().releaseEnded();
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      context.metrics().releaseEnded(); // shutting down
+      throw e;
+    }
+  }
+
+  /**
+   * Computes and publishes the release of {@code epoch} on the caller's thread: at restore, the
+   * release of the last closed epoch (lost between its snapshot and a crash, or never kept).
+   */
+  public void release(int epoch) {
+    long t0 = System.nanoTime();
+    Instant now = Instant.now();
+    cache.publish(maker.release(epoch, now));
+    lastRelease = now;
+    context.metrics().releaseDuration(Duration.ofNanos(System.nanoTime() - t0));
+    if (epoch >= epochs) {
+      context.log().println("dplrf: epoch " + epoch + " of " + epochs + " closed: "
+          + exhaustedMessage);
+    }
+  }
+
+  /** When the latest release was made; null before the first. */
+  public Instant lastRelease() {
+    return lastRelease;
+  }
+
+  /** The latest released epoch, 0 before the first. */
+  public int released() {
+    return cache.latest().map(ServedRelease::epoch).orElse(0);
+  }
+
+  /** Waits until every queued release is published (or the thread is shut down). */
+  public void awaitQueued() throws InterruptedException {
+    try {
+      thread.submit(() -> { }).get();
+    } catch (ExecutionException | RejectedExecutionException e) {
+      // closed meanwhile: nothing more will be published
+    }
+  }
+
+  /** Finishes a release under way (its epoch is already snapshotted), then stops the thread. */
+  @Override
+  public void close() {
+    thread.shutdown();
+    try {
+      thread.awaitTermination(60, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    thread.shutdownNow();
+  }
+}

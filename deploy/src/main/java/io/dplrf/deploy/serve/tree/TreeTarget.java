@@ -1,0 +1,328 @@
+package io.dplrf.deploy.serve.tree;
+
+import io.dplrf.deploy.http.ServedRelease;
+import io.dplrf.ingest.IngestTarget;
+import io.dplrf.ingest.StateStore;
+import io.dplrf.release.PostProcessing;
+import io.dplrf.sketch.lra.ReleasedSketches;
+import io.dplrf.sketch.files.StateFiles;
+import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.tree.ContinualSketch;
+import io.dplrf.sketch.tree.PendingClose;
+import io.dplrf.sketch.tree.TreeConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * The sketch tree as ingest's {@link IngestTarget}. Updates come from the ingest thread only;
+ * epoch closes, snapshots and the lookup of a release's nodes (the release thread's prefixes, HTTP
+ * threads' ranges) are serialised on one lock, so a release never reads a node being closed; the
+ * noise of the closed nodes it found is drawn outside the lock (closed nodes never change). The
+ * release computations themselves, prefix and range, run one at a time ({@link #computing}).
+ *
+ * <p>Public only so that {@code dplrf bench ingest} drives the very adapter the service uses.
+ */
+public final class TreeTarget implements IngestTarget {
+  private final TreeConfig config;
+  private final SecretKey key;
+  private final Path nodeStore;
+  private final Object lock = new Object();
+  /**
+   * One release computation at a time, prefix (the release thread) or range (an HTTP thread): each
+   * holds a sum of noisy sketches and one node's noisy copy (≈ 1.2 GB at m = n = 10⁵ with the
+   * default sizes), so that concurrent range requests cannot exhaust the heap that ingest and the
+   * prefix releases share. Fair: whoever waits longest goes next.
+   */
+  final Semaphore computing = new Semaphore(1, true);
+  /**
+   * Range requests waiting for {@link #computing} or holding it, at most {@link #RANGE_SLOTS}:
+   * others are refused at once (503), so that most of the public port's threads stay free for the
+   * cached endpoints.
+   */
+  static final int RANGE_SLOTS = 2;
+  final Semaphore rangeSlots = new Semaphore(RANGE_SLOTS);
+  /** How long a range request waits for another release to finish before it is refused. */
+  volatile Duration rangeWait = Duration.ofSeconds(30);
+  /** How many range releases are kept: ≈ 8·(m + n)·k bytes each, 16 MB at the default sizes. */
+  static final int RECENT_RANGES = 4;
+  /** (from, to) → its release, least recently used first. */
+  private final Map<List<Integer>, ServedRelease> recentRanges =
+      new LinkedHashMap<>(8, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<List<Integer>, ServedRelease> eldest) {
+          return size() > RECENT_RANGES;
+        }
+      };
+  private volatile ContinualSketch tree;
+  /** What every release of this tree says about its guarantee ({@link #describeReleases}). */
+  private volatile Map<String, Object> releaseMetadata = Map.of();
+  /** The most prefix nodes kept in memory ({@link #keepInMemoryAtMost}), for trees read later too. */
+  private int nodesInMemory = Integer.MAX_VALUE;
+
+  private TreeTarget(TreeConfig config, SecretKey key, Path nodeStore, ContinualSketch tree) {
+    this.config = config;
+    this.key = key;
+    this.nodeStore = nodeStore;
+    this.tree = tree;
+  }
+
+  /**
+   * An empty holder that {@link #readState} fills from the snapshot, or, when there is no snapshot
+   * and {@code nodeStore} holds no file, a fresh tree: a new run with a new instance label.
+   *
+   * <p><b>No silent second run.</b> Closed-node files without a snapshot mean an earlier run got
+   * at least as far as closing an epoch, and its snapshot is gone (removed by hand, lost with a
+   * disk, a partial restore). Starting afresh would re-read the topic from the beginning with new
+   * noise: every update the earlier run released would be used by a second, independent mechanism
+   * and charged to the privacy budget a second time (the two runs compose). So that is refused;
+   * the operator decides a new run by giving an empty state directory. (A crash between the first
+   * node file and the first snapshot released nothing, but looks the same: refused too, which is
+   * the safe side.)
+   *
+   * @throws IOException if there is no snapshot but {@code nodeStore} holds files
+   */
+  public static TreeTarget open(TreeConfig config, SecretKey key, Path nodeStore, boolean snapshotExists)
+      throws IOException {
+    if (snapshotExists) {
+      return new TreeTarget(config, key, nodeStore, null);
+    }
+    if (Files.isDirectory(nodeStore)) {
+      long files;
+      try (Stream<Path> list = Files.list(nodeStore)) {
+        files = list.count();
+      }
+      if (files > 0) {
+        throw new IOException(nodeStore + " holds " + files + " closed-node file(s) of an earlier"
+            + " run but there is no snapshot (" + StateStore.FILE_NAME + ") beside it: starting"
+            + " here would start a new run that re-reads the topic from the beginning with new"
+            + " noise, charging every update the earlier run released to the privacy budget a"
+            + " second time. Restore that run's snapshot and key (docs/operations.md §4), or, to"
+            + " start a new run deliberately, use a new, empty state-dir (and a new topic if the new"
+            + " budget should cover new data only)");
+      }
+    }
+    StateFiles.createDirectories(nodeStore);
+    byte[] id = new byte[8];
+    new SecureRandom().nextBytes(id);
+    String instance = "stream/" + HexFormat.of().formatHex(id);
+    return new TreeTarget(config, key, nodeStore,
+        ContinualSketch.create(config, key, instance, nodeStore));
+  }
+
+  /** The sink of mode updates' decoder: A[i][j] += Δ, already validated and bounded. */
+  public void update(int i, int j, double delta) {
+    tree.update(i, j, delta);
+  }
+
+  /**
+   * The sink of rows mode's decoder: adds x xᵀ to the d×d matrix AᵀA, for the row with non-zeros
+   * {@code x[0..n)} at distinct columns {@code index[0..n)}, validated and clipped; n² updates.
+   */
+  public void addRow(int[] index, double[] x, int n) {
+    for (int a = 0; a < n; a++) {
+      double xa = x[a];
+      for (int b = 0; b < n; b++) {
+        tree.update(index[a], index[b], xa * x[b]);
+      }
+    }
+  }
+
+  /** {@link ContinualSketch#applyBufferedUpdates}, on the ingest thread ({@code bench ingest}). */
+  public void applyBufferedUpdates() {
+    tree.applyBufferedUpdates();
+  }
+
+  @Override
+  public void closeEpoch() {
+    synchronized (lock) {
+      tree.closeEpoch();
+    }
+  }
+
+  /**
+   * Pipelined close where the tree allows it ({@link ContinualSketch#closesInBackground}): the
+   * epoch ends now, its nodes are made and written by {@code finish} on the loop's closer thread.
+   */
+  @Override
+  public ClosingEpoch beginCloseEpoch() {
+    ContinualSketch t = tree;
+    if (!t.closesInBackground()) {
+      return null;
+    }
+    PendingClose p;
+    synchronized (lock) {
+      p = t.beginClose();
+    }
+    return new ClosingEpoch() {
+      @Override
+      public int epoch() {
+        return p.epoch();
+      }
+
+      @Override
+      public void finish() {
+        t.finishClose(p); // installs its nodes under the tree's own monitor
+      }
+
+      @Override
+      public void writeState(OutputStream out) throws IOException {
+        synchronized (lock) {
+          t.writeClosedState(out);
+        }
+      }
+    };
+  }
+
+  @Override
+  public boolean exhausted() {
+    ContinualSketch t = tree;
+    return t != null && t.exhausted();
+  }
+
+  @Override
+  public int epochsClosed() {
+    ContinualSketch t = tree;
+    return t == null ? 0 : t.epochsClosed();
+  }
+
+  @Override
+  public void writeState(OutputStream out) throws IOException {
+    synchronized (lock) {
+      tree.writeTo(out);
+    }
+  }
+
+  /**
+   * Keeps at most {@code nodes} prefix nodes in memory, now and in a tree {@link #readState} reads
+   * ({@link ContinualSketch#keepInMemoryAtMost}; {@link HeapAdvice#nodesInMemory}).
+   */
+  public void keepInMemoryAtMost(int nodes) {
+    synchronized (lock) {
+      nodesInMemory = nodes;
+      if (tree != null) {
+        tree.keepInMemoryAtMost(nodes);
+      }
+    }
+  }
+
+  /** Restores the tree; refuses a snapshot made under other settings (that would change the privacy accounting). */
+  @Override
+  public void readState(InputStream in) throws IOException {
+    synchronized (lock) {
+      ContinualSketch restored = ContinualSketch.readFrom(in, key, nodeStore, nodesInMemory);
+      if (!restored.config().equals(config)) {
+        throw new IOException("the state directory holds a stream created with other settings ("
+            + restored.config() + ") than the ones configured now (" + config + "); changing them"
+            + " mid-stream would break the privacy accounting: use a new state directory");
+      }
+      tree = restored;
+    }
+  }
+
+  /**
+   * The release of [1, epoch], factorized to rank k. The nodes are looked up under the lock; their
+   * noise (most of the time) is drawn outside it, so the next epoch close does not wait for this
+   * release. Waits while a range release is being computed ({@link #computing}).
+   */
+  public io.dplrf.release.ReportedFactorization prefix(int epoch, int k) {
+    Supplier<ReleasedSketches> release;
+    synchronized (lock) {
+      release = tree.rangeRelease(1, epoch);
+    }
+    computing.acquireUninterruptibly();
+    try {
+      return PostProcessing.factorize(release.get(), k);
+    } finally {
+      computing.release();
+    }
+  }
+
+  /**
+   * A release of epochs [from, to], computed on demand for GET /v1/release?from=&to=, or the same
+   * release computed earlier: closed nodes never change and their noise is drawn from their keyed
+   * labels, so a range's release is the same every time (a cached one keeps its time of
+   * computation). The last {@link #RECENT_RANGES} are kept.
+   *
+   * @throws IllegalStateException if epoch {@code to} has not closed yet, if {@link #RANGE_SLOTS}
+   *     range requests are under way, or if another release held {@link #computing} for {@link
+   *     #rangeWait} (the client should retry)
+   */
+  ServedRelease rangeRelease(int from, int to) {
+    List<Integer> range = List.of(from, to);
+    synchronized (recentRanges) {
+      ServedRelease done = recentRanges.get(range);
+      if (done != null) {
+        return done;
+      }
+    }
+    Supplier<ReleasedSketches> sketches;
+    synchronized (lock) {
+      ContinualSketch t = tree;
+      if (t == null || to > t.epochsClosed()) {
+        throw new IllegalStateException("epochs up to " + to + " have not closed yet");
+      }
+      sketches = t.rangeRelease(from, to);
+    }
+    if (!rangeSlots.tryAcquire()) {
+      throw new IllegalStateException(RANGE_SLOTS + " range releases are already being computed"
+          + " or waiting; retry in a few seconds");
+    }
+    ServedRelease r;
+    try {
+      if (!computing.tryAcquire(rangeWait.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException("another release has been computed for "
+            + rangeWait.toSeconds() + " s (one at a time: each takes memory and CPU of the order"
+            + " of the sketches); retry in a few seconds");
+      }
+      try {
+        io.dplrf.release.ReportedFactorization f = PostProcessing.factorize(sketches.get(), config.sizes().k());
+        r = new ServedRelease(from, to, f.factorization(), f.report(), Instant.now(), releaseMetadata);
+      } finally {
+        computing.release();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for another release", e);
+    } finally {
+      rangeSlots.release();
+    }
+    synchronized (recentRanges) {
+      recentRanges.put(range, r);
+    }
+    return r;
+  }
+
+  TreeConfig config() {
+    return config;
+  }
+
+  /** Sets the metadata (mechanism, relation, budget) every release of this tree carries. */
+  void describeReleases(Map<String, Object> metadata) {
+    releaseMetadata = Map.copyOf(metadata);
+  }
+
+  /** The metadata every release of this tree carries. */
+  Map<String, Object> releaseMetadata() {
+    return releaseMetadata;
+  }
+
+  /** Bytes the tree holds in memory ({@link ContinualSketch#sizeInBytes}). */
+  public long sizeInBytes() {
+    ContinualSketch t = tree;
+    return t == null ? 0 : t.sizeInBytes();
+  }
+}

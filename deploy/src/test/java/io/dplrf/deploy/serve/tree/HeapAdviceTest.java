@@ -1,0 +1,63 @@
+package io.dplrf.deploy.serve.tree;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.params.Mechanism;
+import io.dplrf.sketch.tree.TreeConfig;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class HeapAdviceTest {
+  private static final SketchSizes DEFAULTS =
+      SketchSizes.of(100_000, 100_000, 10, null, null, SketchSizes.DEFAULT_ALPHA);
+  private static final long GIB = 1L << 30;
+
+  private static TreeConfig tree(Mechanism mech, int epochs) {
+    return new TreeConfig(mech, DEFAULTS, new PrivacyParams(1, 1e-6), 1, epochs, true);
+  }
+
+  /**
+   * At the benchmark's sizes (t = 100, v = 400: nodes of 381.5 MiB) the sketches may take 3.35
+   * GiB of the launcher's 4 GiB (90%, less 256 MiB): T = 4 (2 prefix nodes kept at most) fits;
+   * T = 8 (3 kept) needs 3.35 GiB and 4 MB more, so 1 stays in memory (7 sketches — one a left
+   * sibling read back at a close — and the 256 MiB buffers take 2.7 GiB); T = 32 (5 kept) likewise
+   * keeps 1. With 8 GiB all fit; priv1 has no estimate.
+   */
+  @Test
+  void priv2Sparse_atTheDefaultSizes_keepsFewerNodesInMemoryForManyEpochsOnly() {
+    long node = 8L * (100_000L * 100 + 100_000L * 400);
+    assertEquals(OptionalLong.of(9 * node + (64L << 22)),
+        HeapAdvice.peakBytes(tree(Mechanism.PRIV2_SPARSE, 8)));
+    assertEquals(OptionalLong.of(11 * node), HeapAdvice.peakBytes(tree(Mechanism.PRIV2, 32)));
+    assertEquals(Optional.empty(), HeapAdvice.advice(tree(Mechanism.PRIV2_SPARSE, 4), 4 * GIB));
+    assertEquals(OptionalInt.of(1),
+        HeapAdvice.nodesInMemory(tree(Mechanism.PRIV2_SPARSE, 8), 4 * GIB));
+    assertEquals(OptionalInt.of(1),
+        HeapAdvice.nodesInMemory(tree(Mechanism.PRIV2_SPARSE, 32), 4 * GIB));
+    String a = HeapAdvice.advice(tree(Mechanism.PRIV2_SPARSE, 32), 4 * GIB).orElseThrow();
+    assertTrue(a.contains("up to 5 prefix nodes of 381 MiB") && a.contains("3.4 GiB this JVM's 4.0 GiB")
+        && a.contains("at most 1 prefix node(s) are kept in memory")
+        && a.contains("-Xms6g -Xmx6g") && !a.contains("WARNING") && !a.contains("\n"), a);
+    assertEquals(OptionalInt.empty(),
+        HeapAdvice.nodesInMemory(tree(Mechanism.PRIV2_SPARSE, 32), 8 * GIB));
+    assertEquals(Optional.empty(), HeapAdvice.advice(tree(Mechanism.PRIV2_SPARSE, 32),
+        8 * GIB));
+    assertEquals(OptionalLong.empty(), HeapAdvice.peakBytes(tree(Mechanism.PRIV1, 32)));
+    assertEquals(OptionalInt.empty(), HeapAdvice.nodesInMemory(tree(Mechanism.PRIV1, 32), GIB));
+  }
+
+  /** Where even no prefix node in memory leaves too little heap, a WARNING names the heap to set. */
+  @Test
+  void tooSmallAHeapForAnyNode_isAWarning() {
+    assertEquals(OptionalInt.of(0),
+        HeapAdvice.nodesInMemory(tree(Mechanism.PRIV2_SPARSE, 32), 2 * GIB));
+    String w = HeapAdvice.advice(tree(Mechanism.PRIV2_SPARSE, 32), 2 * GIB).orElseThrow();
+    assertTrue(w.startsWith("dplrf: WARNING") && w.contains("even with no prefix node in memory")
+        && w.contains("-Xms6g -Xmx6g"), w);
+  }
+}

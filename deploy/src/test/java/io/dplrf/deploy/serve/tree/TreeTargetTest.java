@@ -1,0 +1,165 @@
+package io.dplrf.deploy.serve.tree;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.deploy.http.ServedRelease;
+import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.params.Mechanism;
+import io.dplrf.sketch.tree.TreeConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TreeTargetTest {
+  static final TreeConfig CONFIG = new TreeConfig(Mechanism.PRIV2,
+      SketchSizes.of(20, 10, 2, null, null, 0.25), new PrivacyParams(1, 1e-6), 1.0, 4, false);
+  static final SecretKey KEY = SecretKey.forTesting(1);
+
+  @TempDir Path dir;
+
+  @Test
+  void open_withoutSnapshot_butNodeFilesOfAnEarlierRun_isRefused_andDeletesNothing()
+      throws Exception {
+    Path nodes = Files.createDirectories(dir.resolve("nodes"));
+    byte[] earlier = {1, 2, 3};
+    Files.write(nodes.resolve("node-0-0.sketch"), earlier);
+    IOException e = assertThrows(IOException.class,
+        () -> TreeTarget.open(CONFIG, KEY, nodes, false));
+    String m = e.getMessage();
+    assertTrue(m.contains(nodes.toString()) && m.contains("no snapshot")
+        && m.contains("privacy budget a second time") && m.contains("new, empty state-dir"), m);
+    assertTrue(!m.contains("\n"), "one line: " + m);
+    assertArrayEquals(earlier, Files.readAllBytes(nodes.resolve("node-0-0.sketch")));
+  }
+
+  @Test
+  void open_withoutSnapshot_andNoNodeFiles_startsANewRun() throws Exception {
+    Path nodes = dir.resolve("nodes");
+    TreeTarget fresh = TreeTarget.open(CONFIG, KEY, nodes, false);
+    assertEquals(0, fresh.epochsClosed());
+    assertTrue(Files.isDirectory(nodes));
+    if (Files.getFileStore(nodes).supportsFileAttributeView(
+        java.nio.file.attribute.PosixFileAttributeView.class)) {
+      assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+          Files.getPosixFilePermissions(nodes)));
+    }
+    // an empty node directory (created by a start that crashed before any epoch closed) is fine
+    assertEquals(0, TreeTarget.open(CONFIG, KEY, nodes, false).epochsClosed());
+  }
+
+  @Test
+  void open_withSnapshot_leavesTheNodeFilesToTheRestore() throws Exception {
+    Path nodes = Files.createDirectories(dir.resolve("nodes"));
+    Files.write(nodes.resolve("node-0-0.sketch"), new byte[] {1});
+    assertEquals(0, TreeTarget.open(CONFIG, KEY, nodes, true).epochsClosed());
+    assertTrue(Files.exists(nodes.resolve("node-0-0.sketch")));
+  }
+
+  /** Three closed epochs of a few updates each, nodes in {@code dir/nodes}. */
+  private TreeTarget threeEpochs() throws IOException {
+    TreeTarget t = TreeTarget.open(CONFIG, KEY, dir.resolve("nodes"), false);
+    for (int e = 1; e <= 3; e++) {
+      t.update(e, e, 0.5);
+      t.update(2 * e, e + 1, -0.25);
+      t.closeEpoch();
+    }
+    return t;
+  }
+
+  /**
+   * Fewer prefix nodes kept in memory, fewer bytes held (two kept after three epochs: [1, 2] and
+   * [3]); the limit also applies to the tree readState reads, which releases the same.
+   */
+  @Test
+  void keepInMemoryAtMost_appliesNowAndToTheRestoredTree() throws Exception {
+    TreeTarget all = threeEpochs();
+    double[] expected = all.prefix(3, 2).factorization().s();
+    java.io.ByteArrayOutputStream snapshot = new java.io.ByteArrayOutputStream();
+    all.writeState(snapshot);
+    long two = all.sizeInBytes();
+    all.keepInMemoryAtMost(1);
+    long one = all.sizeInBytes();
+    all.keepInMemoryAtMost(0);
+    long none = all.sizeInBytes();
+    assertTrue(none < one && one < two, none + " < " + one + " < " + two);
+    TreeTarget restored = TreeTarget.open(CONFIG, KEY, dir.resolve("nodes"), true);
+    restored.keepInMemoryAtMost(0);
+    restored.readState(new java.io.ByteArrayInputStream(snapshot.toByteArray()));
+    assertEquals(none, restored.sizeInBytes());
+    assertArrayEquals(expected, restored.prefix(3, 2).factorization().s());
+    assertArrayEquals(expected, all.prefix(3, 2).factorization().s());
+  }
+
+  /**
+   * A range's release is the same every time (closed nodes, keyed noise), so the last few are
+   * kept; the least recently used goes first.
+   */
+  @Test
+  void rangeRelease_keepsTheLastFewRanges() throws Exception {
+    assertEquals(4, TreeTarget.RECENT_RANGES, "the sequence below assumes 4");
+    TreeTarget t = threeEpochs();
+    ServedRelease r11 = t.rangeRelease(1, 1);
+    ServedRelease r23 = t.rangeRelease(2, 3);
+    assertSame(r23, t.rangeRelease(2, 3));
+    t.rangeRelease(2, 2);
+    t.rangeRelease(3, 3); // four kept: (1, 1), (2, 3), (2, 2), (3, 3)
+    assertSame(r11, t.rangeRelease(1, 1)); // now the most recently used
+    t.rangeRelease(1, 2); // a fifth: (2, 3), the least recently used, is dropped
+    assertSame(r11, t.rangeRelease(1, 1));
+    ServedRelease again = t.rangeRelease(2, 3);
+    assertNotSame(r23, again, "computed again");
+    // ... and equal: the same nodes with the same keyed noise
+    assertArrayEquals(r23.factorization().s(), again.factorization().s());
+    assertArrayEquals(r23.factorization().u().data(), again.factorization().u().data());
+  }
+
+  /**
+   * One release computation at a time: a range request waits for another release to finish, up
+   * to {@code rangeWait}, then is refused (503); beyond {@code RANGE_SLOTS} under way, at once.
+   */
+  @Test
+  void rangeRelease_waitsForAnotherRelease_thenIsRefused() throws Exception {
+    TreeTarget t = threeEpochs();
+    t.rangeWait = Duration.ofMillis(50);
+    t.computing.acquire(); // as a prefix release would hold it
+    IllegalStateException busy = assertThrows(IllegalStateException.class,
+        () -> t.rangeRelease(1, 2));
+    assertTrue(busy.getMessage().contains("another release has been computed for"),
+        busy.getMessage());
+    assertEquals(TreeTarget.RANGE_SLOTS, t.rangeSlots.availablePermits(), "slot returned");
+
+    t.rangeWait = Duration.ofSeconds(60);
+    Thread prefix = new Thread(() -> {
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      t.computing.release(); // the prefix release ends
+    });
+    prefix.start();
+    assertEquals(2, t.rangeRelease(1, 2).epoch(), "answered once the other release ended");
+    prefix.join();
+    assertEquals(1, t.computing.availablePermits(), "the permit is returned");
+
+    t.rangeSlots.acquire(TreeTarget.RANGE_SLOTS); // two requests under way
+    IllegalStateException full = assertThrows(IllegalStateException.class,
+        () -> t.rangeRelease(2, 3));
+    assertTrue(full.getMessage().contains("already being computed or waiting"),
+        full.getMessage());
+    t.rangeSlots.release(TreeTarget.RANGE_SLOTS);
+    IllegalStateException open = assertThrows(IllegalStateException.class,
+        () -> t.rangeRelease(1, 4));
+    assertTrue(open.getMessage().contains("have not closed yet"), open.getMessage());
+  }
+}
