@@ -1,19 +1,17 @@
 package io.dplrf.deploy.config;
 
-import io.dplrf.sketch.params.Mechanism;
-import io.dplrf.sketch.params.SketchSizes;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
- * Every setting of {@code dplrf serve} (DESIGN.md "Contracts"), validated. Immutable.
+ * Every setting of {@code dplrf serve} (DESIGN.md "Contracts"), validated once into typed values.
+ * Immutable.
  *
  * <p><b>Sources and precedence.</b> A setting {@code some-name} may be given as a line
  * {@code some-name = value} or {@code some-name: value} of the config file (blank lines and lines
@@ -25,47 +23,37 @@ import java.util.regex.Pattern;
  * among the flags are errors naming the line or flag; other {@code DPLRF_*} variables are ignored
  * (the launcher script and container images set some of their own).
  *
- * <p><b>Validation.</b> Every value is checked once, here, with the project's message shape
+ * <p><b>Typed, and each mode parses its own.</b> The settings every mode shares (the budget, the
+ * epoch cut, the contribution bound, Kafka, the state directory, the listeners) are fields here;
+ * the mode's own are one record, parsed by the mode's settings class: {@link TreeSettings} (modes
+ * {@code updates} and {@code rows}), {@link LocalSettings} ({@code local}), {@link
+ * CompletionSettings} ({@code completion}). A setting another mode reads is refused with the
+ * reason it has no meaning here.
+ *
+ * <p><b>Validation.</b> Every value is checked once, with the project's message shape
  * "{name} must be {condition}. Provided value: {value}", followed by where the value came from.
  * Cross-field rules: exactly one of {@code epoch-updates} and {@code epoch-seconds};
  * {@code rank <= min(rows, cols)}; distinct HTTP and operator ports (unless 0).
  *
  * <p>{@link #describe()} lists every setting, its value and its source for the startup log; the
  * admin token is never printed.
- *
- * <p>The settings of mode completion have their own type ({@link CompletionSettings}); the sources
- * are read by {@link ConfigSources}, one value is parsed by {@link SettingParser}.
  */
 public final class ServiceConfig {
   /**
-   * What the service consumes and releases (docs/rows.md): {@code updates}, turnstile updates of
-   * an m×n matrix A (the default); {@code rows}, row records whose unit is one row, clipped to
-   * ‖x‖₂ ≤ C, released as a rank-k factorization of the d×d matrix AᵀA (d = cols); {@code local},
-   * local-DP reports (docs/local-service.md), summed and released as the rank-k basis;
-   * {@code completion}, ratings (i = user, j = item, Δ = rating) kept per user in a RocksDB store
-   * and completed by private Frank–Wolfe under joint DP (docs/completion-service.md).
+   * What the service consumes and releases: {@code updates}, turnstile updates of an m×n matrix A
+   * (the default); {@code rows}, row records whose unit is one row, clipped to ‖x‖₂ ≤ C, released
+   * as a rank-k factorization of the d×d matrix AᵀA (docs/rows.md); {@code local}, local-DP
+   * reports, summed and released as the rank-k basis (docs/local-service.md); {@code completion},
+   * ratings kept per user and completed by private Frank–Wolfe under joint DP
+   * (docs/completion-service.md).
    */
   public enum Mode { UPDATES, ROWS, LOCAL, COMPLETION }
 
-  /**
-   * Mode local's protocol (setting {@code local-mechanism}): {@code local}, paper 002's local-DP
-   * PCA (Gaussian, (ε, δ) per report; the default); {@code local-robust}, LOCAL-ROBUST-PCA (paper
-   * 001, Appendix C, Algorithm 3: Laplace, pure ε per report, m = {@code rows} user slots).
-   */
-  public enum LocalMechanism {
-    LOCAL, LOCAL_ROBUST;
-
-    /** The CLI / config spelling: local, local-robust. */
-    public String cliName() {
-      return SettingParser.cliName(this);
-    }
-  }
-
-  /** The privacy unit of the stream neighbouring relation (DESIGN.md "Privacy model"). */
-  public enum PrivacyUnit { UPDATE, KEY, ROW }
-
-  /** What happens to an update beyond its unit's remaining ℓ1 budget (key and row units). */
-  public enum BudgetPolicy { CLIP, DROP }
+  /** The settings every mode reads. */
+  private static final List<String> COMMON = List.of("mode", "epsilon", "delta", "epoch-updates",
+      "epoch-seconds", "clip", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
+      "dead-letter-topic", "partitions", "embedded-kafka-port", "bind", "http-port",
+      "operator-port", "admin-token");
 
   /** Every setting name, in the order {@link #describe()} lists them. */
   public static final List<String> NAMES = List.of(
@@ -84,138 +72,102 @@ public final class ServiceConfig {
   record Raw(String value, Source source, String where) {}
 
   private final Map<String, Raw> raw;
-  private final Map<String, Object> values = new LinkedHashMap<>();
-  private Map<String, Object> kafkaClientSettings = Map.of();
-  /** Parses and checks one setting at a time into {@link #values}, with one message shape. */
-  private final SettingParser parse;
+  private final Map<String, String> shown;
+  private final Mode mode;
+  private final TreeSettings tree;
+  private final LocalSettings local;
+  private final CompletionSettings completion;
+  private final double epsilon;
+  private final double delta;
+  private final OptionalLong epochUpdates;
+  private final Optional<Duration> epochDuration;
+  private final double clip;
+  private final Path stateDir;
+  private final Path key;
+  private final Optional<String> bootstrapServers;
+  private final Map<String, Object> kafkaClientSettings;
+  private final String topic;
+  private final String deadLetterTopic;
+  private final int partitions;
+  private final int embeddedKafkaPort;
+  private final String bind;
+  private final int httpPort;
+  private final int operatorPort;
+  private final Optional<String> adminToken;
 
   private ServiceConfig(Map<String, Raw> raw) {
     this.raw = raw;
-    this.parse = new SettingParser(raw, values);
-    parse.choice("mode", Mode.class, Mode.UPDATES);
-    boolean completion = mode() == Mode.COMPLETION;
-    for (String name : completion ? CompletionSettings.UNUSED : CompletionSettings.NAMES) {
-      if (raw.containsKey(name)) {
-        throw parse.invalid(name, completion ? "unset in mode completion (the unit is one user: at most"
-            + " max-ratings ratings, each |rating| <= clip; private Frank-Wolfe has no rank, sketch"
-            + " or epoch budget)" : "unset outside mode completion");
+    SettingParser parse = new SettingParser(raw);
+    mode = parse.choice("mode", Mode.class, Mode.UPDATES);
+    if (mode != Mode.COMPLETION) {
+      for (String name : CompletionSettings.NAMES) {
+        parse.refuse(name, "unset outside mode completion");
       }
     }
-    boolean localMode = mode() == Mode.LOCAL;
-    if (!localMode && raw.containsKey("local-mechanism")) {
-      throw parse.invalid("local-mechanism", "unset outside mode local");
+    if (mode != Mode.LOCAL) {
+      parse.refuse("local-mechanism", "unset outside mode local");
+      parse.refuse("seed", "unset outside mode local (it is the public seed of local-DP PCA)");
     }
-    parse.choice("local-mechanism", LocalMechanism.class, LocalMechanism.LOCAL);
-    // local-robust: m = rows user slots, v = sketch-rows, p; pure epsilon-LDP, so no delta.
-    boolean localRobust = localMode && localMechanism() == LocalMechanism.LOCAL_ROBUST;
-    boolean rowsMode = mode() == Mode.ROWS || localMode && !localRobust;
-    if (localMode) {
-      List<String> unset = localRobust
-          ? List.of("privacy-unit", "budget-policy", "mechanism", "alpha", "key", "delta")
-          : List.of("rows", "privacy-unit", "budget-policy", "mechanism", "sketch-rows", "alpha",
-              "key");
-      for (String name : unset) {
-        if (raw.containsKey(name)) {
-          throw parse.invalid(name, "unset in mode local" + (localRobust
-              ? " with local-mechanism local-robust (each report is pure epsilon-LDP: no delta)" : "")
-              + " (clients randomize their own rows with the published protocol; the server sums"
-              + " reports with no key, mechanism or budget)");
-        }
-      }
-    } else if (raw.containsKey("seed")) {
-      throw parse.invalid("seed", "unset outside mode local (it is the public seed of local-DP PCA)");
-    }
-    if (localRobust) {
-      parse.positiveInt("rows"); // m, the public number of user slots
-    } else if (rowsMode) {
-      for (String name : List.of("rows", "privacy-unit", "budget-policy")) {
-        if (raw.containsKey(name)) {
-          throw parse.invalid(name, "unset in mode rows (the privacy unit is one row record, clipped to"
-              + " norm <= clip; the released matrix is the cols x cols matrix AᵀA)");
-        }
-      }
-    } else {
-      parse.positiveInt("rows");
-    }
-    parse.positiveInt("cols");
-    if (completion) {
-      int max = CompletionSettings.FULL_SOLVER_MAX_ITEMS;
-      parse.choice("completion-solver", CompletionSettings.Solver.class,
-          cols() <= max ? CompletionSettings.Solver.FULL : CompletionSettings.Solver.OJA);
-      if (values.get("completion-solver") == CompletionSettings.Solver.FULL && cols() > max) {
-        throw parse.invalid("completion-solver", "oja with cols = " + cols() + " > " + max
-            + " (full needs a dense cols x cols matrix per iteration)");
-      }
-    }
-    if (rowsMode) {
-      values.put("rows", values.get("cols"));
-    }
-    if (completion) {
-      values.put("rank", 0);
-      values.put("epochs", 0);
-      parse.intIn("max-ratings", 80, 1, 1_000_000);
-      parse.intIn("completion-runs", 10, 1, 1_000_000);
-      parse.intIn("completion-every-epochs", 0, 0, Integer.MAX_VALUE);
-      parse.optionalPositiveInt("completion-iterations");
-      parse.number("completion-row-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
-          Double.NaN);
-      parse.number("completion-nuclear-norm", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x),
-          Double.NaN);
-      parse.number("completion-offset", "finite", Double::isFinite, 0.0);
-    } else {
-      values.put("completion-solver", null);
-      parse.positiveInt("rank");
-    }
-    parse.number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
-    if (localRobust) {
-      values.put("delta", 0.0); // pure epsilon-LDP: what /v1/status and releases say
-    } else {
-      parse.number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
-    }
-    // Default: the most accurate valid mechanism for the unit. Every unit of mode updates is
-    // bounded in l1, for which priv2-sparse's sensitivity is exactly C (docs/privacy/l1-units.md);
-    // rows mode sketches AᵀA, whose row difference x xᵀ is only Frobenius-bounded.
-    parse.choice("mechanism", Mechanism.of(Mechanism.Use.LOW_RANK_STREAM),
-        rowsMode ? Mechanism.PRIV2 : Mechanism.PRIV2_SPARSE);
-    if (rowsMode && mechanism() != Mechanism.PRIV2) {
-      throw parse.invalid("mechanism", "priv2 in mode rows (the ata-sketch: Priv2 sketches of AᵀA, whose"
-          + " row difference x xᵀ is a Frobenius-bounded change, not one entry or a rank-one"
-          + " update of A)");
-    }
-    boolean robust = mechanism().robust() || localRobust;
-    parse.number("p", robust ? "in [1, 2) (the robust mechanisms' l_p exponent)" : "1: only robust-lra, "
-        + "robust-pca and local-robust take p", x -> robust ? x >= 1 && x < 2 : x == 1, 1.0);
-    if (!completion) {
-      parse.positiveInt("epochs");
-    }
-    parse.optionalPositiveLong("epoch-updates");
+    // The mode's own settings first: a missing one is what a new user most likely forgot.
+    tree = mode == Mode.UPDATES || mode == Mode.ROWS ? TreeSettings.parse(parse, mode == Mode.ROWS)
+        : null;
+    local = mode == Mode.LOCAL ? LocalSettings.parse(parse) : null;
+    completion = mode == Mode.COMPLETION ? CompletionSettings.parse(parse) : null;
+
+    epsilon = parse.number("epsilon", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), null);
+    // local-robust is pure epsilon-LDP: what /v1/status and releases say.
+    delta = local != null && local.robust() ? parse.derived("delta", 0.0)
+        : parse.number("delta", "in the open interval (0, 1)", x -> x > 0 && x < 1, null);
+    epochUpdates = parse.optionalPositiveLong("epoch-updates");
     // The ingest clock counts milliseconds: a shorter epoch cannot be honoured.
-    parse.number("epoch-seconds", ">= 0.001 and < infinity", x -> x >= 0.001 && Double.isFinite(x),
-        Double.NaN);
-    parse.number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
-    parse.choice("privacy-unit", PrivacyUnit.class, PrivacyUnit.UPDATE);
-    parse.choice("budget-policy", BudgetPolicy.class, BudgetPolicy.CLIP);
-    parse.optionalPositiveInt("sketch-cols");
-    parse.optionalPositiveInt("sketch-rows");
-    parse.number("alpha", "in the open interval (0, 1)", x -> x > 0 && x < 1, SketchSizes.DEFAULT_ALPHA);
-    parse.path("state-dir", "./state");
-    parse.path("key", values.get("state-dir") + "/secret.key");
-    parse.string("bootstrap-servers", null, "a non-empty host:port list", s -> !s.isBlank());
-    parse.optionalPath("kafka-config");
-    parse.string("seed", null, "64 hexadecimal digits", s -> s.matches("[0-9A-Fa-f]{64}"));
-    parse.string("topic", localRobust ? "dplrf-local-robust-reports"
-        : localMode ? "dplrf-local-reports" : rowsMode ? "dplrf-rows"
-        : completion ? "dplrf-ratings" : "dplrf-updates", "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
+    double seconds = parse.optionalNumber("epoch-seconds", ">= 0.001 and < infinity",
+        x -> x >= 0.001 && Double.isFinite(x));
+    epochDuration = Double.isNaN(seconds) ? Optional.empty()
+        : Optional.of(Duration.ofNanos(Math.round(seconds * 1e9)));
+    clip = parse.number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
+    stateDir = parse.path("state-dir", "./state");
+    key = parse.path("key", stateDir + "/secret.key");
+    bootstrapServers = Optional.ofNullable(parse.string("bootstrap-servers", null,
+        "a non-empty host:port list", s -> !s.isBlank()));
+    Optional<Path> kafkaConfig = parse.optionalPath("kafka-config");
+    topic = parse.string("topic", switch (mode) {
+      case UPDATES -> "dplrf-updates";
+      case ROWS -> "dplrf-rows";
+      case LOCAL -> local.robust() ? "dplrf-local-robust-reports" : "dplrf-local-reports";
+      case COMPLETION -> "dplrf-ratings";
+    }, "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
         s -> TOPIC.matcher(s).matches());
-    parse.string("dead-letter-topic", values.get("topic") + ".dead-letter",
-        "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)", s -> TOPIC.matcher(s).matches());
-    parse.intIn("partitions", 1, 1, 100_000);
-    parse.intIn("embedded-kafka-port", 9092, 0, 65535);
-    parse.string("bind", "127.0.0.1", "a non-empty address", s -> !s.isBlank());
-    parse.intIn("http-port", 8080, 0, 65535);
-    parse.intIn("operator-port", 9464, 0, 65535);
-    parse.string("admin-token", null, "non-empty without whitespace", s -> !s.isEmpty() && !s.matches(".*\\s.*"));
-    crossChecks();
+    deadLetterTopic = parse.string("dead-letter-topic", topic + ".dead-letter",
+        "a Kafka topic name ([A-Za-z0-9._-], at most 249 characters)",
+        s -> TOPIC.matcher(s).matches());
+    partitions = parse.intIn("partitions", 1, 1, 100_000);
+    embeddedKafkaPort = parse.intIn("embedded-kafka-port", 9092, 0, 65535);
+    bind = parse.string("bind", "127.0.0.1", "a non-empty address", s -> !s.isBlank());
+    httpPort = parse.intIn("http-port", 8080, 0, 65535);
+    operatorPort = parse.intIn("operator-port", 9464, 0, 65535);
+    adminToken = Optional.ofNullable(parse.string("admin-token", null,
+        "non-empty without whitespace", s -> !s.isEmpty() && !s.matches(".*\\s.*")));
+    shown = parse.shown();
+
+    if (epochUpdates.isPresent() == epochDuration.isPresent()) {
+      throw new ConfigException("exactly one of epoch-updates and epoch-seconds must be set. Provided: "
+          + (epochUpdates.isPresent() ? "both (" + raw.get("epoch-updates").where() + ", "
+              + raw.get("epoch-seconds").where() + ")" : "neither"));
+    }
+    if (httpPort != 0 && httpPort == operatorPort) {
+      throw parse.invalid("operator-port",
+          "different from http-port (the operator endpoints need their own port)");
+    }
+    if (kafkaConfig.isPresent()) {
+      if (bootstrapServers.isEmpty()) {
+        throw parse.invalid("kafka-config", "given only with bootstrap-servers (the embedded broker"
+            + " is plain-text on loopback and takes no client settings)");
+      }
+      kafkaClientSettings = KafkaClientSettings.load(kafkaConfig.get(),
+          "kafka-config (" + raw.get("kafka-config").where() + ")");
+    } else {
+      kafkaClientSettings = Map.of();
+    }
   }
 
   /**
@@ -241,121 +193,72 @@ public final class ServiceConfig {
 
   // ---- typed accessors ----------------------------------------------------------------------
 
-  /** Mode local: the public seed given by the setting {@code seed}, if any. */
-  public java.util.Optional<io.dplrf.sketch.randomness.PublicSeed> seed() {
-    String s = (String) values.get("seed");
-    return s == null ? java.util.Optional.empty()
-        : java.util.Optional.of(io.dplrf.sketch.randomness.PublicSeed.parse(s));
+  public Mode mode() {
+    return mode;
   }
 
   /**
-   * Mode local: t, the width of each report: {@code sketch-cols}, or paper 002's default t for
-   * (d, d, k) at the default α clamped to d, as {@code dplrf pca --mechanism local}.
+   * Modes updates and rows: their settings.
+   *
+   * @throws IllegalStateException in another mode
    */
-  public int localSketchCols() {
-    OptionalInt t = sketchCols();
-    return t.isPresent() ? t.getAsInt()
-        : SketchSizes.defaults(cols(), cols(), rank(), SketchSizes.DEFAULT_ALPHA).t();
+  public TreeSettings tree() {
+    return modeSettings(tree, "updates or rows");
   }
 
-  public Mode mode() {
-    return (Mode) values.get("mode");
+  /** Mode local: its settings. @throws IllegalStateException in another mode */
+  public LocalSettings local() {
+    return modeSettings(local, "local");
   }
 
-  /** Mode local's protocol; {@link LocalMechanism#LOCAL} in the other modes (unused there). */
-  public LocalMechanism localMechanism() {
-    return (LocalMechanism) values.get("local-mechanism");
+  /** Mode completion: its settings. @throws IllegalStateException in another mode */
+  public CompletionSettings completion() {
+    return modeSettings(completion, "completion");
   }
 
-  /** True in mode local with {@code local-mechanism = local-robust}. */
-  public boolean localRobust() {
-    return mode() == Mode.LOCAL && localMechanism() == LocalMechanism.LOCAL_ROBUST;
-  }
-
-  /** m; in mode rows, d = cols (the released matrix AᵀA is d×d). */
-  public int rows() {
-    return (Integer) values.get("rows");
-  }
-
-  public int cols() {
-    return (Integer) values.get("cols");
-  }
-
-  public int rank() {
-    return (Integer) values.get("rank");
+  private <T> T modeSettings(T settings, String modes) {
+    if (settings == null) {
+      throw new IllegalStateException("the settings of mode " + modes + " in mode "
+          + SettingParser.cliName(mode));
+    }
+    return settings;
   }
 
   public double epsilon() {
-    return (Double) values.get("epsilon");
+    return epsilon;
   }
 
+  /** δ; 0 for the pure-ε mechanisms that take none (local-robust). */
   public double delta() {
-    return (Double) values.get("delta");
-  }
-
-  public Mechanism mechanism() {
-    return (Mechanism) values.get("mechanism");
-  }
-
-  /** T, the number of epochs the privacy budget covers. */
-  public int epochs() {
-    return (Integer) values.get("epochs");
+    return delta;
   }
 
   /** Updates per epoch, when epochs are closed by count. */
   public OptionalLong epochUpdates() {
-    Long v = (Long) values.get("epoch-updates");
-    return v == null ? OptionalLong.empty() : OptionalLong.of(v);
+    return epochUpdates;
   }
 
   /** Length of an epoch, when epochs are closed by time. */
   public Optional<Duration> epochDuration() {
-    double s = (Double) values.get("epoch-seconds");
-    return Double.isNaN(s) ? Optional.empty() : Optional.of(Duration.ofNanos(Math.round(s * 1e9)));
+    return epochDuration;
   }
 
-  /** The ℓp exponent of robust-lra / robust-pca, in [1, 2); 1 otherwise. */
-  public double p() {
-    return (Double) values.get("p");
-  }
-
+  /** C, the contribution bound of the mode's privacy unit. */
   public double clip() {
-    return (Double) values.get("clip");
-  }
-
-  public PrivacyUnit privacyUnit() {
-    return (PrivacyUnit) values.get("privacy-unit");
-  }
-
-  public BudgetPolicy budgetPolicy() {
-    return (BudgetPolicy) values.get("budget-policy");
-  }
-
-  public OptionalInt sketchCols() {
-    Integer v = (Integer) values.get("sketch-cols");
-    return v == null ? OptionalInt.empty() : OptionalInt.of(v);
-  }
-
-  public OptionalInt sketchRows() {
-    Integer v = (Integer) values.get("sketch-rows");
-    return v == null ? OptionalInt.empty() : OptionalInt.of(v);
-  }
-
-  public double alpha() {
-    return (Double) values.get("alpha");
+    return clip;
   }
 
   public Path stateDir() {
-    return (Path) values.get("state-dir");
+    return stateDir;
   }
 
   public Path key() {
-    return (Path) values.get("key");
+    return key;
   }
 
   /** External Kafka; empty means: start the embedded broker. */
   public Optional<String> bootstrapServers() {
-    return Optional.ofNullable((String) values.get("bootstrap-servers"));
+    return bootstrapServers;
   }
 
   /** {@code kafka-config}'s settings ({@link KafkaClientSettings}); empty without it. */
@@ -364,52 +267,38 @@ public final class ServiceConfig {
   }
 
   public String topic() {
-    return (String) values.get("topic");
+    return topic;
   }
 
   public String deadLetterTopic() {
-    return (String) values.get("dead-letter-topic");
+    return deadLetterTopic;
   }
 
   /** Partitions of topics the service creates. */
   public int partitions() {
-    return (Integer) values.get("partitions");
+    return partitions;
   }
 
   public int embeddedKafkaPort() {
-    return (Integer) values.get("embedded-kafka-port");
+    return embeddedKafkaPort;
   }
 
   /** The address both HTTP servers bind to. */
   public String bind() {
-    return (String) values.get("bind");
+    return bind;
   }
 
   public int httpPort() {
-    return (Integer) values.get("http-port");
+    return httpPort;
   }
 
   public int operatorPort() {
-    return (Integer) values.get("operator-port");
+    return operatorPort;
   }
 
   /** The operator endpoints' bearer token; empty means they are open (bind them to loopback). */
   public Optional<String> adminToken() {
-    return Optional.ofNullable((String) values.get("admin-token"));
-  }
-
-  /** Mode completion's settings; null in the other modes. */
-  public CompletionSettings completion() {
-    if (mode() != Mode.COMPLETION) {
-      return null;
-    }
-    Integer t = (Integer) values.get("completion-iterations");
-    return new CompletionSettings((Integer) values.get("max-ratings"),
-        (Integer) values.get("completion-runs"), (Integer) values.get("completion-every-epochs"),
-        t == null ? OptionalInt.empty() : OptionalInt.of(t),
-        (Double) values.get("completion-row-norm"), (Double) values.get("completion-nuclear-norm"),
-        (CompletionSettings.Solver) values.get("completion-solver"),
-        (Double) values.get("completion-offset"));
+    return adminToken;
   }
 
   /** Where {@code name}'s value came from. */
@@ -421,25 +310,36 @@ public final class ServiceConfig {
     return r == null ? Source.DEFAULT : r.source();
   }
 
+  /** The settings the configured mode reads: the common ones and its own. */
+  private boolean read(String name) {
+    return COMMON.contains(name) || switch (mode) {
+      case UPDATES, ROWS -> TreeSettings.NAMES.contains(name);
+      case LOCAL -> LocalSettings.NAMES.contains(name);
+      case COMPLETION -> CompletionSettings.READS.contains(name);
+    };
+  }
+
   /** One line per setting, "name = value (source)", for the startup log. Never prints the token. */
   public String describe() {
     StringBuilder b = new StringBuilder("settings:\n");
     int width = NAMES.stream().mapToInt(String::length).max().orElse(0);
     for (String name : NAMES) {
-      Object v = values.get(name);
-      String shown;
-      if (mode() == Mode.COMPLETION && CompletionSettings.UNUSED.contains(name)) {
-        shown = "(not used in mode completion)";
+      String v = shown.get(name);
+      String shownValue;
+      if (!read(name)) {
+        shownValue = "(not used in mode " + SettingParser.cliName(mode) + ")";
       } else if (name.equals("admin-token")) {
-        shown = v == null ? "(none: operator endpoints are open)" : "(set, " + ((String) v).length() + " characters)";
-      } else if (v == null || v instanceof Double d && d.isNaN()) {
-        shown = name.equals("bootstrap-servers") ? "(none: embedded broker)" : "(unset)";
+        shownValue = v == null ? "(none: operator endpoints are open)"
+            : "(set, " + v.length() + " characters)";
+      } else if (v == null) {
+        shownValue = name.equals("bootstrap-servers") ? "(none: embedded broker)" : "(unset)";
       } else {
-        shown = v instanceof Enum<?> e ? SettingParser.cliName(e) : v.toString();
+        shownValue = v;
       }
       Raw r = raw.get(name);
       b.append("  ").append(name).append(" ".repeat(width - name.length())).append(" = ")
-          .append(shown).append("  (").append(r == null ? "default" : r.where()).append(")\n");
+          .append(shownValue).append("  (").append(r == null ? "default" : r.where())
+          .append(")\n");
     }
     return b.toString();
   }
@@ -449,42 +349,12 @@ public final class ServiceConfig {
     return describe();
   }
 
-  private void crossChecks() {
-    boolean byCount = values.get("epoch-updates") != null;
-    boolean byTime = !((Double) values.get("epoch-seconds")).isNaN();
-    if (byCount == byTime) {
-      throw new ConfigException("exactly one of epoch-updates and epoch-seconds must be set. Provided: "
-          + (byCount ? "both (" + raw.get("epoch-updates").where() + ", "
-              + raw.get("epoch-seconds").where() + ")" : "neither"));
-    }
-    int min = Math.min(rows(), cols());
-    if (rank() > min) {
-      throw parse.invalid("rank", "<= min(rows, cols) = " + min);
-    }
-    if (localRobust()) {
-      // t <= d and the sizes' own rules are checked by the protocol (LocalRobustProtocol.of).
-      if (sketchCols().isPresent() && sketchCols().getAsInt() > cols()) {
-        throw parse.invalid("sketch-cols", "<= cols = " + cols() + " with local-robust (t <= d)");
-      }
-    } else if (mode() == Mode.LOCAL) {
-      if (localSketchCols() > cols()) {
-        throw parse.invalid("sketch-cols", "<= cols = " + cols() + " in mode local (t <= d)");
-      }
-      if (rank() > localSketchCols()) {
-        throw parse.invalid("rank", "<= sketch-cols = " + localSketchCols() + " in mode local");
-      }
-    }
-    if (httpPort() != 0 && httpPort() == operatorPort()) {
-      throw parse.invalid("operator-port", "different from http-port (the operator endpoints need their own port)");
-    }
-    Path kafkaConfig = (Path) values.get("kafka-config");
-    if (kafkaConfig != null) {
-      if (bootstrapServers().isEmpty()) {
-        throw parse.invalid("kafka-config", "given only with bootstrap-servers (the embedded broker"
-            + " is plain-text on loopback and takes no client settings)");
-      }
-      kafkaClientSettings = KafkaClientSettings.load(kafkaConfig,
-          "kafka-config (" + raw.get("kafka-config").where() + ")");
+  static {
+    // Every name is read by some mode, and the describe order lists them all.
+    List<String> all = Stream.of(COMMON, TreeSettings.NAMES, LocalSettings.NAMES,
+        CompletionSettings.READS).flatMap(List::stream).distinct().toList();
+    if (!NAMES.containsAll(all) || !all.containsAll(NAMES)) {
+      throw new AssertionError("setting names out of step: " + all + " vs " + NAMES);
     }
   }
 }

@@ -37,9 +37,9 @@ class ServiceConfigTest {
   @Test
   void defaults_areTheDocumentedOnes() {
     ServiceConfig c = ServiceConfig.load(REQUIRED, 0, Map.of());
-    assertEquals(Mechanism.PRIV2_SPARSE, c.mechanism());
+    assertEquals(Mechanism.PRIV2_SPARSE, c.tree().mechanism());
     assertEquals(1.0, c.clip());
-    assertEquals(ServiceConfig.PrivacyUnit.UPDATE, c.privacyUnit());
+    assertEquals(TreeSettings.PrivacyUnit.UPDATE, c.tree().privacyUnit());
     assertEquals(Path.of("./state"), c.stateDir());
     assertEquals(Path.of("./state/secret.key"), c.key());
     assertTrue(c.bootstrapServers().isEmpty());
@@ -166,7 +166,7 @@ class ServiceConfigTest {
   @Test
   void unknownDplrfEnvironmentVariables_areIgnored() {
     ServiceConfig c = ServiceConfig.load(REQUIRED, 0, Map.of("DPLRF_HOME", "/opt/dplrf"));
-    assertEquals(5, c.rank());
+    assertEquals(5, c.tree().rank());
   }
 
   @Test
@@ -196,9 +196,9 @@ class ServiceConfigTest {
   void robustMechanisms_takeP_inOneToTwo() {
     String[] lra = with("--mechanism", "robust-lra");
     ServiceConfig c = ServiceConfig.load(lra, 0, Map.of("DPLRF_P", "1.5"));
-    assertEquals(Mechanism.ROBUST_LRA, c.mechanism());
-    assertEquals(1.5, c.p());
-    assertEquals(1.0, ServiceConfig.load(with("--mechanism", "robust-pca"), 0, Map.of()).p());
+    assertEquals(Mechanism.ROBUST_LRA, c.tree().mechanism());
+    assertEquals(1.5, c.tree().p());
+    assertEquals(1.0, ServiceConfig.load(with("--mechanism", "robust-pca"), 0, Map.of()).tree().p());
     for (String bad : new String[] {"2", "0.9"}) {
       assertEquals("p must be in [1, 2) (the robust mechanisms' l_p exponent). Provided value: "
           + bad + " (env DPLRF_P)", assertThrows(ConfigException.class,
@@ -272,7 +272,7 @@ class ServiceConfigTest {
     assertEquals(ServiceConfig.Mode.ROWS, c.mode());
     assertEquals("dplrf-rows", c.topic());
     assertEquals("dplrf-rows.dead-letter", c.deadLetterTopic());
-    assertEquals(50, c.rows(), "AᵀA is d x d");
+    assertEquals(50, c.tree().rows(), "AᵀA is d x d");
     assertEquals(ServiceConfig.Mode.UPDATES, ServiceConfig.load(REQUIRED, 0, Map.of()).mode());
     assertTrue(c.describe().contains("  mode "), c.describe());
   }
@@ -314,12 +314,12 @@ class ServiceConfigTest {
     assertEquals(ServiceConfig.Mode.LOCAL, c.mode());
     assertEquals("dplrf-local-reports", c.topic());
     assertEquals("dplrf-local-reports.dead-letter", c.deadLetterTopic());
-    assertEquals(64, c.rows());
-    assertEquals(64, c.localSketchCols(), "t = d at d = 64, k = 10, as dplrf pca --mechanism local");
-    assertTrue(c.seed().isEmpty());
+    assertEquals(64, c.local().rows());
+    assertEquals(64, c.local().localSketchCols(), "t = d at d = 64, k = 10, as dplrf pca --mechanism local");
+    assertTrue(c.local().seed().isEmpty());
     String hex = "ab".repeat(32);
-    assertEquals(hex, ServiceConfig.load(local("--seed", hex), 0, Map.of()).seed().get().toString());
-    assertEquals(20, ServiceConfig.load(local("--sketch-cols", "20"), 0, Map.of()).localSketchCols());
+    assertEquals(hex, ServiceConfig.load(local("--seed", hex), 0, Map.of()).local().seed().get().toString());
+    assertEquals(20, ServiceConfig.load(local("--sketch-cols", "20"), 0, Map.of()).local().localSketchCols());
   }
 
   @Test
@@ -359,20 +359,20 @@ class ServiceConfigTest {
   @Test
   void localRobust_takesUserSlotsSketchSizesAndP_hasNoDelta_andItsOwnTopic() {
     ServiceConfig c = ServiceConfig.load(LOCAL_ROBUST, 0, Map.of());
-    assertEquals(ServiceConfig.LocalMechanism.LOCAL_ROBUST, c.localMechanism());
-    assertTrue(c.localRobust());
-    assertEquals(500, c.rows(), "m user slots");
+    assertEquals(Mechanism.LOCAL_ROBUST, c.local().mechanism());
+    assertTrue(c.local().robust());
+    assertEquals(500, c.local().rows(), "m user slots");
     assertEquals(0.0, c.delta(), "pure epsilon-LDP");
-    assertEquals(1.0, c.p());
+    assertEquals(1.0, c.local().p());
     assertEquals("dplrf-local-robust-reports", c.topic());
     ServiceConfig sized = ServiceConfig.load(localRobust("--sketch-cols", "6", "--sketch-rows",
         "12", "--p", "1.5"), 0, Map.of());
-    assertEquals(6, sized.sketchCols().getAsInt());
-    assertEquals(12, sized.sketchRows().getAsInt());
-    assertEquals(1.5, sized.p());
+    assertEquals(6, sized.local().sketchCols().getAsInt());
+    assertEquals(12, sized.local().sketchRows().getAsInt());
+    assertEquals(1.5, sized.local().p());
     ServiceConfig plain = ServiceConfig.load(LOCAL_MODE, 0, Map.of());
-    assertEquals(ServiceConfig.LocalMechanism.LOCAL, plain.localMechanism());
-    assertFalse(plain.localRobust());
+    assertEquals(Mechanism.LOCAL, plain.local().mechanism());
+    assertFalse(plain.local().robust());
   }
 
   @Test

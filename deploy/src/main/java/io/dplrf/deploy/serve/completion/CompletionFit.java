@@ -75,7 +75,7 @@ final class CompletionFit implements CompletionRuns.Fitter {
     if (config.completion().solver() == CompletionSettings.Solver.OJA) {
       p = p.withSolver(EigenSolver.OJA, CompletionParams.DEFAULT_OJA_STEPS);
     }
-    return new CompletionFit(config.rows(), config.cols(), p, budget, key,
+    return new CompletionFit(config.completion().users(), config.completion().items(), p, budget, key,
         config.completion().offset());
   }
 

@@ -90,9 +90,9 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
 
   @Override
   public IngestConfig ingestConfig() {
-    return IngestSettings.of(config, new ContributionBounds.Config(config.rows(), config.cols(),
+    return IngestSettings.of(config, new ContributionBounds.Config(config.completion().users(), config.completion().items(),
         config.clip(), ContributionBounds.Unit.USER_RATING,
-        ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name())));
+        ContributionBounds.BudgetPolicy.CLIP));
   }
 
   @Override
@@ -140,7 +140,7 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
     return new Status(started(), config.completion().runs(), config.epsilon(), config.delta(),
         Mechanism.PRIVATE_FRANK_WOLFE.cliName(), NeighbouringRelation.ONE_USER.cliName(),
         neighbouring(config), config.clip(), "user", exhausted(), message(this), lastRun(),
-        config.rows(), config.cols(), 0, Map.of("completion", statusFields()));
+        config.completion().users(), config.completion().items(), 0, Map.of("completion", statusFields()));
   }
 
   @Override
@@ -180,8 +180,8 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("run", f.run());
       m.put("finished", f.at().toString());
-      m.put("users", config.rows());
-      m.put("items", config.cols());
+      m.put("users", config.completion().users());
+      m.put("items", config.completion().items());
       m.put("privacy", "private Frank-Wolfe (paper 004 Algorithm 1): this output is"
           + " (epsilonPerRun, delta)-DP for one user's ratings (see /v1/status completion.budget);"
           + " predictions are joint-DP and served to their own user only");
@@ -201,12 +201,12 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
 
   @Override
   public int users() {
-    return config.rows();
+    return config.completion().users();
   }
 
   @Override
   public int items() {
-    return config.cols();
+    return config.completion().items();
   }
 
   @Override
@@ -318,7 +318,7 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
         predictions: /v1/users/{id}/predictions with her token)
           operator:       http://%s:%d/metrics, /admin/ingest, POST /admin/completion/run, \
         POST /admin/users/{id}/token%s
-          state:          %s""", config.rows(), config.cols(), config.clip(),
+          state:          %s""", config.completion().users(), config.completion().items(), config.clip(),
         config.completion().maxRatings(), config.epsilon(), config.delta(), config.completion().runs(), bootstrap,
         config.topic(), config.topic(), bootstrap, config.bind(), httpPort, config.bind(),
         operatorPort, config.adminToken().isPresent() ? " (token required)" : "",

@@ -40,8 +40,8 @@ public final class LocalMode implements ServiceMode {
     this.config = config;
     this.store = store;
     this.aggregate = aggregate;
-    this.releases = new EpochReleases(new ReleaseCache(), config.epochs(),
-        (epoch, at) -> aggregate.release(epoch, config.rank(), at), context,
+    this.releases = new EpochReleases(new ReleaseCache(), config.local().epochs(),
+        (epoch, at) -> aggregate.release(epoch, config.local().rank(), at), context,
         "no further releases (T bounds releases only in local mode; no budget was spent by the"
             + " server)");
   }
@@ -55,9 +55,9 @@ public final class LocalMode implements ServiceMode {
 
   @Override
   public IngestConfig ingestConfig() {
-    return IngestSettings.of(config, new ContributionBounds.Config(config.rows(), config.cols(),
+    return IngestSettings.of(config, new ContributionBounds.Config(config.local().rows(), config.local().cols(),
         config.clip(), ContributionBounds.Unit.LOCAL_REPORT,
-        ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name())));
+        ContributionBounds.BudgetPolicy.CLIP));
   }
 
   @Override
@@ -100,11 +100,11 @@ public final class LocalMode implements ServiceMode {
   @Override
   public Status status() {
     int released = releases.released();
-    return new Status(released, config.epochs(), config.epsilon(), config.delta(),
-        config.localMechanism().cliName(), NeighbouringRelation.LOCAL.cliName(),
-        aggregate.neighbouring(), config.clip(), "report", released >= config.epochs(),
-        LocalPcaParts.message(released, config.epochs()), releases.lastRelease(), config.rows(),
-        config.cols(), config.rank());
+    return new Status(released, config.local().epochs(), config.epsilon(), config.delta(),
+        config.local().mechanism().cliName(), NeighbouringRelation.LOCAL.cliName(),
+        aggregate.neighbouring(), config.clip(), "report", released >= config.local().epochs(),
+        LocalPcaParts.message(released, config.local().epochs()), releases.lastRelease(), config.local().rows(),
+        config.local().cols(), config.local().rank());
   }
 
   @Override
@@ -121,8 +121,8 @@ public final class LocalMode implements ServiceMode {
     metrics.reportsApplied(now.updatesApplied() - last.updatesApplied());
     int released = releases.released();
     metrics.epochCurrent(released);
-    metrics.epochsLeft(config.epochs() - released);
-    metrics.releaseExhausted(released >= config.epochs());
+    metrics.epochsLeft(config.local().epochs() - released);
+    metrics.releaseExhausted(released >= config.local().epochs());
   }
 
   @Override

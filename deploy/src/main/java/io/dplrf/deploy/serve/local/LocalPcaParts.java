@@ -44,16 +44,16 @@ final class LocalPcaParts {
    * --mechanism local}), C = clip, (ε, δ) per report, and the public seed of {@link #seed}.
    */
   static LocalPcaProtocol protocol(ServiceConfig config) throws IOException {
-    PublicSeed seed = seed(config.stateDir(), config.seed().orElse(null));
-    return LocalPcaProtocol.of(seed, config.cols(), config.localSketchCols(), config.clip(),
+    PublicSeed seed = seed(config.stateDir(), config.local().seed().orElse(null));
+    return LocalPcaProtocol.of(seed, config.local().cols(), config.local().localSketchCols(), config.clip(),
         new PrivacyParams(config.epsilon(), config.delta()));
   }
 
   /** Mode local's aggregate for the configured {@code local-mechanism}, with its protocol. */
   static LocalAggregate aggregate(ServiceConfig config) throws IOException {
-    return config.localRobust()
-        ? new LocalRobustTarget(LocalRobustParts.protocol(config), config.epochs())
-        : new LocalTarget(protocol(config), config.epochs());
+    return config.local().robust()
+        ? new LocalRobustTarget(LocalRobustParts.protocol(config), config.local().epochs())
+        : new LocalTarget(protocol(config), config.local().epochs());
   }
 
   /**
@@ -173,9 +173,9 @@ final class LocalPcaParts {
           --delta %s --clip %s --sketch-cols %d --topic %s --bootstrap-servers %s
             pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
             operator:       http://%s:%d/metrics, /admin/ingest%s
-            state:          %s""", config.cols(), config.rank(), config.cols(),
+            state:          %s""", config.local().cols(), config.local().rank(), config.local().cols(),
           p.sketchCols(), config.epsilon(), config.delta(), config.clip(),
-          config.epochs(), config.bind(), httpPort, p.id(),
+          config.local().epochs(), config.bind(), httpPort, p.id(),
           p.seed(), bootstrap, config.topic(), p.seed(),
           config.epsilon(), config.delta(), config.clip(), p.sketchCols(),
           config.topic(), bootstrap, config.bind(), httpPort, config.bind(),

@@ -44,14 +44,14 @@ final class LocalRobustParts {
    * per report, the default stable clip, and the public seed of {@link LocalPcaParts#seed}.
    */
   static LocalRobustProtocol protocol(ServiceConfig config) throws IOException {
-    PublicSeed seed = LocalPcaParts.seed(config.stateDir(), config.seed().orElse(null));
+    PublicSeed seed = LocalPcaParts.seed(config.stateDir(), config.local().seed().orElse(null));
     return protocol(seed, config);
   }
 
   static LocalRobustProtocol protocol(PublicSeed seed, ServiceConfig config) {
-    return LocalRobustProtocol.of(seed, config.rows(), config.cols(), config.rank(),
-        config.sketchCols().isPresent() ? config.sketchCols().getAsInt() : null,
-        config.sketchRows().isPresent() ? config.sketchRows().getAsInt() : null, config.p(),
+    return LocalRobustProtocol.of(seed, config.local().rows(), config.local().cols(), config.local().rank(),
+        config.local().sketchCols().isPresent() ? config.local().sketchCols().getAsInt() : null,
+        config.local().sketchRows().isPresent() ? config.local().sketchRows().getAsInt() : null, config.local().p(),
         config.clip(), RobustMatrices.DEFAULT_STABLE_CLIP,
         new PrivacyParams(config.epsilon(), UNUSED_DELTA));
   }
@@ -154,7 +154,7 @@ final class LocalRobustParts {
             pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
             operator:       http://%s:%d/metrics, /admin/ingest%s
             state:          %s""", sz.m(), sz.n(), sz.k(), sz.t(), sz.v(), p.p(),
-          p.privacy().epsilon(), p.clip(), config.epochs(), config.bind(), httpPort, p.id(),
+          p.privacy().epsilon(), p.clip(), config.local().epochs(), config.bind(), httpPort, p.id(),
           p.seed(), bootstrap, config.topic(), p.seed(), sz.m(), sz.n(), sz.k(), sz.t(), sz.v(),
           p.p(), p.clip(), p.privacy().epsilon(), p.id(), config.topic(), bootstrap, config.bind(),
           httpPort, config.bind(), operatorPort,

@@ -1,6 +1,7 @@
 package io.dplrf.deploy.serve.tree;
 
 import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.deploy.config.TreeSettings;
 import io.dplrf.deploy.http.ModeRoutes;
 import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.ServedRelease;
@@ -60,9 +61,9 @@ public final class TreeMode implements ServiceMode {
     this.bounds = bounds(config);
     Map<String, Object> metadata = releaseMetadata(config);
     tree.describeReleases(metadata);
-    this.releases = new EpochReleases(new ReleaseCache(tree::rangeRelease), config.epochs(),
+    this.releases = new EpochReleases(new ReleaseCache(tree::rangeRelease), config.tree().epochs(),
         (epoch, at) -> {
-          ReportedFactorization r = tree.prefix(epoch, config.rank());
+          ReportedFactorization r = tree.prefix(epoch, config.tree().rank());
           return new ServedRelease(1, epoch, r.factorization(), r.report(), at, metadata);
         }, context, "the privacy budget is spent; the last release stays available, no new ones");
   }
@@ -72,33 +73,33 @@ public final class TreeMode implements ServiceMode {
    * analysis needs the same rank-one difference in every node: one update).
    */
   public static void check(ServiceConfig config) {
-    if (config.mode() == ServiceConfig.Mode.UPDATES && config.mechanism() == Mechanism.PRIV1
-        && config.privacyUnit() != ServiceConfig.PrivacyUnit.UPDATE) {
+    if (config.mode() == ServiceConfig.Mode.UPDATES && config.tree().mechanism() == Mechanism.PRIV1
+        && config.tree().privacyUnit() != TreeSettings.PrivacyUnit.UPDATE) {
       throw new IllegalArgumentException("mechanism priv1 protects one update only (its privacy"
           + " argument needs the same rank-one difference in every tree node); use mechanism"
           + " priv2-sparse (the default) with privacy-unit "
-          + config.privacyUnit().name().toLowerCase(Locale.ROOT));
+          + config.tree().privacyUnit().name().toLowerCase(Locale.ROOT));
     }
   }
 
   /** The tree, keyed by the secret key, restored from the state directory if it holds one. */
   public static TreeMode open(ServiceConfig config, ModeContext context) throws IOException {
     StateStore store = new StateStore(config.stateDir());
-    Mechanism mechanism = config.mechanism();
+    Mechanism mechanism = config.tree().mechanism();
     SecretKey key = SecretKey.loadOrCreate(config.key());
     SketchSizes sizes = mechanism.robust()
-        ? RobustPlan.defaultSizes(config.rows(), config.cols(), config.rank(),
-            boxed(config.sketchCols()), boxed(config.sketchRows()))
-        : SketchSizes.of(config.rows(), config.cols(), config.rank(),
-            boxed(config.sketchCols()), boxed(config.sketchRows()), config.alpha());
+        ? RobustPlan.defaultSizes(config.tree().rows(), config.tree().cols(), config.tree().rank(),
+            boxed(config.tree().sketchCols()), boxed(config.tree().sketchRows()))
+        : SketchSizes.of(config.tree().rows(), config.tree().cols(), config.tree().rank(),
+            boxed(config.tree().sketchCols()), boxed(config.tree().sketchRows()), config.tree().alpha());
     // Rows mode: the tree sketches the d×d matrix AᵀA, to which one row adds x xᵀ with
     // ‖x xᵀ‖_F = ‖x‖₂² ≤ C²; the Priv2 plan is private for every difference of Frobenius norm
     // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
     boolean rows = config.mode() == ServiceConfig.Mode.ROWS;
     double treeClip = rows ? config.clip() * config.clip() : config.clip();
     TreeConfig tree = new TreeConfig(mechanism, relation(config), sizes,
-        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.epochs(), true,
-        config.p());
+        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.tree().epochs(), true,
+        config.tree().p());
     TreeTarget target = TreeTarget.open(tree, key, config.stateDir().resolve("nodes"),
         store.exists());
     HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
@@ -111,10 +112,10 @@ public final class TreeMode implements ServiceMode {
    * clamp and budget of {@code privacy-unit}, {@code clip} and {@code budget-policy}.
    */
   static ContributionBounds.Config bounds(ServiceConfig config) {
-    return new ContributionBounds.Config(config.rows(), config.cols(), config.clip(),
+    return new ContributionBounds.Config(config.tree().rows(), config.tree().cols(), config.clip(),
         config.mode() == ServiceConfig.Mode.ROWS ? ContributionBounds.Unit.ROW_RECORD
-            : ContributionBounds.Unit.valueOf(config.privacyUnit().name()),
-        ContributionBounds.BudgetPolicy.valueOf(config.budgetPolicy().name()));
+            : ContributionBounds.Unit.valueOf(config.tree().privacyUnit().name()),
+        ContributionBounds.BudgetPolicy.valueOf(config.tree().budgetPolicy().name()));
   }
 
   private static Integer boxed(OptionalInt o) {
@@ -131,25 +132,25 @@ public final class TreeMode implements ServiceMode {
     if (config.mode() == ServiceConfig.Mode.ROWS) {
       return NeighbouringRelation.FROBENIUS;
     }
-    return switch (config.mechanism()) {
+    return switch (config.tree().mechanism()) {
       case PRIV1 -> NeighbouringRelation.RANK_ONE;
       case ROBUST_LRA, ROBUST_PCA -> NeighbouringRelation.ENTRYWISE_L1;
-      case PRIV2, PRIV2_SPARSE -> config.privacyUnit() == ServiceConfig.PrivacyUnit.UPDATE
+      case PRIV2, PRIV2_SPARSE -> config.tree().privacyUnit() == TreeSettings.PrivacyUnit.UPDATE
           ? NeighbouringRelation.ONE_ENTRY : NeighbouringRelation.ENTRYWISE_L1;
-      default -> throw new IllegalStateException(config.mechanism() + " does not stream");
+      default -> throw new IllegalStateException(config.tree().mechanism() + " does not stream");
     };
   }
 
   /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */
   static String mechanismName(ServiceConfig config) {
     return config.mode() == ServiceConfig.Mode.ROWS ? Mechanism.ATA_SKETCH.cliName()
-        : config.mechanism().cliName();
+        : config.tree().mechanism().cliName();
   }
 
   /** "update", "key" or "row" in mode updates; "row" (one row record) in rows mode. */
   static String privacyUnit(ServiceConfig config) {
     return config.mode() == ServiceConfig.Mode.ROWS ? "row"
-        : config.privacyUnit().name().toLowerCase(Locale.ROOT);
+        : config.tree().privacyUnit().name().toLowerCase(Locale.ROOT);
   }
 
   /**
@@ -166,13 +167,13 @@ public final class TreeMode implements ServiceMode {
               + " (which records arrive, their lengths, ids, order and times are public)"
           : "; the other stream lacks it (epochs are cut by the clock: arrival times are public)");
     }
-    String unit = switch (config.privacyUnit()) {
+    String unit = switch (config.tree().privacyUnit()) {
       case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
       case KEY -> "streams differing in all updates carrying one record key, sum |delta| <= " + c;
       case ROW -> "streams differing in all updates to one row, sum |delta| <= " + c;
     };
-    String relation = config.mechanism().robust()
-        ? "entrywise l1 (robust, p = " + config.p() + ", pure epsilon-DP): "
+    String relation = config.tree().mechanism().robust()
+        ? "entrywise l1 (robust, p = " + config.tree().p() + ", pure epsilon-DP): "
         : relation(config) == NeighbouringRelation.ENTRYWISE_L1
         ? "entrywise l1 (the unit's updates may spread over entries and epochs): " : "";
     return relation + unit + (config.epochUpdates().isPresent()
@@ -194,7 +195,7 @@ public final class TreeMode implements ServiceMode {
     m.put("epsilon", config.epsilon());
     m.put("delta", config.delta());
     m.put("clip", config.clip());
-    m.put("epochs", config.epochs());
+    m.put("epochs", config.tree().epochs());
     return m;
   }
 
@@ -245,15 +246,15 @@ public final class TreeMode implements ServiceMode {
   @Override
   public Status status() {
     int released = releases.released();
-    boolean exhausted = released >= config.epochs();
+    boolean exhausted = released >= config.tree().epochs();
     String message = exhausted
-        ? "epoch T = " + config.epochs() + " reached: the privacy budget is spent, no further releases"
+        ? "epoch T = " + config.tree().epochs() + " reached: the privacy budget is spent, no further releases"
         : released == 0 ? "waiting for the first epoch to close"
         : "releasing after every epoch";
-    return new Status(released, config.epochs(), config.epsilon(), config.delta(),
+    return new Status(released, config.tree().epochs(), config.epsilon(), config.delta(),
         mechanismName(config), relation(config).cliName(), neighbouring(config), config.clip(),
-        privacyUnit(config), exhausted, message, releases.lastRelease(), config.rows(),
-        config.cols(), config.rank());
+        privacyUnit(config), exhausted, message, releases.lastRelease(), config.tree().rows(),
+        config.tree().cols(), config.tree().rank());
   }
 
   @Override
@@ -284,8 +285,8 @@ public final class TreeMode implements ServiceMode {
     }
     int released = releases.released();
     metrics.epochCurrent(released);
-    metrics.epochsLeft(config.epochs() - released);
-    metrics.releaseExhausted(released >= config.epochs());
+    metrics.epochsLeft(config.tree().epochs() - released);
+    metrics.releaseExhausted(released >= config.tree().epochs());
   }
 
   @Override
@@ -305,8 +306,8 @@ public final class TreeMode implements ServiceMode {
           --bootstrap-servers %s
             pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
             operator:       http://%s:%d/metrics, /admin/ingest%s
-            state:          %s""", config.cols(), config.rank(), config.clip(), config.epsilon(),
-          config.delta(), config.epochs(), bootstrap, config.topic(), config.topic(), bootstrap,
+            state:          %s""", config.tree().cols(), config.tree().rank(), config.clip(), config.epsilon(),
+          config.delta(), config.tree().epochs(), bootstrap, config.topic(), config.topic(), bootstrap,
           config.bind(), httpPort, config.bind(), operatorPort,
           config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
     }
@@ -317,11 +318,11 @@ public final class TreeMode implements ServiceMode {
           pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
           operator:       http://%s:%d/metrics, /admin/ingest%s
           state:          %s""",
-        config.rows(), config.cols(), config.rank(), config.mechanism().cliName(),
-        config.mechanism().robust() // Laplace, docs/privacy/robust.md: delta is not used
+        config.tree().rows(), config.tree().cols(), config.tree().rank(), config.tree().mechanism().cliName(),
+        config.tree().mechanism().robust() // Laplace, docs/privacy/robust.md: delta is not used
             ? "pure " + config.epsilon() + "-DP (entrywise l1 neighbours)"
             : "(" + config.epsilon() + ", " + config.delta() + ")-DP",
-        config.epochs(), bootstrap, config.topic(), config.topic(), bootstrap, config.bind(),
+        config.tree().epochs(), bootstrap, config.topic(), config.topic(), bootstrap, config.bind(),
         httpPort, config.bind(), operatorPort,
         config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
   }

@@ -111,7 +111,7 @@ class TreeModeTest {
         TreeMode.relation(counted("mechanism", "priv1")));
     ServiceConfig rows = ServiceConfig.load(null, Map.of(), Map.of("mode", "rows", "cols", "8",
         "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "10"));
-    assertEquals(Mechanism.PRIV2, rows.mechanism());
+    assertEquals(Mechanism.PRIV2, rows.tree().mechanism());
     assertEquals(NeighbouringRelation.FROBENIUS, TreeMode.relation(rows));
   }
 }
