@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Enforces the layering of DESIGN.md and STYLE.md 6 on the main sources (the Maven module graph
  * enforces the rest): Kafka types only in ingest and deploy, ojAlgo only in release, HTTP only in
- * deploy, RocksDB only in ingest (completion mode's ratings store), the client library (what producers embed) on sketch-store alone, and no
+ * deploy (and Jetty only in its HTTP transport), RocksDB only in ingest (completion mode's ratings store), the client library (what producers embed) on sketch-store alone, and no
  * java.util.Random / nextGaussian / Math.random anywhere in main code (private noise must come
  * from the keystream — in the client, the stream of a SecureRandom-seeded ephemeral key, which
  * this rule allows: SecureRandom is not java.util.Random's weak generator).
@@ -24,13 +24,24 @@ class LayeringTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
   private static final Map<String, List<String>> FORBIDDEN = Map.of(
-      "sketch-store", List.of("org.apache.kafka", "org.rocksdb", "org.ojalgo", "com.sun.net.httpserver", "io.micrometer", "io.dplrf.release", "io.dplrf.ingest", "io.dplrf.deploy"),
-      "release", List.of("org.apache.kafka", "org.rocksdb", "com.sun.net.httpserver", "io.micrometer", "io.dplrf.ingest", "io.dplrf.deploy"),
-      "ingest", List.of("org.ojalgo", "com.sun.net.httpserver", "io.dplrf.release", "io.dplrf.deploy"),
-      // RocksDB only behind ingest's RatingsStore (completion mode's ratings store).
-      "deploy", List.of("org.rocksdb"),
-      "client", List.of("org.apache.kafka", "org.rocksdb", "org.ojalgo", "com.sun.net.httpserver", "java.net.http",
+      "sketch-store", List.of("org.apache.kafka", "org.rocksdb", "org.ojalgo", "com.sun.net.httpserver", "org.eclipse.jetty", "io.micrometer", "io.dplrf.release", "io.dplrf.ingest", "io.dplrf.deploy"),
+      "release", List.of("org.apache.kafka", "org.rocksdb", "com.sun.net.httpserver", "org.eclipse.jetty", "io.micrometer", "io.dplrf.ingest", "io.dplrf.deploy"),
+      "ingest", List.of("org.ojalgo", "com.sun.net.httpserver", "org.eclipse.jetty", "io.dplrf.release", "io.dplrf.deploy"),
+      // RocksDB only behind ingest's RatingsStore (completion mode's ratings store); the HTTP
+      // listeners are Jetty's (jettyOnlyUnderTheRouter below), not the JDK's server.
+      "deploy", List.of("org.rocksdb", "com.sun.net.httpserver"),
+      "client", List.of("org.apache.kafka", "org.rocksdb", "org.ojalgo", "com.sun.net.httpserver", "org.eclipse.jetty", "java.net.http",
           "io.micrometer", "io.dplrf.release", "io.dplrf.ingest", "io.dplrf.deploy"));
+
+  /**
+   * The files of deploy that may import Jetty: the transport under the router. Routes, handlers
+   * and everything else in the service see only the router's own types, so the server library
+   * can change without touching them.
+   */
+  private static final List<String> JETTY_TRANSPORT = List.of(
+      "deploy/src/main/java/io/dplrf/deploy/http/Server.java",
+      "deploy/src/main/java/io/dplrf/deploy/http/HeaderDeadline.java",
+      "deploy/src/main/java/io/dplrf/deploy/http/JsonErrors.java");
 
   private static final Pattern WEAK_RANDOM =
       Pattern.compile("new\\s+Random\\s*\\(|java\\.util\\.Random;|nextGaussian\\s*\\(|Math\\.random\\s*\\(");
@@ -64,6 +75,25 @@ class LayeringTest {
       }
     }
     assertTrue(violations.isEmpty(), "layering violations:\n" + String.join("\n", violations));
+  }
+
+  @Test
+  void jettyOnlyUnderTheRouter() throws IOException {
+    List<String> violations = new ArrayList<>();
+    List<String> found = new ArrayList<>();
+    for (Path f : mainSources("deploy")) {
+      String file = ROOT.relativize(f).toString().replace('\\', '/');
+      for (String line : Files.readAllLines(f)) {
+        if (line.startsWith("import org.eclipse.jetty.")) {
+          found.add(file);
+          if (!JETTY_TRANSPORT.contains(file)) {
+            violations.add(file + ": " + line);
+          }
+        }
+      }
+    }
+    assertTrue(found.containsAll(JETTY_TRANSPORT), "the transport imports Jetty: " + found);
+    assertTrue(violations.isEmpty(), "Jetty outside the HTTP transport:\n" + String.join("\n", violations));
   }
 
   @Test

@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -23,7 +24,6 @@ import java.util.Set;
  */
 public final class OperatorApi implements AutoCloseable {
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
-  private static final int THREADS = 2;
 
   private final Server server;
 
@@ -32,11 +32,11 @@ public final class OperatorApi implements AutoCloseable {
     Objects.requireNonNull(ingest, "ingest");
     Router.Guard guard = adminToken.map(OperatorApi::bearer).orElse(null);
     Router router = new Router(metrics, guard)
-        .route("/metrics", Set.of(), r -> Response.bytes(200, PROMETHEUS_TEXT,
+        .route("/metrics", Set.of(), List.of("text/plain"), r -> Response.bytes(200, PROMETHEUS_TEXT,
             metrics.scrape().getBytes(StandardCharsets.UTF_8)))
         .route("/admin/ingest", Set.of(), r -> Response.json(200, ingest.ingestStats()));
     mode.addOperator(router);
-    server = new Server("dplrf-operator", address, THREADS, router);
+    server = new Server("dplrf-operator", address, HttpLimits.OPERATOR, router);
   }
 
   /**
@@ -74,8 +74,8 @@ public final class OperatorApi implements AutoCloseable {
       throw new IllegalArgumentException("admin token must not be empty");
     }
     byte[] expected = sha256(token);
-    return exchange -> {
-      String auth = exchange.getRequestHeaders().getFirst("Authorization");
+    return request -> {
+      String auth = request.header("Authorization");
       String message;
       if (auth == null || !auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
         message = "missing bearer token: send 'Authorization: Bearer <admin-token>'";

@@ -1,13 +1,14 @@
 package io.dplrf.deploy.http;
 
-import io.dplrf.deploy.io.Json;
 import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.release.Factorization;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -39,10 +40,17 @@ import java.util.regex.Pattern;
  */
 public final class PublicApi implements AutoCloseable {
   static final String NO_RELEASE = "no release yet: the first epoch has not closed";
-  private static final int THREADS = 4;
   /** Retry-After of a range release refused while another release is computed (seconds). */
   static final int RANGE_RETRY_SECONDS = 5;
   private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]{1,10}");
+  /**
+   * {@code /health} while the listener runs: a status and the list of reasons behind any other
+   * status (none while "ok"), so that conditions can be added without changing the shape.
+   */
+  private static final Map<String, Object> HEALTHY = healthy();
+  /** What a release route answers, preferred first: JSON, or the zip of .npy files. */
+  private static final List<String> RELEASE_TYPES = List.of(Response.JSON, ReleaseWriter.NPY,
+      ReleaseWriter.ZIP);
 
   private final Server server;
   private final ReleaseCache cache;
@@ -53,16 +61,16 @@ public final class PublicApi implements AutoCloseable {
     this.cache = Objects.requireNonNull(cache, "cache");
     this.status = Objects.requireNonNull(status, "status");
     Router router = new Router(metrics, null)
-        .route("/v1/release/latest", Set.of("format"), this::latest)
-        .route("/v1/release", Set.of("from", "to", "format"), this::range)
+        .route("/v1/release/latest", Set.of("format"), RELEASE_TYPES, this::latest)
+        .route("/v1/release", Set.of("from", "to", "format"), RELEASE_TYPES, this::range)
         .route("/v1/rows/{i}", Set.of(), r -> embedding(r, "i", true))
         .route("/v1/cols/{j}", Set.of(), r -> embedding(r, "j", false))
         .route("/v1/score", Set.of("i", "j"), this::score)
         .route("/v1/status", Set.of(), r -> Response.json(200, status(this.status.status())))
-        .route("/health", Set.of(), r -> Response.json(200, Json.object().put("status", "ok")))
-        .route("/", Set.of(), r -> statusPage());
+        .route("/health", Set.of(), r -> Response.json(200, HEALTHY))
+        .route("/", Set.of(), List.of(StatusPage.MEDIA_TYPE), r -> statusPage());
     mode.addPublic(router);
-    server = new Server("dplrf-http", address, THREADS, router);
+    server = new Server("dplrf-http", address, HttpLimits.PUBLIC, router);
   }
 
   /** Starts serving on {@code address} (port 0 picks a free port), no mode routes. */
@@ -90,6 +98,13 @@ public final class PublicApi implements AutoCloseable {
   @Override
   public void close() {
     server.close();
+  }
+
+  private static Map<String, Object> healthy() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("status", "ok");
+    m.put("reasons", List.of());
+    return Collections.unmodifiableMap(m);
   }
 
   // ---- handlers -----------------------------------------------------------------------------
@@ -135,10 +150,9 @@ public final class PublicApi implements AutoCloseable {
     String format = r.query().get("format");
     boolean npy;
     if (format == null) {
-      String accept = r.header("Accept");
-      npy = accept != null && (accept.contains("application/x-npy") || accept.contains(ReleaseWriter.ZIP));
-    } else if (format.equals("npy") || format.equals("json")) {
-      npy = format.equals("npy");
+      npy = !Response.JSON.equals(r.mediaType());
+    } else if (format.equalsIgnoreCase("npy") || format.equalsIgnoreCase("json")) {
+      npy = format.equalsIgnoreCase("npy");
     } else {
       throw ApiException.badRequest("format must be one of json, npy. Provided value: "
           + Router.truncate(format));

@@ -28,6 +28,8 @@ import java.util.zip.ZipOutputStream;
  */
 final class ReleaseWriter {
   static final String ZIP = "application/zip";
+  /** The media type a client asks for the zip of .npy files by ({@code Accept}). */
+  static final String NPY = "application/x-npy";
 
   private ReleaseWriter() {}
 

@@ -1,11 +1,6 @@
 package io.dplrf.deploy.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import io.dplrf.deploy.metrics.Metrics;
-import java.io.BufferedOutputStream;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -19,14 +14,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes requests by path template ({@code /v1/rows/{i}}: a {@code {name}} matches one non-empty
- * segment), allows GET and HEAD (or, on routes added with {@link #post}, POST only), optionally checks a bearer token first, parses the query
- * against the route's allowed parameters, turns {@link ApiException}s into JSON errors and
- * anything else into a 500 whose body names no exception, and times every request by route
- * template (never the concrete path).
+ * segment), allows GET and HEAD (or, on routes added with {@link #post}, POST only), optionally
+ * checks a bearer token first, negotiates the response's media type against {@code Accept} (406
+ * when the client accepts none the route produces; a {@code format} query parameter, on a route
+ * that takes one, overrides {@code Accept}), parses the query against the route's allowed
+ * parameters, turns {@link ApiException}s into JSON errors and anything else into a 500 whose body
+ * names no exception, and times every request by route template (never the concrete path).
+ *
+ * <p>Knows nothing of the transport: {@link Server} hands it an {@link Incoming} and sends the
+ * {@link Outcome}. Thread-safe once its routes are added.
  */
-final class Router implements HttpHandler {
+final class Router {
   private static final Logger LOG = LoggerFactory.getLogger(Router.class);
   static final String UNMATCHED = "unmatched";
+  /** What a route produces unless it says otherwise. */
+  private static final List<String> JSON_ONLY = List.of(Response.JSON);
 
   interface Handler {
     Response handle(Request request) throws Exception;
@@ -34,18 +36,40 @@ final class Router implements HttpHandler {
 
   /** Decides whether a request may proceed; returns null if so, else the 401 response. */
   interface Guard {
-    Response check(HttpExchange exchange);
+    Response check(Incoming request);
   }
 
-  /** A routed request: its path variables and query parameters (each given at most once). */
-  record Request(HttpExchange exchange, Map<String, String> path, Map<String, String> query) {
+  /** What the router reads of a request; implemented by the transport. */
+  interface Incoming {
+    String method();
+
+    /** The path as sent, still percent-encoded, without the query. */
+    String rawPath();
+
+    /** The query as sent, still percent-encoded; null if there is none. */
+    String rawQuery();
+
+    /** The values of header {@code name} (case-insensitive) joined by ", "; null if absent. */
+    String header(String name);
+  }
+
+  /**
+   * A routed request: its path variables, query parameters (each given at most once) and the
+   * media type negotiated from the route's types and {@code Accept} (null when {@code Accept}
+   * allows none of them and a {@code format} parameter overrides it).
+   */
+  record Request(Incoming incoming, Map<String, String> path, Map<String, String> query,
+      String mediaType) {
     String header(String name) {
-      return exchange.getRequestHeaders().getFirst(name);
+      return incoming.header(name);
     }
   }
 
-  private record Route(String template, String[] segments, Set<String> params, Handler handler,
-      boolean post) {}
+  /** The answer to one request and the route template it is timed under. */
+  record Outcome(String template, Response response) {}
+
+  private record Route(String template, String[] segments, Set<String> params,
+      List<String> produces, Handler handler, boolean post) {}
 
   private final List<Route> routes = new ArrayList<>();
   private final Metrics metrics;
@@ -56,72 +80,80 @@ final class Router implements HttpHandler {
     this.guard = guard;
   }
 
+  /** A GET (and HEAD) route answering JSON. */
   Router route(String template, Set<String> params, Handler handler) {
-    routes.add(new Route(template, template.substring(1).split("/", -1), params, handler, false));
+    return route(template, params, JSON_ONLY, handler);
+  }
+
+  /**
+   * A GET (and HEAD) route answering one of {@code produces} (lower-case {@code type/subtype},
+   * preferred first), as negotiated with {@code Accept}.
+   */
+  Router route(String template, Set<String> params, List<String> produces, Handler handler) {
+    routes.add(new Route(template, template.substring(1).split("/", -1), params,
+        List.copyOf(produces), handler, false));
     return this;
   }
 
   /** A route that takes POST only (an action, e.g. an operator's); the body is ignored. */
   Router post(String template, Set<String> params, Handler handler) {
-    routes.add(new Route(template, template.substring(1).split("/", -1), params, handler, true));
+    routes.add(new Route(template, template.substring(1).split("/", -1), params, JSON_ONLY,
+        handler, true));
     return this;
   }
 
-  @Override
-  public void handle(HttpExchange exchange) {
-    long start = System.nanoTime();
-    String method = exchange.getRequestMethod();
+  /** Routes one request; never throws. */
+  Outcome dispatch(Incoming exchange) {
+    String method = exchange.method();
     boolean head = "HEAD".equals(method);
     String template = UNMATCHED;
-    int status = 500;
-    boolean sent = false;
+    Response response;
     try {
-      Response response;
-      try {
-        String path = exchange.getRequestURI().getRawPath();
-        Map<String, String> vars = new HashMap<>();
-        Route route = match(path, vars);
-        template = route == null ? UNMATCHED : route.template();
-        response = guard == null ? null : guard.check(exchange);
-        if (response != null) {
-          // unauthenticated: say nothing about routes or methods
-        } else if (route == null) {
-          response = Response.error(404, "no such route: " + truncate(path));
-        } else if (route.post() && !"POST".equals(method)) {
-          response = Response.error(405, "method " + truncate(method) + " not allowed: use POST")
-              .header("Allow", "POST");
-        } else if (!route.post() && !head && !"GET".equals(method)) {
-          response = Response.error(405, "method " + truncate(method) + " not allowed: use GET or HEAD")
-              .header("Allow", "GET, HEAD");
+      String path = exchange.rawPath();
+      Map<String, String> vars = new HashMap<>();
+      Route route = match(path, vars);
+      template = route == null ? UNMATCHED : route.template();
+      response = guard == null ? null : guard.check(exchange);
+      if (response != null) {
+        // unauthenticated: say nothing about routes or methods
+      } else if (route == null) {
+        response = Response.error(404, "no such route: " + truncate(path));
+      } else if (route.post() && !"POST".equals(method)) {
+        response = Response.error(405, "method " + truncate(method) + " not allowed: use POST")
+            .header("Allow", "POST");
+      } else if (!route.post() && !head && !"GET".equals(method)) {
+        response = Response.error(405, "method " + truncate(method) + " not allowed: use GET or HEAD")
+            .header("Allow", "GET, HEAD");
+      } else {
+        Map<String, String> query = query(exchange.rawQuery(), route.params());
+        String accept = exchange.header("Accept");
+        String mediaType = Accept.best(accept, route.produces());
+        if (mediaType == null && !query.containsKey("format")) {
+          response = Response.error(406, "not acceptable: this route answers "
+              + String.join(" or ", route.produces()) + ", and Accept allows none of them"
+              + " (Accept: " + truncate(accept) + ")");
         } else {
-          Map<String, String> query = query(exchange.getRequestURI().getRawQuery(), route.params());
-          response = route.handler().handle(new Request(exchange, vars, query));
+          response = route.handler().handle(new Request(exchange, vars, query, mediaType));
         }
-      } catch (ApiException e) {
-        response = Response.error(e.status, e.getMessage());
-        if (e.retryAfterSeconds > 0) {
-          response = response.header("Retry-After", Integer.toString(e.retryAfterSeconds));
+        if (route.produces().size() > 1) {
+          response.header("Vary", "Accept");
         }
-      } catch (Exception e) {
-        LOG.error("{} {} failed", method, template, e);
-        response = Response.error(500, "internal error");
       }
-      status = response.status;
-      sent = true;
-      send(exchange, response, head);
-    } catch (IOException e) {
-      // The client went away, or the body writer failed after the headers were sent: nothing
-      // more can be said on this connection.
-      LOG.debug("{} {}: response aborted: {}", method, template, e.toString());
-    } catch (RuntimeException e) {
-      LOG.error("{} {}: response aborted", method, template, e);
-      if (!sent) {
-        status = 500;
+    } catch (ApiException e) {
+      response = Response.error(e.status, e.getMessage());
+      if (e.retryAfterSeconds > 0) {
+        response = response.header("Retry-After", Integer.toString(e.retryAfterSeconds));
       }
-    } finally {
-      exchange.close();
-      metrics.httpRequest(template, method, status, System.nanoTime() - start);
+    } catch (Exception e) {
+      LOG.error("{} {} failed", method, template, e);
+      response = Response.error(500, "internal error");
     }
+    return new Outcome(template, response);
+  }
+
+  /** Times a request once its response is sent (or has failed: status as sent, else 500). */
+  void timed(String template, String method, int status, long nanos) {
+    metrics.httpRequest(template, method, status, nanos);
   }
 
   private Route match(String path, Map<String, String> vars) {
@@ -184,26 +216,5 @@ final class Router implements HttpHandler {
 
   static String truncate(String s) {
     return s.length() <= 100 ? s : s.substring(0, 100) + "...";
-  }
-
-  private static void send(HttpExchange exchange, Response r, boolean head) throws IOException {
-    var h = exchange.getResponseHeaders();
-    h.set("Content-Type", r.contentType);
-    h.set("Cache-Control", "no-cache");
-    h.set("X-Content-Type-Options", "nosniff");
-    r.headers.forEach(h::set);
-    if (head) {
-      exchange.sendResponseHeaders(r.status, -1);
-    } else if (r.body != null) {
-      exchange.sendResponseHeaders(r.status, r.body.length == 0 ? -1 : r.body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(r.body);
-      }
-    } else {
-      exchange.sendResponseHeaders(r.status, 0); // chunked
-      try (OutputStream out = new BufferedOutputStream(exchange.getResponseBody(), 1 << 16)) {
-        r.writer.write(out);
-      }
-    }
   }
 }

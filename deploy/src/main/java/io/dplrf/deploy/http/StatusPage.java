@@ -15,7 +15,8 @@ import java.util.Optional;
  * 15-second refreshes. Everything shown is public: the privacy parameters and the release itself.
  */
 final class StatusPage {
-  static final String CONTENT_TYPE = "text/html; charset=utf-8";
+  static final String MEDIA_TYPE = "text/html";
+  static final String CONTENT_TYPE = MEDIA_TYPE + "; charset=utf-8";
   /** No external loads; inline style and the one inline script only. */
   static final String CSP =
       "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; "

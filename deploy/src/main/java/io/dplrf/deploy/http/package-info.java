@@ -1,5 +1,9 @@
 /**
- * The service's HTTP surfaces, on the JDK's {@code com.sun.net.httpserver} (no framework):
+ * The service's HTTP surfaces. Routing, negotiation and the JSON contract are this package's
+ * own ({@link io.dplrf.deploy.http.Router}); the transport under it is Jetty's core server
+ * (no servlet), confined to {@code Server}, {@code HeaderDeadline} and {@code JsonErrors}, with the
+ * limits of {@code HttpLimits}: slow or hostile clients cost sockets and bytes, never the threads
+ * that answer probes and scrapes (docs/operations.md §8).
  *
  * <ul>
  *   <li>{@link io.dplrf.deploy.http.PublicApi} — the released factorization, public by
@@ -12,9 +16,10 @@
  * </ul>
  *
  * <p>The release being served lives in a {@link io.dplrf.deploy.http.ReleaseCache}: immutable
- * {@link io.dplrf.deploy.http.Release} snapshots swapped atomically, so a reader sees one whole
+ * {@link io.dplrf.deploy.http.ServedRelease} snapshots swapped atomically, so a reader sees one whole
  * release or the previous one, never a mixture (STYLE.md 14). Nothing in this package computes a
  * release or reads the sketches; it only serves what it is handed. Errors are JSON
- * {@code {"error": "..."}}; no response ever carries a stack trace.
+ * {@code {"error": "..."}}, those of the transport too (400, 413, 414, 431); no response ever
+ * carries a stack trace.
  */
 package io.dplrf.deploy.http;
