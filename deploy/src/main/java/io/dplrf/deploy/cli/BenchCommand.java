@@ -4,6 +4,7 @@ import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.deploy.bench.AccuracyBench;
 import io.dplrf.deploy.bench.CompletionBench;
 import io.dplrf.deploy.bench.Datasets;
+import io.dplrf.deploy.bench.HttpBench;
 import io.dplrf.deploy.bench.IngestBench;
 import io.dplrf.deploy.bench.NoiseBench;
 import io.dplrf.deploy.bench.PcaBench;
@@ -60,6 +61,8 @@ final class BenchCommand {
              dplrf bench noise     [--sigma 1.5] [--samples 20000000] [--rounds 3] [--seed 1]
              dplrf bench range     [--rows 100000] [--cols 100000] [--rank 10] [--epochs 8]
                                    [--updates 100000 (per epoch)] [--from 2] [--to 7] [--seed 1]
+             dplrf bench http      [--slow 48 (per port)] [--interval-ms 1000] [--seconds 15]
+                                   [--pace-ms 50] [--rounds 2]
       """;
 
   private static final Set<String> OPTIONS = Set.of("rows", "cols", "rank", "max-entry", "epsilons",
@@ -67,14 +70,14 @@ final class BenchCommand {
       "epochs", "mechanism", "batch", "rounds", "seeds", "large-rows", "datasets", "synthetic-users",
       "runs", "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate",
       "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to",
-      "sigma", "samples");
+      "sigma", "samples", "slow", "seconds", "pace-ms", "interval-ms");
 
   private BenchCommand() {}
 
   static int run(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
       throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust,"
-          + " completion, ingest, release, update, noise or range");
+          + " completion, ingest, release, update, noise, range or http");
     }
     String which = argv[1];
     Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("no-oja"));
@@ -98,6 +101,11 @@ final class BenchCommand {
     if (which.equals("noise")) {
       new NoiseBench(a.number("sigma", 1.5), Long.parseLong(a.string("samples", "20000000")),
           a.integer("seed", 1)).run(a.integer("rounds", 3), out);
+      return 0;
+    }
+    if (which.equals("http")) {
+      new HttpBench(a.integer("slow", 48), a.integer("seconds", 15), a.integer("pace-ms", 50),
+          a.integer("rounds", 2), a.integer("interval-ms", 1000)).run(out);
       return 0;
     }
     if (which.equals("range")) {
