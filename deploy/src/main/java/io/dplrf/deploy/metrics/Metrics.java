@@ -1,5 +1,7 @@
 package io.dplrf.deploy.metrics;
 
+import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.ingest.DeadLetterReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -14,26 +16,35 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Pattern;
 
 /**
  * The service's metrics: one {@link PrometheusMeterRegistry} and the meters the rest of the
  * service updates through the helpers below. Thread-safe.
  *
- * <p>Exported names (Prometheus): {@code dplrf_records_consumed_total},
- * {@code dplrf_updates_consumed_total}, {@code dplrf_updates_applied_total},
- * {@code dplrf_updates_clipped_total}, {@code dplrf_updates_dropped_total},
- * {@code dplrf_rows_applied_total}, {@code dplrf_rows_clipped_total} (rows mode),
- * {@code dplrf_records_dead_lettered_total{reason}}, {@code dplrf_epoch_current},
- * {@code dplrf_epochs_left}, {@code dplrf_releases_pending}, {@code dplrf_consumer_lag{partition}},
- * {@code dplrf_sketch_memory_bytes},
- * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running}, {@code dplrf_release_duration_seconds},
+ * <p><b>Only the running mode's meters exist.</b> {@link #forMode} registers the meters every mode
+ * updates and those of its own mode, nothing else, so that a scrape never shows another mode's
+ * meters stuck at 0; a helper of another mode's meter throws {@link IllegalStateException} (a
+ * wiring mistake). {@link #Metrics()} has the common meters only (listeners without a mode).
+ *
+ * <p>Exported names (Prometheus). Every mode: {@code dplrf_records_consumed_total},
+ * {@code dplrf_records_dead_lettered_total{reason}} (every {@link DeadLetterReason}, at 0 from
+ * the start), {@code dplrf_epoch_current}, {@code dplrf_epochs_left},
+ * {@code dplrf_consumer_lag{partition}}, {@code dplrf_sketch_memory_bytes},
+ * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running},
  * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
- * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters; mode
+ * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters. Modes
+ * that release per epoch (updates, rows, local): {@code dplrf_release_duration_seconds},
+ * {@code dplrf_releases_pending}. Mode updates: {@code dplrf_updates_consumed_total},
+ * {@code dplrf_updates_applied_total}, {@code dplrf_updates_clipped_total},
+ * {@code dplrf_updates_dropped_total}. Mode rows: {@code dplrf_rows_applied_total},
+ * {@code dplrf_rows_clipped_total}. Mode local: {@code dplrf_reports_applied_total}. Mode
  * completion: {@code dplrf_ratings_applied_total}, {@code dplrf_ratings_dropped_total},
  * {@code dplrf_ratings_stored}, {@code dplrf_ratings_users}, {@code dplrf_completion_runs_total},
  * {@code dplrf_completion_runs_left}, {@code dplrf_completion_run_duration_seconds},
@@ -44,44 +55,57 @@ import java.util.regex.Pattern;
  * {@code new KafkaClientMetrics(consumer).bindTo(metrics.registry())}.
  */
 public final class Metrics implements AutoCloseable {
-  /** Distinct dead-letter reasons kept as tags; later ones are counted under {@code other}. */
-  static final int MAX_REASONS = 32;
-  private static final Pattern REASON = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,39}");
-
   private final PrometheusMeterRegistry registry;
+  private final String modeName;
   private final JvmGcMetrics gc;
   private final Counter recordsConsumed;
-  private final Counter updatesConsumed;
-  private final Counter updatesApplied;
-  private final Counter updatesClipped;
-  private final Counter updatesDropped;
-  private final Counter rowsApplied;
-  private final Counter rowsClipped;
-  private final Counter reportsApplied;
-  private final Map<String, Counter> deadLettered = new ConcurrentHashMap<>();
+  private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);
   private final AtomicLong epochCurrent = new AtomicLong();
   private final AtomicLong epochsLeft = new AtomicLong();
-  private final AtomicLong releasesPending = new AtomicLong();
   private final AtomicLong sketchMemory = new AtomicLong();
   private final AtomicLong exhausted = new AtomicLong();
   private final AtomicLong ingestRunning = new AtomicLong();
   private final Map<Integer, AtomicLong> lag = new ConcurrentHashMap<>();
+  private final Timer snapshotDuration;
+  private final DistributionSummary snapshotSize;
+  // Modes that release per epoch (updates, rows, local); null in the others.
+  private final AtomicLong releasesPending;
+  private final Timer releaseDuration;
+  // Mode updates.
+  private final Counter updatesConsumed;
+  private final Counter updatesApplied;
+  private final Counter updatesClipped;
+  private final Counter updatesDropped;
+  // Mode rows.
+  private final Counter rowsApplied;
+  private final Counter rowsClipped;
+  // Mode local.
+  private final Counter reportsApplied;
+  // Mode completion.
   private final Counter ratingsApplied;
   private final Counter ratingsDropped;
   private final Counter completionRuns;
-  private final AtomicLong ratingsStored = new AtomicLong();
-  private final AtomicLong ratingsUsers = new AtomicLong();
-  private final AtomicLong runsLeft = new AtomicLong();
-  private final AtomicLong iteration = new AtomicLong();
-  private final AtomicLong iterations = new AtomicLong();
-  private final AtomicLong lastRun = new AtomicLong();
+  private final AtomicLong ratingsStored;
+  private final AtomicLong ratingsUsers;
+  private final AtomicLong runsLeft;
+  private final AtomicLong iteration;
+  private final AtomicLong iterations;
+  private final AtomicLong lastRun;
   private final Timer runDuration;
-  private final Timer releaseDuration;
-  private final Timer snapshotDuration;
-  private final DistributionSummary snapshotSize;
 
+  /** The meters every mode updates, and no mode's own. */
   public Metrics() {
+    this(null);
+  }
+
+  /** The meters every mode updates and those of {@code mode}. */
+  public static Metrics forMode(ServiceConfig.Mode mode) {
+    return new Metrics(Objects.requireNonNull(mode, "mode"));
+  }
+
+  private Metrics(ServiceConfig.Mode mode) {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    modeName = mode == null ? "none" : mode.name().toLowerCase(Locale.ROOT);
     new JvmMemoryMetrics().bindTo(registry);
     gc = new JvmGcMetrics();
     gc.bindTo(registry);
@@ -91,43 +115,12 @@ public final class Metrics implements AutoCloseable {
     new UptimeMetrics().bindTo(registry);
 
     recordsConsumed = counter("dplrf.records.consumed", "Kafka records read from the update topic");
-    updatesConsumed = counter("dplrf.updates.consumed", "updates decoded from consumed records");
-    updatesApplied = counter("dplrf.updates.applied", "updates folded into the sketches");
-    updatesClipped = counter("dplrf.updates.clipped",
-        "updates whose delta was clamped to the clip bound or the unit's remaining budget");
-    updatesDropped = counter("dplrf.updates.dropped",
-        "updates dropped because their privacy unit's budget was spent");
-    rowsApplied = counter("dplrf.rows.applied",
-        "rows mode: valid rows whose outer product x xT was folded into the sketches");
-    rowsClipped = counter("dplrf.rows.clipped",
-        "rows mode: applied rows scaled down to l2 norm <= clip");
-    reportsApplied = counter("dplrf.reports.applied",
-        "local mode: valid local-DP reports added to the sum");
-    ratingsApplied = counter("dplrf.ratings.applied",
-        "completion mode: ratings stored (new, or replacing the user's earlier rating of the item)");
-    ratingsDropped = counter("dplrf.ratings.dropped",
-        "completion mode: ratings of a new item dropped because the user holds max-ratings items");
-    completionRuns = counter("dplrf.completion.runs",
-        "completion mode: private Frank-Wolfe fits started (each spends its share of the budget)");
-    Gauge.builder("dplrf.ratings.stored", ratingsStored, AtomicLong::get)
-        .description("completion mode: ratings in the store (committed)").register(registry);
-    Gauge.builder("dplrf.ratings.users", ratingsUsers, AtomicLong::get)
-        .description("completion mode: users with at least one stored rating").register(registry);
-    Gauge.builder("dplrf.completion.runs.left", runsLeft, AtomicLong::get)
-        .description("completion mode: fits left before the budget's R runs are spent")
-        .register(registry);
-    Gauge.builder("dplrf.completion.iteration", iteration, AtomicLong::get)
-        .description("completion mode: Frank-Wolfe iterations done in the current (or last) fit")
-        .register(registry);
-    Gauge.builder("dplrf.completion.iterations", iterations, AtomicLong::get)
-        .description("completion mode: T, the iterations of the current (or last) fit")
-        .register(registry);
-    Gauge.builder("dplrf.completion.last.run.timestamp", lastRun, AtomicLong::get)
-        .baseUnit("seconds")
-        .description("completion mode: when the last fit finished (seconds since 1970), 0 if none")
-        .register(registry);
-    runDuration = Timer.builder("dplrf.completion.run.duration")
-        .description("completion mode: time of one private Frank-Wolfe fit").register(registry);
+    // Every reason from the start, so that rate() and increase() see the first dead letter.
+    for (DeadLetterReason r : DeadLetterReason.values()) {
+      deadLettered.put(r, Counter.builder("dplrf.records.dead.lettered")
+          .description("malformed records sent to the dead-letter topic, by reason code")
+          .tag("reason", r.name().toLowerCase(Locale.ROOT)).register(registry));
+    }
     // Both follow the published release (Service.publishMetrics), so current + left = T always.
     Gauge.builder("dplrf.epoch.current", epochCurrent, AtomicLong::get)
         .description("the latest released epoch, 0..T (0 before the first release)")
@@ -135,10 +128,6 @@ public final class Metrics implements AutoCloseable {
     Gauge.builder("dplrf.epochs.left", epochsLeft, AtomicLong::get)
         .description("releases left before the privacy budget is spent: T minus the latest released"
             + " epoch").register(registry);
-    Gauge.builder("dplrf.releases.pending", releasesPending, AtomicLong::get)
-        .description("epoch releases queued or being computed; above 1 for long, epochs close"
-            + " faster than releases are computed and the served release falls behind")
-        .register(registry);
     Gauge.builder("dplrf.sketch.memory", sketchMemory, AtomicLong::get).baseUnit("bytes")
         .description("memory held by the noisy sketches and tree nodes").register(registry);
     Gauge.builder("dplrf.release.exhausted", exhausted, AtomicLong::get)
@@ -146,12 +135,83 @@ public final class Metrics implements AutoCloseable {
     Gauge.builder("dplrf.ingest.running", ingestRunning, AtomicLong::get)
         .description("1 while the ingest loop restores, waits for its topic or consumes; 0 once it"
             + " has ended (failed, stopped, or exhausted at epoch T)").register(registry);
-    releaseDuration = Timer.builder("dplrf.release.duration")
-        .description("time to post-process the tree nodes into a release").register(registry);
     snapshotDuration = Timer.builder("dplrf.snapshot.duration")
         .description("time to write a crash-safe state snapshot").register(registry);
     snapshotSize = DistributionSummary.builder("dplrf.snapshot.size").baseUnit("bytes")
         .description("size of written state snapshots").register(registry);
+
+    boolean epochReleases = mode == ServiceConfig.Mode.UPDATES || mode == ServiceConfig.Mode.ROWS
+        || mode == ServiceConfig.Mode.LOCAL;
+    releasesPending = epochReleases ? gauge("dplrf.releases.pending", "epoch releases queued or"
+        + " being computed; above 1 for long, epochs close faster than releases are computed and"
+        + " the served release falls behind") : null;
+    releaseDuration = epochReleases ? Timer.builder("dplrf.release.duration")
+        .description("time to post-process the tree nodes into a release").register(registry)
+        : null;
+
+    boolean updates = mode == ServiceConfig.Mode.UPDATES;
+    updatesConsumed = updates ? counter("dplrf.updates.consumed",
+        "updates decoded from consumed records") : null;
+    updatesApplied = updates ? counter("dplrf.updates.applied",
+        "updates folded into the sketches") : null;
+    updatesClipped = updates ? counter("dplrf.updates.clipped",
+        "updates whose delta was clamped to the clip bound or the unit's remaining budget") : null;
+    updatesDropped = updates ? counter("dplrf.updates.dropped",
+        "updates dropped because their privacy unit's budget was spent") : null;
+
+    boolean rows = mode == ServiceConfig.Mode.ROWS;
+    rowsApplied = rows ? counter("dplrf.rows.applied",
+        "rows mode: valid rows whose outer product x xT was folded into the sketches") : null;
+    rowsClipped = rows ? counter("dplrf.rows.clipped",
+        "rows mode: applied rows scaled down to l2 norm <= clip") : null;
+
+    reportsApplied = mode == ServiceConfig.Mode.LOCAL ? counter("dplrf.reports.applied",
+        "local mode: valid local-DP reports added to the sum") : null;
+
+    boolean completion = mode == ServiceConfig.Mode.COMPLETION;
+    ratingsApplied = completion ? counter("dplrf.ratings.applied", "completion mode: ratings"
+        + " stored (new, or replacing the user's earlier rating of the item)") : null;
+    ratingsDropped = completion ? counter("dplrf.ratings.dropped", "completion mode: ratings of a"
+        + " new item dropped because the user holds max-ratings items") : null;
+    completionRuns = completion ? counter("dplrf.completion.runs", "completion mode: private"
+        + " Frank-Wolfe fits started (each spends its share of the budget)") : null;
+    ratingsStored = completion ? gauge("dplrf.ratings.stored",
+        "completion mode: ratings in the store (committed)") : null;
+    ratingsUsers = completion ? gauge("dplrf.ratings.users",
+        "completion mode: users with at least one stored rating") : null;
+    runsLeft = completion ? gauge("dplrf.completion.runs.left",
+        "completion mode: fits left before the budget's R runs are spent") : null;
+    iteration = completion ? gauge("dplrf.completion.iteration",
+        "completion mode: Frank-Wolfe iterations done in the current (or last) fit") : null;
+    iterations = completion ? gauge("dplrf.completion.iterations",
+        "completion mode: T, the iterations of the current (or last) fit") : null;
+    if (completion) {
+      lastRun = new AtomicLong();
+      Gauge.builder("dplrf.completion.last.run.timestamp", lastRun, AtomicLong::get)
+          .baseUnit("seconds")
+          .description("completion mode: when the last fit finished (seconds since 1970), 0 if none")
+          .register(registry);
+      runDuration = Timer.builder("dplrf.completion.run.duration")
+          .description("completion mode: time of one private Frank-Wolfe fit").register(registry);
+    } else {
+      lastRun = null;
+      runDuration = null;
+    }
+  }
+
+  private AtomicLong gauge(String name, String description) {
+    AtomicLong holder = new AtomicLong();
+    Gauge.builder(name, holder, AtomicLong::get).description(description).register(registry);
+    return holder;
+  }
+
+  /** {@code meter}, which must belong to this registry's mode. */
+  private <T> T own(T meter, String name) {
+    if (meter == null) {
+      throw new IllegalStateException("meter " + name + " belongs to another mode; this registry"
+          + " serves mode " + modeName);
+    }
+    return meter;
   }
 
   private Counter counter(String name, String description) {
@@ -175,37 +235,37 @@ public final class Metrics implements AutoCloseable {
 
   /** Mode completion: ratings stored and dropped since the last call (by difference). */
   public void ratings(long applied, long dropped) {
-    ratingsApplied.increment(applied);
-    ratingsDropped.increment(dropped);
+    own(ratingsApplied, "dplrf.ratings.applied").increment(applied);
+    own(ratingsDropped, "dplrf.ratings.dropped").increment(dropped);
   }
 
   /** Mode completion: the store's committed sizes. */
   public void ratingsStored(long ratings, long users) {
-    ratingsStored.set(ratings);
-    ratingsUsers.set(users);
+    own(ratingsStored, "dplrf.ratings.stored").set(ratings);
+    own(ratingsUsers, "dplrf.ratings.users").set(users);
   }
 
   /** Mode completion: a fit started; {@code left} runs remain after it. */
   public void completionRunStarted(int left) {
-    completionRuns.increment();
-    runsLeft.set(left);
-    iteration.set(0);
+    own(completionRuns, "dplrf.completion.runs").increment();
+    own(runsLeft, "dplrf.completion.runs.left").set(left);
+    own(iteration, "dplrf.completion.iteration").set(0);
   }
 
   public void completionRunsLeft(int left) {
-    runsLeft.set(left);
+    own(runsLeft, "dplrf.completion.runs.left").set(left);
   }
 
   /** Mode completion: iteration {@code t} of {@code total} is done. */
   public void completionProgress(int t, int total) {
-    iteration.set(t);
-    iterations.set(total);
+    own(iteration, "dplrf.completion.iteration").set(t);
+    own(iterations, "dplrf.completion.iterations").set(total);
   }
 
   /** Mode completion: a fit finished after {@code took}, at {@code epochSecond}. */
   public void completionRunFinished(Duration took, long epochSecond) {
-    runDuration.record(took);
-    lastRun.set(epochSecond);
+    own(runDuration, "dplrf.completion.run.duration").record(took);
+    own(lastRun, "dplrf.completion.last.run.timestamp").set(epochSecond);
   }
 
   public void recordsConsumed(long n) {
@@ -213,54 +273,36 @@ public final class Metrics implements AutoCloseable {
   }
 
   public void updatesConsumed(long n) {
-    updatesConsumed.increment(n);
+    own(updatesConsumed, "dplrf.updates.consumed").increment(n);
   }
 
   public void updatesApplied(long n) {
-    updatesApplied.increment(n);
+    own(updatesApplied, "dplrf.updates.applied").increment(n);
   }
 
   public void updatesClipped(long n) {
-    updatesClipped.increment(n);
+    own(updatesClipped, "dplrf.updates.clipped").increment(n);
   }
 
   public void rowsApplied(long n) {
-    rowsApplied.increment(n);
+    own(rowsApplied, "dplrf.rows.applied").increment(n);
   }
 
   public void reportsApplied(long n) {
-    reportsApplied.increment(n);
+    own(reportsApplied, "dplrf.reports.applied").increment(n);
   }
 
   public void rowsClipped(long n) {
-    rowsClipped.increment(n);
+    own(rowsClipped, "dplrf.rows.clipped").increment(n);
   }
 
   public void updatesDropped(long n) {
-    updatesDropped.increment(n);
+    own(updatesDropped, "dplrf.updates.dropped").increment(n);
   }
 
-  /**
-   * Counts one record sent to the dead-letter topic.
-   *
-   * @param reason a short fixed code: the service passes the {@code DeadLetterReason} names in
-   *     lower case, {@code bad_length}, {@code index_out_of_range}, {@code non_finite_delta},
-   *     {@code missing_key} (in general: lower case, digits, {@code _.-}, at most 40 characters)
-   *     — never a message carrying data.
-   *     Anything else, and any reason past the first {@value #MAX_REASONS}, counts as {@code other}.
-   */
-  public void deadLettered(String reason) {
-    String tag = reason != null && REASON.matcher(reason).matches() ? reason : "other";
-    Counter c = deadLettered.get(tag);
-    if (c == null) {
-      if (deadLettered.size() >= MAX_REASONS) {
-        tag = "other";
-      }
-      c = deadLettered.computeIfAbsent(tag, t -> Counter.builder("dplrf.records.dead.lettered")
-          .description("malformed records sent to the dead-letter topic, by reason code")
-          .tag("reason", t).register(registry));
-    }
-    c.increment();
+  /** Counts {@code n} more records sent to the dead-letter topic for {@code reason}. */
+  public void deadLettered(DeadLetterReason reason, long n) {
+    deadLettered.get(reason).increment(n);
   }
 
   /** The latest released epoch (0 before the first release). */
@@ -275,11 +317,11 @@ public final class Metrics implements AutoCloseable {
 
   /** An epoch's release was queued ({@link #releaseEnded} when it has run, or failed). */
   public void releaseQueued() {
-    releasesPending.incrementAndGet();
+    own(releasesPending, "dplrf.releases.pending").incrementAndGet();
   }
 
   public void releaseEnded() {
-    releasesPending.decrementAndGet();
+    own(releasesPending, "dplrf.releases.pending").decrementAndGet();
   }
 
   /** Consumer lag (records) of one partition of the update topic. */
@@ -307,11 +349,11 @@ public final class Metrics implements AutoCloseable {
   }
 
   public Timer releaseDuration() {
-    return releaseDuration;
+    return own(releaseDuration, "dplrf.release.duration");
   }
 
   public void releaseDuration(Duration d) {
-    releaseDuration.record(d);
+    own(releaseDuration, "dplrf.release.duration").record(d);
   }
 
   public Timer snapshotDuration() {

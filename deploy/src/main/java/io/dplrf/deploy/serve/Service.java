@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Service implements AutoCloseable {
   private static final String LOOPBACK = "127.0.0.1";
   private final ServiceConfig config;
-  private final Metrics metrics = new Metrics();
+  private final Metrics metrics;
   private final ServiceMode mode;
   private final EmbeddedKafka embedded;
   private final String bootstrap;
@@ -64,7 +64,13 @@ public final class Service implements AutoCloseable {
 
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
-    mode = Modes.open(config, new ModeContext(metrics, log, failure::complete));
+    metrics = Metrics.forMode(config.mode());
+    try {
+      mode = Modes.open(config, new ModeContext(metrics, log, failure::complete));
+    } catch (Exception | Error e) {
+      metrics.close();
+      throw e;
+    }
     IngestLoop createdLoop = null;
     PublicApi createdPublicApi = null;
     OperatorApi createdOperatorApi = null;
@@ -247,9 +253,7 @@ public final class Service implements AutoCloseable {
       metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
       mode.publish(metrics, s, lastStats);
       for (DeadLetterReason r : DeadLetterReason.values()) {
-        for (long x = lastStats.deadLettered(r); x < s.deadLettered(r); x++) {
-          metrics.deadLettered(r.name().toLowerCase(Locale.ROOT));
-        }
+        metrics.deadLettered(r, s.deadLettered(r) - lastStats.deadLettered(r));
       }
       lastStats = s;
       loop.lag().forEach((tp, lag) -> metrics.consumerLag(tp.partition(), lag));

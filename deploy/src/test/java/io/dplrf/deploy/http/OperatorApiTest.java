@@ -6,8 +6,10 @@ import static io.dplrf.deploy.http.Fixtures.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.io.Json;
 import io.dplrf.deploy.metrics.Metrics;
+import io.dplrf.ingest.DeadLetterReason;
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.util.LinkedHashMap;
@@ -34,7 +36,7 @@ class OperatorApiTest {
 
   @BeforeEach
   void start() throws Exception {
-    metrics = new Metrics();
+    metrics = Metrics.forMode(ServiceConfig.Mode.UPDATES);
     api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), metrics, OperatorApiTest::stats,
         Optional.of(TOKEN));
     port = api.port();
@@ -73,7 +75,7 @@ class OperatorApiTest {
   @Test
   void metrics_withToken_isPrometheusText() throws Exception {
     metrics.updatesApplied(5);
-    metrics.deadLettered("short-value");
+    metrics.deadLettered(DeadLetterReason.BAD_LENGTH, 2);
     metrics.consumerLag(0, 42);
     metrics.sketchMemory(1024);
     metrics.snapshotWritten(java.time.Duration.ofMillis(3), 2048);
@@ -84,7 +86,7 @@ class OperatorApiTest {
     String body = text(r);
     assertTrue(body.contains("dplrf_updates_applied_total 5.0"), body);
     assertTrue(body.contains("jvm_memory_used_bytes"), body);
-    assertTrue(body.contains("dplrf_records_dead_lettered_total{reason=\"short-value\"} 1.0"), body);
+    assertTrue(body.contains("dplrf_records_dead_lettered_total{reason=\"bad_length\"} 2.0"), body);
     assertTrue(body.contains("dplrf_consumer_lag{partition=\"0\"} 42.0"), body);
     assertTrue(body.contains("dplrf_sketch_memory_bytes 1024.0"), body);
     assertTrue(body.contains("dplrf_snapshot_size_bytes_sum 2048.0"), body);

@@ -2,15 +2,52 @@ package io.dplrf.deploy.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.deploy.config.ServiceConfig.Mode;
+import io.dplrf.ingest.DeadLetterReason;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 class MetricsTest {
+  /** The meters of one mode only, by their Prometheus prefix. */
+  private static final Map<Mode, List<String>> OWN = Map.of(
+      Mode.UPDATES, List.of("dplrf_updates_consumed_total", "dplrf_updates_applied_total",
+          "dplrf_updates_clipped_total", "dplrf_updates_dropped_total"),
+      Mode.ROWS, List.of("dplrf_rows_applied_total", "dplrf_rows_clipped_total"),
+      Mode.LOCAL, List.of("dplrf_reports_applied_total"),
+      Mode.COMPLETION, List.of("dplrf_ratings_applied_total", "dplrf_ratings_dropped_total",
+          "dplrf_ratings_stored", "dplrf_ratings_users", "dplrf_completion_runs_total",
+          "dplrf_completion_runs_left", "dplrf_completion_run_duration_seconds",
+          "dplrf_completion_iteration", "dplrf_completion_iterations",
+          "dplrf_completion_last_run_timestamp_seconds"));
+  /** Registered in the modes that release per epoch. */
+  private static final List<String> EPOCH_RELEASES = List.of("dplrf_releases_pending",
+      "dplrf_release_duration_seconds");
+
+  private static Set<String> names(String scrape) {
+    Set<String> names = new TreeSet<>();
+    for (String line : scrape.split("\n")) {
+      if (!line.isBlank() && !line.startsWith("#")) {
+        names.add(line.split("[{ ]", 2)[0]);
+      }
+    }
+    return names;
+  }
+
+  private static boolean exported(Set<String> names, String meter) {
+    return names.stream().anyMatch(n -> n.equals(meter) || n.startsWith(meter + "_"));
+  }
+
   @Test
   void meters_comeOutWithPrometheusNames() {
-    try (Metrics m = new Metrics()) {
+    try (Metrics m = Metrics.forMode(Mode.UPDATES)) {
       m.recordsConsumed(2);
       m.updatesConsumed(7);
       m.updatesApplied(6);
@@ -38,6 +75,46 @@ class MetricsTest {
   }
 
   @Test
+  void eachMode_exportsItsOwnMeters_andNoOtherModesMeters() {
+    for (Mode mode : Mode.values()) {
+      try (Metrics m = Metrics.forMode(mode)) {
+        Set<String> names = names(m.scrape());
+        for (var own : OWN.entrySet()) {
+          for (String meter : own.getValue()) {
+            assertEquals(own.getKey() == mode, exported(names, meter),
+                meter + " in mode " + mode + ": " + names);
+          }
+        }
+        for (String meter : EPOCH_RELEASES) {
+          assertEquals(mode != Mode.COMPLETION, exported(names, meter), meter + " in " + mode);
+        }
+        for (String common : List.of("dplrf_records_consumed_total", "dplrf_epoch_current",
+            "dplrf_ingest_running", "dplrf_snapshot_duration_seconds",
+            "dplrf_records_dead_lettered_total")) {
+          assertTrue(exported(names, common), common + " in mode " + mode);
+        }
+      }
+    }
+  }
+
+  @Test
+  void anotherModesMeter_isAWiringMistake() {
+    try (Metrics m = Metrics.forMode(Mode.UPDATES)) {
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> m.ratings(1, 0));
+      assertEquals("meter dplrf.ratings.applied belongs to another mode; this registry serves"
+          + " mode updates", e.getMessage());
+      assertThrows(IllegalStateException.class, () -> m.rowsApplied(1));
+      assertThrows(IllegalStateException.class, () -> m.reportsApplied(1));
+      assertThrows(IllegalStateException.class, () -> m.completionProgress(1, 2));
+    }
+    try (Metrics m = Metrics.forMode(Mode.COMPLETION)) {
+      assertThrows(IllegalStateException.class, () -> m.updatesApplied(1));
+      assertThrows(IllegalStateException.class, m::releaseQueued);
+    }
+  }
+
+  @Test
   void epochGauges_describeWhatTheServicePublishes_theLatestReleasedEpoch() {
     try (Metrics m = new Metrics()) {
       String s = m.scrape();
@@ -60,20 +137,22 @@ class MetricsTest {
   }
 
   @Test
-  void deadLetterReasons_areBoundedCodes() {
-    try (Metrics m = new Metrics()) {
-      m.deadLettered("index out of range: i=123"); // a message, not a code
-      for (int r = 0; r < Metrics.MAX_REASONS + 10; r++) {
-        m.deadLettered("code-" + r);
-      }
+  void deadLetterCounters_existAtZeroForEveryReason_beforeAnyDeadLetter() {
+    try (Metrics m = Metrics.forMode(Mode.UPDATES)) {
       String s = m.scrape();
-      assertFalse(s.contains("i=123"));
-      assertTrue(s.contains("reason=\"other\""));
-      long tags = s.lines().filter(l -> l.startsWith("dplrf_records_dead_lettered_total{")).count();
-      assertTrue(tags <= Metrics.MAX_REASONS + 1, "tags: " + tags);
-      assertEquals(Metrics.MAX_REASONS + 11, s.lines()
-          .filter(l -> l.startsWith("dplrf_records_dead_lettered_total{"))
-          .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum());
+      for (DeadLetterReason r : DeadLetterReason.values()) {
+        assertTrue(s.contains("dplrf_records_dead_lettered_total{reason=\""
+            + r.name().toLowerCase(Locale.ROOT) + "\"} 0.0"), r + " in\n" + s);
+      }
+      assertEquals(DeadLetterReason.values().length,
+          s.lines().filter(l -> l.startsWith("dplrf_records_dead_lettered_total{")).count(),
+          "one series per reason, no other");
+      m.deadLettered(DeadLetterReason.NON_FINITE_DELTA, 3);
+      m.deadLettered(DeadLetterReason.NON_FINITE_DELTA, 0);
+      s = m.scrape();
+      assertTrue(s.contains("dplrf_records_dead_lettered_total{reason=\"non_finite_delta\"} 3.0"), s);
+      assertTrue(s.contains("dplrf_records_dead_lettered_total{reason=\"bad_length\"} 0.0"), s);
+      assertFalse(s.contains("reason=\"other\""), s);
     }
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.deploy.http.CompletionEndpoints.Refused;
+import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.ingest.RatingsStore;
 import java.io.ByteArrayOutputStream;
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CompletionRunsTest {
   @TempDir Path dir;
-  private final Metrics metrics = new Metrics();
+  private final Metrics metrics = Metrics.forMode(ServiceConfig.Mode.COMPLETION);
   private final PrintStream log = new PrintStream(new ByteArrayOutputStream(), true,
       StandardCharsets.UTF_8);
 
