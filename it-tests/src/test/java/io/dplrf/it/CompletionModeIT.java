@@ -338,7 +338,7 @@ class CompletionModeIT {
       assertEquals(expected.rows.size(), longOf(after, "users"), "" + after);
       assertEquals(expected.applied, longOf(after, "ratingsApplied"), "" + after);
       assertEquals(expected.dropped, longOf(after, "ratingsDropped"), "" + after);
-      assertEquals(Long.toUnsignedString(expected.checksum, 16), after.get("checksum"),
+      assertEquals(String.format("%016x", expected.checksum), after.get("checksum"),
           "checksum of the applied ratings: " + after);
     } catch (Throwable t) {
       for (ChildService c : children) {

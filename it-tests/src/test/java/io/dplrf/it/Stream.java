@@ -49,14 +49,15 @@ final class Stream {
 
   /**
    * The checksum the service must report when it applied exactly {@code updates}, each clamped to
-   * |Δ| ≤ clip (privacy unit "update": no budgets), as unsigned hex like /admin/ingest.
+   * |Δ| ≤ clip (privacy unit "update": no budgets), as /admin/ingest and the log print it: 16 hex
+   * digits, zero-padded.
    */
   static String checksum(List<Update> updates, double clip) {
     long sum = 0;
     for (Update u : updates) {
       sum += IngestStats.updateHash(u.i(), u.j(), clamp(u.d(), clip));
     }
-    return Long.toUnsignedString(sum, 16);
+    return String.format("%016x", sum);
   }
 
   static double clamp(double d, double clip) {

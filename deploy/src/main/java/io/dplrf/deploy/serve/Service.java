@@ -241,9 +241,14 @@ public final class Service implements AutoCloseable {
       dl.put(r.name().toLowerCase(Locale.ROOT), s.deadLettered(r));
     }
     m.put("recordsDeadLettered", dl);
-    m.put("checksum", Long.toUnsignedString(s.checksum(), 16));
+    m.put("checksum", checksumHex(s.checksum()));
     m.put("epochsClosed", mode.target().epochsClosed());
     return m;
+  }
+
+  /** The checksum as the log prints it ({@code IngestStats.toString}): 16 hex digits, zero-padded. */
+  static String checksumHex(long checksum) {
+    return String.format(Locale.ROOT, "%016x", checksum);
   }
 
   /** Turns the loop's exact counters into Prometheus counters (by difference) and gauges. */

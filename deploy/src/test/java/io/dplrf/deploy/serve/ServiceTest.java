@@ -49,4 +49,14 @@ class ServiceTest {
       assertFalse(Files.exists(state), "nothing created for a refused configuration");
     }
   }
+
+  @Test
+  void checksum_isSixteenHexDigits_zeroPadded_asTheLogPrintsIt() {
+    assertEquals("000000000000002a", Service.checksumHex(42));
+    assertEquals("ffffffffffffffff", Service.checksumHex(-1));
+    assertEquals(String.format("%016x", 0x0123_4567_89ab_cdefL),
+        Service.checksumHex(0x0123_4567_89ab_cdefL));
+    assertEquals(new io.dplrf.ingest.IngestStats().toString().replaceAll(".*checksum=(\\w+).*", "$1"),
+        Service.checksumHex(0), "the same form as IngestStats.toString");
+  }
 }
