@@ -186,6 +186,13 @@ class CompletionModeIT {
     assertEquals("user", status.get("privacyUnit"));
     assertEquals(1, longOf(objectOf(completion, "budget"), "runsLeft"), "" + completion);
     assertFalse(status.toString().contains("ratingsStored"), "exact counts are operator-only");
+    for (String timing : List.of("lastRunSeconds", "iteration", "iterations")) {
+      assertFalse(completion.containsKey(timing), "fit timing is operator-only: " + completion);
+    }
+    Map<String, Object> progress = Http.object(running.operator("/admin/completion"));
+    assertEquals(6, longOf(progress, "iterations"), "" + progress);
+    assertEquals(6, longOf(progress, "iteration"), "" + progress);
+    assertTrue(progress.get("lastRunSeconds") instanceof Number, "" + progress);
     Map<String, Object> model = Http.object(running.api("/v1/completion"));
     double[][] factors = Http.matrix(model.get("itemFactors"));
     assertEquals(6, factors.length);

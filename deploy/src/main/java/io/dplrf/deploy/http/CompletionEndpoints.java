@@ -9,7 +9,7 @@ import java.util.Optional;
  * per-user predictions behind a per-user token, and the operator's actions. Implemented in {@code
  * deploy.serve}; this package only routes, authenticates and renders. Thread-safe.
  *
- * <p><b>Joint DP.</b> Only {@link #model} and {@link #status} are public. {@link #predictions}
+ * <p><b>Joint DP.</b> Only {@link #model} and {@link #statusFields} are public. {@link #predictions}
  * answers for one user from that user's own ratings and the public model, and is served only to
  * a holder of that user's token; no endpoint lists any other user's ratings or predictions.
  */
@@ -18,8 +18,15 @@ public interface CompletionEndpoints {
   /** The latest model's public part (item factors, diagnostics); empty before the first run. */
   Optional<Map<String, Object>> model();
 
-  /** Fields of {@code /v1/status} under {@code "completion"}: runs, budget, progress (public). */
+  /**
+   * Fields of {@code /v1/status} under {@code "completion"} (public): budget, schedule, the
+   * latest model. Never a fit's duration or iteration progress: fit time grows with the stored
+   * ratings, which one user changes.
+   */
   Map<String, Object> statusFields();
+
+  /** {@code GET /admin/completion} (operator only): iteration progress and fit durations. */
+  Map<String, Object> operatorStatus();
 
   /** m: user ids are in [0, users). */
   int users();

@@ -14,6 +14,8 @@ import java.util.Set;
  *                                          Authorization: Bearer &lt;id's token&gt;: none → 401,
  *                                          another user's or a wrong token → 403
  * operator port (behind admin-token when set)
+ *   GET  /admin/completion                 fit progress and durations (not public: a fit's time
+ *                                          grows with the stored ratings)
  *   POST /admin/completion/run             start a fit now → 202 {"run": r, ...}; 409 if refused
  *   POST /admin/users/{id}/token           → {"user": id, "token": "..."}
  * </pre>
@@ -30,6 +32,7 @@ final class CompletionRoutes {
   }
 
   static void addOperator(Router router, CompletionEndpoints c) {
+    router.route("/admin/completion", Set.of(), r -> Response.json(200, c.operatorStatus()));
     router.post("/admin/completion/run", Set.of(), r -> {
       try {
         return Response.json(202, c.run());

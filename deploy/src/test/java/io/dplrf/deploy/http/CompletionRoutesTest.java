@@ -41,6 +41,11 @@ class CompletionRoutesTest {
     }
 
     @Override
+    public Map<String, Object> operatorStatus() {
+      return Map.of("iteration", 2, "lastRunSeconds", 1.5);
+    }
+
+    @Override
     public int users() {
       return 10;
     }
@@ -143,7 +148,13 @@ class CompletionRoutesTest {
     assertEquals(200, token.statusCode());
     assertTrue(text(token).contains("\"tok-3\""), text(token));
     assertEquals(400, request(o, "POST", "/admin/users/10/token", bearer("admin")).statusCode());
+    // Fit timing on the operator port only.
+    assertEquals(401, get(o, "/admin/completion").statusCode());
+    var progress = get(o, "/admin/completion", bearer("admin"));
+    assertEquals(200, progress.statusCode());
+    assertTrue(text(progress).contains("\"lastRunSeconds\": 1.5"), text(progress));
     // The public port has no operator routes.
     assertEquals(404, request(api.port(), "POST", "/admin/users/3/token").statusCode());
+    assertEquals(404, get(api.port(), "/admin/completion").statusCode());
   }
 }

@@ -200,6 +200,11 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
   }
 
   @Override
+  public Map<String, Object> operatorStatus() {
+    return runs.progress();
+  }
+
+  @Override
   public int users() {
     return config.completion().users();
   }

@@ -208,7 +208,11 @@ final class CompletionRuns implements AutoCloseable {
     return Optional.ofNullable(latest);
   }
 
-  /** Public fields of /v1/status: budget, schedule, progress. */
+  /**
+   * Public fields of /v1/status: budget, schedule, whether a fit runs, the latest model's run
+   * and finish time. Not the fit's duration nor its iteration progress: a fit's time grows with
+   * the stored ratings, which one user changes ({@link #progress}, operator port).
+   */
   synchronized Map<String, Object> status() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("budget", budget.json(started));
@@ -216,13 +220,26 @@ final class CompletionRuns implements AutoCloseable {
         + " demand (POST /admin/completion/run)" : "on demand only (POST /admin/completion/run)");
     m.put("running", running);
     m.put("exhausted", started >= budget.runs());
+    Finished f = latest;
+    m.put("modelRun", f == null ? null : f.run());
+    m.put("lastRunTime", f == null ? null : f.at().toString());
+    m.put("lastError", lastError);
+    return m;
+  }
+
+  /**
+   * The fits' timing, for the operator only (GET /admin/completion): iteration progress of the
+   * current (or last) fit and how long the last finished fit took.
+   */
+  synchronized Map<String, Object> progress() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("running", running);
     m.put("iteration", iteration);
     m.put("iterations", iterations);
     Finished f = latest;
     m.put("modelRun", f == null ? null : f.run());
     m.put("lastRunTime", f == null ? null : f.at().toString());
     m.put("lastRunSeconds", f == null ? null : f.took().toMillis() / 1000.0);
-    m.put("lastError", lastError);
     return m;
   }
 

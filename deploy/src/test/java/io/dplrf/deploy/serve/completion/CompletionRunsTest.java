@@ -2,6 +2,7 @@ package io.dplrf.deploy.serve.completion;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -93,6 +94,31 @@ class CompletionRunsTest {
   private static void awaitIdle(CompletionRuns runs) throws InterruptedException {
     for (int k = 0; k < 500 && Boolean.TRUE.equals(runs.status().get("running")); k++) {
       Thread.sleep(10);
+    }
+  }
+
+  /**
+   * A fit's duration grows with the stored ratings, which one user changes: neither it nor the
+   * live iteration count is public; both are in the operator's progress.
+   */
+  @Test
+  void fitTimingAndProgress_areOperatorOnly() throws Exception {
+    Recording f = new Recording();
+    try (RatingsStore store = RatingsStore.open(dir, 5)) {
+      CompletionRuns runs = runs(store, f, 2, 0);
+      runs.start("test");
+      awaitIdle(runs);
+      Map<String, Object> pub = runs.status();
+      for (String timing : List.of("lastRunSeconds", "iteration", "iterations")) {
+        assertFalse(pub.containsKey(timing), timing + " in the public status " + pub);
+      }
+      assertEquals(1, pub.get("modelRun"));
+      Map<String, Object> op = runs.progress();
+      assertEquals(3, op.get("iteration"));
+      assertEquals(3, op.get("iterations"));
+      assertTrue(op.get("lastRunSeconds") instanceof Double s && s >= 0, "" + op);
+      assertEquals(1, op.get("modelRun"));
+      runs.close();
     }
   }
 
