@@ -121,7 +121,7 @@ public final class Metrics implements AutoCloseable {
           .description("malformed records sent to the dead-letter topic, by reason code")
           .tag("reason", r.name().toLowerCase(Locale.ROOT)).register(registry));
     }
-    // Both follow the published release (Service.publishMetrics), so current + left = T always.
+    // Both follow the published release (Service.publish), so current + left = T always.
     Gauge.builder("dplrf.epoch.current", epochCurrent, AtomicLong::get)
         .description("the latest released epoch, 0..T (0 before the first release)")
         .register(registry);
