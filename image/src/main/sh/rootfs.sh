@@ -15,7 +15,7 @@ jre="$out/opt/dplrf/jre"
 # The modules `jdeps --print-module-deps` finds in the shaded jar (java.desktop only for java.beans;
 # the image runs headless), plus jdk.crypto.ec for TLS, jdk.naming.dns and jdk.zipfs that Kafka's
 # clients and server may load by name, and jdk.jfr for flight recordings in production.
-modules=java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.security.jgss,java.security.sasl,java.sql,java.xml,jdk.crypto.ec,jdk.httpserver,jdk.jfr,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
+modules=java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.security.jgss,java.security.sasl,java.sql,java.xml,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
 
 rm -rf "$out"
 mkdir -p "$out"
