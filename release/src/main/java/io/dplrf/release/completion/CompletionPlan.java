@@ -62,9 +62,18 @@ final class CompletionPlan {
   }
 
   static CompletionPlan calibrate(CompletionParams p, int iterations, int items) {
+    return calibrate(p, iterations, items,
+        AnalyticGaussian.mu(p.privacy().epsilon(), p.privacy().delta()));
+  }
+
+  /**
+   * The calibration for a run that spends μ-GDP in total (a share of a larger budget, as the
+   * residual component of {@link BiasedCompletion}); {@link CompletionAccount#privacy} stays the
+   * (ε, δ) of the whole budget.
+   */
+  static CompletionPlan calibrate(CompletionParams p, int iterations, int items, double mu) {
     double eps = p.privacy().epsilon();
     double delta = p.privacy().delta();
-    double mu = AnalyticGaussian.mu(eps, delta);
     double l2 = p.clip() * p.clip();
     int xi = p.maxRatingsPerUser();
     GaussianSketchNoise eigen;

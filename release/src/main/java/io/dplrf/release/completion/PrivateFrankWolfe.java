@@ -48,15 +48,44 @@ public final class PrivateFrankWolfe {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(runLabel, "runLabel");
     checkMatches(ratings, params);
-    int d = ratings.items();
-    int t = params.iterationsFor(ratings.users(), d);
-    CompletionPlan plan = CompletionPlan.calibrate(params, t, d);
+    int t = params.iterationsFor(ratings.users(), ratings.items());
+    CompletionPlan plan = CompletionPlan.calibrate(params, t, ratings.items());
+    return run(ratings, params, t, global(ratings, params, plan, key, runLabel),
+        "private-frank-wolfe", Optional.of(plan.account()), progress, 0);
+  }
+
+  /**
+   * The private fit spending μ-GDP (a share of a larger budget), stopped after its first
+   * iteration when the first release shows no signal above the noise: λ̂₁² &lt;
+   * {@code gate}·σ·√d (see {@link #SIGNAL_GATE}). Returns null when stopped: the caller then
+   * owns the unspent part μ·√((T − 1)/T) of the share. With {@code gate} = 0 it never stops.
+   */
+  static CompletionModel fitShare(Ratings ratings, CompletionParams params, double mu,
+      SecretKey key, String runLabel, double gate, IntConsumer progress) {
+    Objects.requireNonNull(key, "key");
+    checkMatches(ratings, params);
+    int t = params.iterationsFor(ratings.users(), ratings.items());
+    CompletionPlan plan = CompletionPlan.calibrate(params, t, ratings.items(), mu);
+    return run(ratings, params, t, global(ratings, params, plan, key, runLabel),
+        "private-frank-wolfe", Optional.of(plan.account()), progress, gate);
+  }
+
+  /**
+   * The gate on the first release's λ̂₁²: the spectral norm of the symmetric Gaussian noise
+   * matrix N (σ per entry, d×d) is ≈ 2σ√d (semicircle edge), and a rank-one signal of
+   * eigenvalue λ separates from it only for λ &gt; σ√d, with top eigenvalue λ + σ²d/λ and squared
+   * overlap 1 − (σ√d/λ)² with the true direction (the BBP transition; Benaych-Georges and Nadakuditi
+   * 2011, Thm 2.1). λ ≥ 2σ√d (overlap² ≥ 3/4) shows as a top eigenvalue ≥ 2.5σ√d: the gate.
+   */
+  static final double SIGNAL_GATE = 2.5;
+
+  private static GlobalComponent global(Ratings ratings, CompletionParams params,
+      CompletionPlan plan, SecretKey key, String runLabel) {
+    Objects.requireNonNull(runLabel, "runLabel");
     String label = runLabel + "/completion";
-    GlobalComponent global = params.solver() == EigenSolver.FULL
+    return params.solver() == EigenSolver.FULL
         ? GlobalComponent.full(ratings, params.privacy(), plan.eigen(), key, label)
         : GlobalComponent.oja(ratings, plan, key, label);
-    return run(ratings, params, t, global, "private-frank-wolfe", Optional.of(plan.account()),
-        progress);
   }
 
   /** The non-private baseline: the same FW iterations with the exact top eigenpair. */
@@ -64,7 +93,7 @@ public final class PrivateFrankWolfe {
     checkMatches(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()));
     int t = params.iterationsFor(ratings.users(), ratings.items());
     return run(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()), t,
-        GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty(), done -> { });
+        GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty(), done -> { }, 0);
   }
 
   /**
@@ -88,7 +117,7 @@ public final class PrivateFrankWolfe {
 
   private static CompletionModel run(Ratings ratings, CompletionParams params, int iterations,
       GlobalComponent global, String mechanism, Optional<CompletionAccount> account,
-      IntConsumer progress) {
+      IntConsumer progress, double gate) {
     int d = ratings.items();
     double k = params.nuclearNormFor(ratings.users(), d);
     double clip = params.clip();
@@ -106,6 +135,9 @@ public final class PrivateFrankWolfe {
         residual[x] = y[x] - target[x]; // A^{(t−1)} = P_Ω(Y^{(t−1)} − Y*)
       }
       GlobalComponent.Eigenpair top = global.top(t, residual);
+      if (t == 1 && gate > 0 && top.lambdaSquared() < gate * global.sigma() * Math.sqrt(d)) {
+        return null;
+      }
       factors[t - 1] = top.v();
       lambdaHat[t - 1] = Math.sqrt(Math.max(0, top.lambdaSquared()));
       lambdaPrime[t - 1] = lambdaHat[t - 1] + correction;

@@ -1,0 +1,322 @@
+package io.dplrf.release.completion;
+
+import io.dplrf.sketch.calibration.AnalyticGaussian;
+import io.dplrf.sketch.lra.GaussianSketchNoise;
+import io.dplrf.sketch.pca.RowClipping;
+import io.dplrf.sketch.randomness.KeyStream;
+import io.dplrf.sketch.randomness.RandomBits;
+import io.dplrf.sketch.randomness.SecretKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.IntConsumer;
+
+/**
+ * The recommender model users of recommenders know — rating ≈ g + b_j + c_i + (low rank) — under
+ * user-level joint DP in one (ε, δ) budget (docs/privacy/completion.md §7):
+ * <ol>
+ *   <li><b>global offset g</b>: the noisy mean of the users' mean ratings (sum Δ = 2h for the
+ *       half-width h of the declared range, active-user count Δ = 1);
+ *   <li><b>item biases b_j</b>: each user's ratings centred by g and by her own shrunk mean,
+ *       her row scaled to root mean square ≤ τ and weighted by 1/√n_i, so that her whole
+ *       contribution has ‖·‖₂ ≤ τ to the item sums (Δ = 2τ) and ‖·‖₂ ≤ 1 to the non-negative
+ *       item weights (Δ = √2); the released sums are shrunk by empirical Bayes (a function of the
+ *       released values only);
+ *   <li><b>user biases c_i</b>: computed by each user from her own row and (g, b) — never
+ *       released, as the local component of paper 004's Algorithm 1 (billboard lemma);
+ *   <li><b>private Frank–Wolfe on the residuals</b> r − g − b − c (paper 004, Algorithm 1),
+ *       whose first iteration is the signal test {@link PrivateFrankWolfe#SIGNAL_GATE}: when its
+ *       top eigenvalue does not clear the noise, Frank–Wolfe stops and the rest of its share is
+ *       spent on a second, independent release of the item sums and weights, combined with the
+ *       first by inverse variance.
+ * </ol>
+ * Predictions are clamped to the declared range. Stateless.
+ */
+public final class BiasedCompletion {
+  /**
+   * The prior weight of the item-bias shrinkage, in the units of the item weights (a user with n
+   * ratings weighs 1/√n): 0.5 is the weight of one user with four ratings. It keeps an item that
+   * few light users rated near 0 even without noise.
+   */
+  static final double PRIOR_WEIGHT = 0.5;
+
+  private BiasedCompletion() {}
+
+  /**
+   * Ratings bounded for this model: the first ξ distinct items per user in arrival order (a
+   * later record for a kept item replaces it), every value clamped to the declared range. Rows
+   * are never scaled (their norm is at most max(|min|, |max|)·√ξ).
+   */
+  public static Ratings ratings(int users, int items, BiasedParams p, int[] user, int[] item,
+      double[] value) {
+    double[] clamped = new double[value.length];
+    for (int x = 0; x < value.length; x++) {
+      double v = value[x];
+      clamped[x] = Double.isFinite(v) ? Math.max(p.ratingMin(), Math.min(p.ratingMax(), v)) : v;
+    }
+    return Ratings.of(users, items, p.maxRatingsPerUser(), p.rowBound(), user, item, clamped);
+  }
+
+  /** The private fit; all noise from (key, runLabel): pass a label never used with this key. */
+  public static BiasedModel fit(Ratings ratings, BiasedParams p, SecretKey key,
+      String runLabel) {
+    return fit(ratings, p, key, runLabel, done -> { });
+  }
+
+  /**
+   * The private fit, with {@code progress} told the residual Frank–Wolfe iterations done (a
+   * count of public steps).
+   */
+  public static BiasedModel fit(Ratings ratings, BiasedParams p, SecretKey key, String runLabel,
+      IntConsumer progress) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(runLabel, "runLabel");
+    checkMatches(ratings, p);
+    double mu = AnalyticGaussian.mu(p.privacy().epsilon(), p.privacy().delta());
+    BiasedParams.Shares sh = p.shares();
+    List<BiasedAccount.Component> spent = new ArrayList<>();
+    int d = ratings.items();
+    long changed = Math.min(d, 2L * ratings.maxPerUser());
+
+    // 1. Global offset: μ_g split evenly over the sum and the count.
+    double muG = mu * Math.sqrt(sh.global());
+    ExactSum[] global = globalSums(ratings, p);
+    GaussianSketchNoise gSum = GaussianSketchNoise.calibrate("global sum",
+        2 * p.halfWidth(), 1, muG / Math.sqrt(2));
+    GaussianSketchNoise gCount = GaussianSketchNoise.calibrate("active users", 1, 1,
+        muG / Math.sqrt(2));
+    RandomBits gBits = KeyStream.of(key, runLabel + "/biased/global").bits();
+    double offset = offsetOf(p, global[0].release(gSum, gBits)[0],
+        global[1].release(gCount, gBits)[0]);
+    spent.add(new BiasedAccount.Component("global offset", muG,
+        List.of(gSum.scale(1), gCount.scale(1))));
+
+    // 2. Item biases: sums Δ = 2τ and weights Δ = √2 (non-negative, norm ≤ 1).
+    ExactSum[] item = itemSums(ratings, p, offset);
+    double muS = mu * Math.sqrt(sh.itemSums());
+    double muC = mu * Math.sqrt(sh.itemCounts());
+    GaussianSketchNoise sNoise = GaussianSketchNoise.calibrate("item sums",
+        2 * p.itemClip(), changed, muS);
+    GaussianSketchNoise cNoise = GaussianSketchNoise.calibrate("item weights", Math.sqrt(2),
+        changed, muC);
+    RandomBits iBits = KeyStream.of(key, runLabel + "/biased/items/1").bits();
+    double[] s = item[0].release(sNoise, iBits);
+    double[] c = item[1].release(cNoise, iBits);
+    spent.add(new BiasedAccount.Component("item biases", Math.hypot(muS, muC),
+        List.of(sNoise.scale(d), cNoise.scale(d))));
+    double[] bias = shrink(s, c, sNoise.sigma(), cNoise.sigma());
+
+    // 3. Frank–Wolfe on the residuals, gated by its first release.
+    Ratings res = residualRatings(ratings, p, offset, bias);
+    double muR = mu * Math.sqrt(sh.residual());
+    int t = p.residual().iterationsFor(ratings.users(), d);
+    CompletionModel fw = PrivateFrankWolfe.fitShare(res, p.residual(), muR, key,
+        runLabel + "/biased/residual", PrivateFrankWolfe.SIGNAL_GATE, progress);
+    String status;
+    if (fw != null) {
+      spent.add(new BiasedAccount.Component("residual Frank-Wolfe (" + t + " iterations)", muR,
+          fw.diagnostics().account().orElseThrow().noise()));
+      status = "used: the first release's top eigenvalue cleared the noise";
+    } else {
+      double muTest = muR / Math.sqrt(t);
+      spent.add(new BiasedAccount.Component("residual signal test (Frank-Wolfe iteration 1)",
+          muTest, CompletionPlan.calibrate(p.residual(), t, d, muR).account().noise()));
+      status = "not used: the first release's top eigenvalue did not clear "
+          + PrivateFrankWolfe.SIGNAL_GATE + " sigma sqrt(d); its remaining share went to the"
+          + " item biases";
+      if (t > 1) {
+        double rest = muR * Math.sqrt((t - 1.0) / t);
+        double fs = sh.itemSums() / (sh.itemSums() + sh.itemCounts());
+        GaussianSketchNoise s2Noise = GaussianSketchNoise.calibrate("item sums (second)",
+            2 * p.itemClip(), changed, rest * Math.sqrt(fs));
+        GaussianSketchNoise c2Noise = GaussianSketchNoise.calibrate("item weights (second)",
+            Math.sqrt(2), changed, rest * Math.sqrt(1 - fs));
+        RandomBits bits2 = KeyStream.of(key, runLabel + "/biased/items/2").bits();
+        double[] s2 = item[0].release(s2Noise, bits2);
+        double[] c2 = item[1].release(c2Noise, bits2);
+        spent.add(new BiasedAccount.Component("item biases (second release)", rest,
+            List.of(s2Noise.scale(d), c2Noise.scale(d))));
+        double sigmaS = combine(s, sNoise.sigma(), s2, s2Noise.sigma());
+        double sigmaC = combine(c, cNoise.sigma(), c2, c2Noise.sigma());
+        bias = shrink(s, c, sigmaS, sigmaC);
+      }
+      progress.accept(t);
+    }
+    BiasedAccount account = new BiasedAccount(p.privacy(), CompletionAccount.RELATION, mu, spent,
+        fw == null ? Optional.empty() : fw.diagnostics().account());
+    // The premise of the guarantee: the components never spend more than μ(ε, δ).
+    if (!(account.muSpent() <= mu * (1 + 1e-12))) {
+      throw new IllegalStateException("components spent mu = " + account.muSpent() + " > "
+          + mu);
+    }
+    return BiasedModel.of(p.ratingMin(), p.ratingMax(), p.maxRatingsPerUser(),
+        p.userShrinkage(), offset, bias, fw, status, Optional.of(account));
+  }
+
+  /** The non-private twin: the same estimators on the exact sums, Frank–Wolfe always used. */
+  public static BiasedModel fitNonPrivate(Ratings ratings, BiasedParams p) {
+    checkMatches(ratings, p);
+    ExactSum[] global = globalSums(ratings, p);
+    double offset = offsetOf(p, global[0].exact()[0], global[1].exact()[0]);
+    ExactSum[] item = itemSums(ratings, p, offset);
+    double[] bias = shrink(item[0].exact(), item[1].exact(), 0, 0);
+    CompletionModel fw = PrivateFrankWolfe.fitNonPrivate(
+        residualRatings(ratings, p, offset, bias), p.residual());
+    return BiasedModel.of(p.ratingMin(), p.ratingMax(), p.maxRatingsPerUser(),
+        p.userShrinkage(), offset, bias, fw, "used (non-private)", Optional.empty());
+  }
+
+  private static void checkMatches(Ratings ratings, BiasedParams p) {
+    if (ratings.maxPerUser() != p.maxRatingsPerUser() || ratings.clip() != p.rowBound()) {
+      throw new IllegalArgumentException("ratings were bounded with xi = " + ratings.maxPerUser()
+          + ", row bound " + ratings.clip() + " but the model needs xi = "
+          + p.maxRatingsPerUser() + ", row bound " + p.rowBound()
+          + ": build them with BiasedCompletion.ratings");
+    }
+  }
+
+  /**
+   * Σ_i (mean_i − mid) over users with ratings, each term in [−h, h] (ratings are clamped to the
+   * range), and the number of such users. Exact sums ({@link ExactSum}).
+   */
+  static ExactSum[] globalSums(Ratings r, BiasedParams p) {
+    ExactSum sum = new ExactSum(1, p.halfWidth());
+    ExactSum count = new ExactSum(1, 1);
+    int[] zero = {0};
+    for (int i = 0; i < r.users(); i++) {
+      int n = r.end(i) - r.start(i);
+      if (n == 0) {
+        continue;
+      }
+      double m = 0;
+      for (int x = r.start(i); x < r.end(i); x++) {
+        m += clamp(r.vals()[x], p) - p.midpoint();
+      }
+      sum.add(zero, 0, new double[] {Math.max(-p.halfWidth(), Math.min(p.halfWidth(), m / n))},
+          1);
+      count.addNonNegative(1);
+    }
+    return new ExactSum[] {sum, count};
+  }
+
+  /** g = mid + clamp(sum / max(count, 1), [−h, h]). */
+  static double offsetOf(BiasedParams p, double sum, double count) {
+    double m = sum / Math.max(count, 1);
+    return p.midpoint() + Math.max(-p.halfWidth(), Math.min(p.halfWidth(), m));
+  }
+
+  /**
+   * The exact item sums Σ_i w_i x_ij and weights Σ_i w_i: x_i = r_i − g − c0_i (c0_i the user's
+   * own shrunk mean of r − g), scaled to ‖x_i‖₂ ≤ τ√n_i, w_i = 1/√n_i — so ‖w_i x_i‖₂ ≤ τ and
+   * ‖w_i 1_Ω‖₂ = 1. Weighting by 1/√n_i maximises an item's total weight for a fixed per-user
+   * norm (Cauchy–Schwarz).
+   */
+  static ExactSum[] itemSums(Ratings r, BiasedParams p, double offset) {
+    int d = r.items();
+    ExactSum sums = new ExactSum(d, p.itemClip());
+    ExactSum weights = new ExactSum(d, 1);
+    double[] x = new double[r.maxPerUser()];
+    double[] ones = new double[r.maxPerUser()];
+    for (int i = 0; i < r.users(); i++) {
+      int s = r.start(i);
+      int n = r.end(i) - s;
+      if (n == 0) {
+        continue;
+      }
+      double own = 0;
+      for (int k = 0; k < n; k++) {
+        own += clamp(r.vals()[s + k], p) - offset;
+      }
+      own /= n + p.userShrinkage();
+      double[] row = new double[n];
+      for (int k = 0; k < n; k++) {
+        row[k] = clamp(r.vals()[s + k], p) - offset - own;
+      }
+      double w = 1 / Math.sqrt(n);
+      RowClipping.clipInPlace(row, p.itemClip() * Math.sqrt(n));
+      for (int k = 0; k < n; k++) {
+        x[k] = w * row[k];
+        ones[k] = w;
+      }
+      sums.add(r.cols(), s, x, n);
+      weights.add(r.cols(), s, ones, n);
+    }
+    return new ExactSum[] {sums, weights};
+  }
+
+  /**
+   * b_j = s_j / (c⁺_j + {@link #PRIOR_WEIGHT} + σ_s²/(c⁺_j·v)), c⁺_j = max(c_j, σ_c): the
+   * posterior mean of b_j for s_j = c_j b_j + N(0, σ_s²) and a prior b_j ~ (0, v), with
+   * v = mean over items with c_j &gt; 3σ_c of (s_j² − σ_s²)/c_j² (empirical Bayes; post-processing
+   * of the released s, c). Without noise (σ = 0) it is s_j/(c_j + prior).
+   */
+  static double[] shrink(double[] s, double[] c, double sigmaS, double sigmaC) {
+    int d = s.length;
+    double v = Double.POSITIVE_INFINITY;
+    if (sigmaS > 0) {
+      double sum = 0;
+      int n = 0;
+      for (int j = 0; j < d; j++) {
+        if (c[j] > 3 * sigmaC && c[j] > 0) {
+          sum += (s[j] * s[j] - sigmaS * sigmaS) / (c[j] * c[j]);
+          n++;
+        }
+      }
+      v = n == 0 ? 0 : Math.max(0, sum / n);
+    }
+    double[] b = new double[d];
+    if (v == 0) {
+      return b; // no item shows a bias above the noise: all shrunk to 0
+    }
+    for (int j = 0; j < d; j++) {
+      double cp = Math.max(c[j], sigmaC);
+      double noise = sigmaS == 0 ? 0 : sigmaS * sigmaS / (Math.max(cp, 1e-300) * v);
+      double den = Math.max(cp, 0) + PRIOR_WEIGHT + noise;
+      b[j] = s[j] / den;
+    }
+    return b;
+  }
+
+  /**
+   * Overwrites {@code a} with the inverse-variance mean of two independent noisy releases of the
+   * same exact vector; returns its σ, 1/√(1/σ_a² + 1/σ_b²) (post-processing).
+   */
+  static double combine(double[] a, double sigmaA, double[] b, double sigmaB) {
+    double wa = 1 / (sigmaA * sigmaA);
+    double wb = 1 / (sigmaB * sigmaB);
+    for (int j = 0; j < a.length; j++) {
+      a[j] = (wa * a[j] + wb * b[j]) / (wa + wb);
+    }
+    return 1 / Math.sqrt(wa + wb);
+  }
+
+  /**
+   * Every user's residuals r − g − b_j − c_i on her items, as {@link Ratings} bounded with the
+   * residual model's ξ and L (rows scaled to ‖·‖₂ ≤ L). User i's row is a function of her own
+   * row and the released (g, b) only: the same as {@link BiasedModel#predictUser} computes.
+   */
+  static Ratings residualRatings(Ratings r, BiasedParams p, double offset, double[] bias) {
+    BiasedModel m = BiasedModel.of(p.ratingMin(), p.ratingMax(), p.maxRatingsPerUser(),
+        p.userShrinkage(), offset, bias, null, "", Optional.empty());
+    int[] user = new int[r.size()];
+    int[] item = new int[r.size()];
+    double[] value = new double[r.size()];
+    int out = 0;
+    for (int i = 0; i < r.users(); i++) {
+      Ratings.Row row = r.row(i);
+      double[] z = m.residuals(row, m.userBias(row));
+      for (int k = 0; k < z.length; k++) {
+        user[out] = i;
+        item[out] = row.items()[k];
+        value[out++] = z[k];
+      }
+    }
+    return Ratings.of(r.users(), r.items(), p.maxRatingsPerUser(), p.residual().clip(), user,
+        item, value);
+  }
+
+  private static double clamp(double v, BiasedParams p) {
+    return Math.max(p.ratingMin(), Math.min(p.ratingMax(), v));
+  }
+}

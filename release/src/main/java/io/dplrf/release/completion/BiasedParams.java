@@ -1,0 +1,117 @@
+package io.dplrf.release.completion;
+
+import static io.dplrf.sketch.params.Preconditions.check;
+import static io.dplrf.sketch.params.Preconditions.checkPositiveFinite;
+
+import io.dplrf.sketch.params.PrivacyParams;
+import java.util.Objects;
+
+/**
+ * Parameters of the biased completion model ({@link BiasedCompletion}): a global offset, item
+ * biases, user biases and private Frank–Wolfe on the residuals, all in one (ε, δ) budget.
+ * Validated on construction with the project's one message shape. Every default is a function
+ * of public parameters only (the declared rating range and ξ); docs/benchmarks-completion.md
+ * shows the sensitivity of the result to each.
+ *
+ * @param residual Frank–Wolfe on the residuals: its (ε, δ) is the <em>whole</em> budget, its ξ
+ *     bounds every component, its L bounds each residual row
+ * @param ratingMin the declared public lower end of the rating scale
+ * @param ratingMax the declared public upper end (&gt; ratingMin); ratings are clamped to the
+ *     range, predictions too
+ * @param userShrinkage λ_u ≥ 0: a user's bias is Σ(r − g − b_j)/(n_i + λ_u), i.e. shrunk toward
+ *     0 as if λ_u ratings at the prediction had been added
+ * @param itemClip τ &gt; 0: each user's centred ratings enter the item sums with root mean square
+ *     at most τ (the row is scaled down otherwise)
+ * @param shares the budget's split (fractions of μ², summing to 1)
+ */
+public record BiasedParams(CompletionParams residual, double ratingMin, double ratingMax,
+    double userShrinkage, double itemClip, Shares shares) {
+  /** λ_u by default: five ratings' worth of prior at the population (the usual 2–25 range). */
+  public static final double DEFAULT_USER_SHRINKAGE = 5;
+
+  /**
+   * The budget's split as fractions of μ² (Gaussian-DP composes by adding μ², Dong–Roth–Su 2022
+   * Cor. 3.3). By default: 5% global offset, 30% item sums, 15% item counts, 50% Frank–Wolfe on
+   * the residuals, of which the first iteration (a fraction 1/T) is the signal test and the rest
+   * goes back to the item biases when that test fails.
+   */
+  public record Shares(double global, double itemSums, double itemCounts, double residual) {
+    public static final Shares DEFAULT = new Shares(0.05, 0.30, 0.15, 0.50);
+
+    public Shares {
+      for (double s : new double[] {global, itemSums, itemCounts, residual}) {
+        check(s > 0 && s < 1, "budget share", "> 0 and < 1", s);
+      }
+      double sum = global + itemSums + itemCounts + residual;
+      check(Math.abs(sum - 1) < 1e-9, "budget shares", "summing to 1", sum);
+    }
+  }
+
+  public BiasedParams {
+    Objects.requireNonNull(residual, "residual");
+    Objects.requireNonNull(shares, "shares");
+    check(Double.isFinite(ratingMin), "rating min", "finite", ratingMin);
+    check(Double.isFinite(ratingMax) && ratingMax > ratingMin, "rating max",
+        "finite and > rating min " + ratingMin, ratingMax);
+    check(userShrinkage >= 0 && Double.isFinite(userShrinkage), "user shrinkage",
+        ">= 0 and finite", userShrinkage);
+    checkPositiveFinite("item clip (tau)", itemClip);
+  }
+
+  /**
+   * The defaults for (ε, δ), ξ and the declared range [min, max]: L = (max − min)·√ξ/8 (a row of
+   * ξ residuals of root mean square (max − min)/8, a quarter of a uniform rating's standard
+   * deviation (max − min)/√12 ≈ (max − min)/3.5 after the biases took out most of it), τ =
+   * (max − min)/4, λ_u = 5, T and k by Corollary 3.1 of paper 004 (public m, d, ξ, L), the dense
+   * solver.
+   */
+  public static BiasedParams of(PrivacyParams privacy, int maxRatingsPerUser, double ratingMin,
+      double ratingMax) {
+    double width = ratingMax - ratingMin;
+    double l = width * Math.sqrt(maxRatingsPerUser) / 8;
+    return new BiasedParams(CompletionParams.of(privacy, maxRatingsPerUser, l), ratingMin,
+        ratingMax, DEFAULT_USER_SHRINKAGE, width / 4, Shares.DEFAULT);
+  }
+
+  public BiasedParams withResidual(CompletionParams p) {
+    return new BiasedParams(p, ratingMin, ratingMax, userShrinkage, itemClip, shares);
+  }
+
+  public BiasedParams withUserShrinkage(double lambda) {
+    return new BiasedParams(residual, ratingMin, ratingMax, lambda, itemClip, shares);
+  }
+
+  public BiasedParams withItemClip(double tau) {
+    return new BiasedParams(residual, ratingMin, ratingMax, userShrinkage, tau, shares);
+  }
+
+  public BiasedParams withShares(Shares s) {
+    return new BiasedParams(residual, ratingMin, ratingMax, userShrinkage, itemClip, s);
+  }
+
+  /** (ε, δ) of the whole model. */
+  public PrivacyParams privacy() {
+    return residual.privacy();
+  }
+
+  /** ξ. */
+  public int maxRatingsPerUser() {
+    return residual.maxRatingsPerUser();
+  }
+
+  /** The midpoint of the declared range. */
+  public double midpoint() {
+    return (ratingMin + ratingMax) / 2;
+  }
+
+  /** Half the width of the declared range. */
+  public double halfWidth() {
+    return (ratingMax - ratingMin) / 2;
+  }
+
+  /** The bound on a rating row's norm after clamping to the range: max(|min|, |max|)·√ξ. */
+  public double rowBound() {
+    return Math.max(Math.abs(ratingMin), Math.abs(ratingMax))
+        * Math.sqrt(maxRatingsPerUser()) * (1 + 1e-6);
+  }
+}
