@@ -58,7 +58,7 @@ public final class Cli {
             out.print(CompleteCommand.USAGE);
             return 0;
           }
-          return CompleteCommand.run(args, out);
+          return CompleteCommand.run(args, out, err);
         }
         case "serve" -> {
           if (help) {

@@ -58,7 +58,8 @@ class CompleteCommandTest {
   private String[] args(Path out, String... extra) {
     List<String> a = new ArrayList<>(List.of("complete", "--train", train.toString(), "--test",
         test.toString(), "--epsilon", "1", "--delta", "1e-6", "--out", out.toString(), "--key",
-        key.toString(), "--iterations", "4"));
+        key.toString(), "--iterations", "4", "--rating-min", "0", "--rating-max", "3",
+        "--users", "300", "--items", "12"));
     a.addAll(Arrays.asList(extra));
     return a.toArray(String[]::new);
   }
@@ -85,17 +86,68 @@ class CompleteCommandTest {
       assertTrue(Double.isFinite(Double.parseDouble(q[2])));
     }
     Map<String, Object> doc = json(out);
-    assertEquals("private-frank-wolfe", doc.get("mechanism"));
+    assertEquals("private-biased-frank-wolfe", doc.get("mechanism"));
     assertEquals(true, doc.get("private"));
+    assertEquals(false, doc.get("dimensionsFromData"));
     assertEquals("one user (joint DP)", doc.get("relation"));
     assertEquals(1.0, ((Number) doc.get("epsilon")).doubleValue());
+    assertEquals(12, ((List<?>) doc.get("itemBiases")).size());
+    List<?> parts = (List<?>) doc.get("components");
+    assertTrue(parts.size() >= 3, parts.toString());
+    double mu2 = 0;
+    for (Object c : parts) {
+      double mu = ((Number) ((Map<?, ?>) c).get("mu")).doubleValue();
+      mu2 += mu * mu;
+    }
+    assertEquals(((Number) doc.get("mu")).doubleValue(), Math.sqrt(mu2), 1e-9,
+        "the components spend the whole budget, no more");
+    for (String line : Files.readAllLines(out.resolve("predictions.csv"))) {
+      double p = Double.parseDouble(line.split(",")[2]);
+      assertTrue(p >= 0 && p <= 3, "clamped to the declared range: " + line);
+    }
+    assertTrue(r.err().isEmpty(), r.err());
+  }
+
+  @Test
+  void complete_fwModel_isAlgorithm1CentredOnTheMidpoint() throws IOException {
+    Path out = dir.resolve("fw");
+    Run r = run(args(out, "--model", "fw"));
+    assertEquals(0, r.code(), r.err());
+    Map<String, Object> doc = json(out);
+    assertEquals("private-frank-wolfe", doc.get("mechanism"));
+    assertEquals(1.5, ((Number) doc.get("offset")).doubleValue());
     assertEquals(4, ((Number) doc.get("iterations")).intValue());
     assertTrue(((Number) doc.get("rho")).doubleValue() > 0);
-    @SuppressWarnings("unchecked")
-    Map<String, Object> acc = (Map<String, Object>) doc.get("accounting");
-    List<?> noise = (List<?>) acc.get("noise");
-    assertEquals(1, noise.size());
-    assertTrue(((Number) ((Map<?, ?>) noise.get(0)).get("sigma")).doubleValue() > 0);
+  }
+
+  @Test
+  void complete_withoutTheRatingRange_isRefused() {
+    Path out = dir.resolve("norange");
+    List<String> a = new ArrayList<>(Arrays.asList(args(out)));
+    int at = a.indexOf("--rating-min");
+    a.subList(at, at + 4).clear();
+    Run r = run(a.toArray(String[]::new));
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("--rating-min and --rating-max"), r.err());
+    assertFalse(Files.exists(out));
+  }
+
+  /** Issue "safe by default": dimensions from the data change with one user, so δ = 1. */
+  @Test
+  void complete_withDimensionsFromTheData_isLabelledNotPrivateOnStderrAndInTheRelease()
+      throws IOException {
+    Path out = dir.resolve("dims");
+    List<String> a = new ArrayList<>(Arrays.asList(args(out)));
+    int at = a.indexOf("--users");
+    a.subList(at, at + 4).clear();
+    Run r = run(a.toArray(String[]::new));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("NOT differentially private"), r.err());
+    assertTrue(r.out().contains("NOT PRIVATE (dimensions from the data)"), r.out());
+    Map<String, Object> doc = json(out);
+    assertEquals(false, doc.get("private"));
+    assertEquals(true, doc.get("dimensionsFromData"));
+    assertTrue(String.valueOf(doc.get("warning")).contains("NOT differentially private"));
   }
 
   @Test
@@ -105,7 +157,8 @@ class CompleteCommandTest {
     assertEquals(false, json(a).get("private"));
     assertFalse(json(a).containsKey("epsilon"));
     Path b = dir.resolve("b");
-    assertEquals(0, run(args(b, "--seed", "4", "--solver", "oja", "--oja-steps", "5")).code());
+    assertEquals(0, run(args(b, "--seed", "4", "--model", "fw", "--solver", "oja",
+        "--oja-steps", "5")).code());
     assertEquals(false, json(b).get("private"));
     assertTrue(String.valueOf(json(b).get("warning")).contains("NOT differentially private"));
     assertEquals(5, ((Number) json(b).get("ojaSteps")).intValue());
