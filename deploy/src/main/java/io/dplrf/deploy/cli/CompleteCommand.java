@@ -241,12 +241,14 @@ final class CompleteCommand {
         e.put("component", c.name());
         e.put("mu", c.mu());
         List<Map<String, Object>> noise = new ArrayList<>();
-        for (NoiseScale s : c.noise()) {
+        for (BiasedAccount.Part part : c.parts()) {
+          NoiseScale s = part.noise();
           Map<String, Object> n = new LinkedHashMap<>();
           n.put("name", s.sketch());
           n.put("sigma", s.sigma());
           n.put("sensitivity", s.sensitivity());
           n.put("entries", s.entries());
+          n.put("releases", part.releases());
           noise.add(n);
         }
         e.put("noise", noise);

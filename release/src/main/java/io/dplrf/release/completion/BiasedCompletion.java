@@ -31,7 +31,9 @@ import java.util.function.IntConsumer;
  *       spent on a second, independent release of the item sums and weights, combined with the
  *       first by inverse variance.
  * </ol>
- * Predictions are clamped to the declared range. Stateless.
+ * Every release is recorded with the noise it drew, and the fit checks that the μ they spend is
+ * at most μ(ε, δ) ({@link BiasedAccount}). Predictions are clamped to the declared range.
+ * Stateless.
  */
 public final class BiasedCompletion {
   /**
@@ -70,6 +72,24 @@ public final class BiasedCompletion {
    */
   public static BiasedModel fit(Ratings ratings, BiasedParams p, SecretKey key, String runLabel,
       IntConsumer progress) {
+    return fitTraced(ratings, p, key, runLabel, progress).model();
+  }
+
+  /**
+   * Every noisy release of one fit, as released (before any post-processing), for tests that
+   * compare them with the exact sums: the global sum and active-user count; the first item sums
+   * and weights; the second item sums and weights, null unless the signal test failed with T &gt;
+   * 1.
+   */
+  record Released(double globalSum, double activeUsers, double[] itemSums, double[] itemWeights,
+      double[] itemSums2, double[] itemWeights2) {}
+
+  /** A fit and its releases. */
+  record Traced(BiasedModel model, Released released) {}
+
+  /** {@link #fit}, also returning every noisy release (package-private: for tests). */
+  static Traced fitTraced(Ratings ratings, BiasedParams p, SecretKey key, String runLabel,
+      IntConsumer progress) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(runLabel, "runLabel");
     checkMatches(ratings, p);
@@ -87,41 +107,44 @@ public final class BiasedCompletion {
     GaussianSketchNoise gCount = GaussianSketchNoise.calibrate("active users", 1, 1,
         muG / Math.sqrt(2));
     RandomBits gBits = KeyStream.of(key, runLabel + "/biased/global").bits();
-    double offset = offsetOf(p, global[0].release(gSum, gBits)[0],
-        global[1].release(gCount, gBits)[0]);
-    spent.add(new BiasedAccount.Component("global offset", muG,
-        List.of(gSum.scale(1), gCount.scale(1))));
+    List<BiasedAccount.Part> gParts = new ArrayList<>();
+    double gs = release(global[0], gSum, gBits, gParts)[0];
+    double gc = release(global[1], gCount, gBits, gParts)[0];
+    double offset = offsetOf(p, gs, gc);
+    spent.add(new BiasedAccount.Component("global offset", gParts));
 
     // 2. Item biases: sums Δ = 2τ and weights Δ = √2 (non-negative, norm ≤ 1).
     ExactSum[] item = itemSums(ratings, p, offset);
-    double muS = mu * Math.sqrt(sh.itemSums());
-    double muC = mu * Math.sqrt(sh.itemCounts());
     GaussianSketchNoise sNoise = GaussianSketchNoise.calibrate("item sums",
-        2 * p.itemClip(), changed, muS);
+        2 * p.itemClip(), changed, mu * Math.sqrt(sh.itemSums()));
     GaussianSketchNoise cNoise = GaussianSketchNoise.calibrate("item weights", Math.sqrt(2),
-        changed, muC);
+        changed, mu * Math.sqrt(sh.itemCounts()));
     RandomBits iBits = KeyStream.of(key, runLabel + "/biased/items/1").bits();
-    double[] s = item[0].release(sNoise, iBits);
-    double[] c = item[1].release(cNoise, iBits);
-    spent.add(new BiasedAccount.Component("item biases", Math.hypot(muS, muC),
-        List.of(sNoise.scale(d), cNoise.scale(d))));
+    List<BiasedAccount.Part> iParts = new ArrayList<>();
+    double[] s = release(item[0], sNoise, iBits, iParts);
+    double[] c = release(item[1], cNoise, iBits, iParts);
+    spent.add(new BiasedAccount.Component("item biases", iParts));
+    double[] s1 = s.clone();
+    double[] c1 = c.clone();
     double[] bias = shrink(s, c, sNoise.sigma(), cNoise.sigma());
 
     // 3. Frank–Wolfe on the residuals, gated by its first release.
     Ratings res = residualRatings(ratings, p, offset, bias);
     double muR = mu * Math.sqrt(sh.residual());
     int t = p.residual().iterationsFor(ratings.users(), d);
-    CompletionModel fw = PrivateFrankWolfe.fitShare(res, p.residual(), muR, key,
+    PrivateFrankWolfe.ShareRun run = PrivateFrankWolfe.fitShare(res, p.residual(), muR, key,
         runLabel + "/biased/residual", PrivateFrankWolfe.SIGNAL_GATE, progress);
+    CompletionModel fw = run.model();
     String status;
+    double[] s2 = null;
+    double[] c2 = null;
     if (fw != null) {
-      spent.add(new BiasedAccount.Component("residual Frank-Wolfe (" + t + " iterations)", muR,
-          fw.diagnostics().account().orElseThrow().noise()));
+      spent.add(new BiasedAccount.Component("residual Frank-Wolfe (" + t + " iterations)",
+          run.parts()));
       status = "used: the first release's top eigenvalue cleared the noise";
     } else {
-      double muTest = muR / Math.sqrt(t);
       spent.add(new BiasedAccount.Component("residual signal test (Frank-Wolfe iteration 1)",
-          muTest, CompletionPlan.calibrate(p.residual(), t, d, muR).account().noise()));
+          run.parts()));
       status = "not used: the first release's top eigenvalue did not clear "
           + PrivateFrankWolfe.SIGNAL_GATE + " sigma sqrt(d); its remaining share went to the"
           + " item biases";
@@ -133,10 +156,10 @@ public final class BiasedCompletion {
         GaussianSketchNoise c2Noise = GaussianSketchNoise.calibrate("item weights (second)",
             Math.sqrt(2), changed, rest * Math.sqrt(1 - fs));
         RandomBits bits2 = KeyStream.of(key, runLabel + "/biased/items/2").bits();
-        double[] s2 = item[0].release(s2Noise, bits2);
-        double[] c2 = item[1].release(c2Noise, bits2);
-        spent.add(new BiasedAccount.Component("item biases (second release)", rest,
-            List.of(s2Noise.scale(d), c2Noise.scale(d))));
+        List<BiasedAccount.Part> parts2 = new ArrayList<>();
+        s2 = release(item[0], s2Noise, bits2, parts2);
+        c2 = release(item[1], c2Noise, bits2, parts2);
+        spent.add(new BiasedAccount.Component("item biases (second release)", parts2));
         double sigmaS = combine(s, sNoise.sigma(), s2, s2Noise.sigma());
         double sigmaC = combine(c, cNoise.sigma(), c2, c2Noise.sigma());
         bias = shrink(s, c, sigmaS, sigmaC);
@@ -145,13 +168,22 @@ public final class BiasedCompletion {
     }
     BiasedAccount account = new BiasedAccount(p.privacy(), CompletionAccount.RELATION, mu, spent,
         fw == null ? Optional.empty() : fw.diagnostics().account());
-    // The premise of the guarantee: the components never spend more than μ(ε, δ).
-    if (!(account.muSpent() <= mu * (1 + 1e-12))) {
-      throw new IllegalStateException("components spent mu = " + account.muSpent() + " > "
-          + mu);
+    // The premise of the guarantee: what the noise actually drawn spends is at most μ(ε, δ).
+    if (!(account.muSpent() <= mu * (1 + BiasedAccount.TOLERANCE))) {
+      throw new IllegalStateException("the releases spent mu = " + account.muSpent() + " > "
+          + mu + " = mu(epsilon, delta)");
     }
-    return BiasedModel.of(p.ratingMin(), p.ratingMax(), p.maxRatingsPerUser(),
+    BiasedModel model = BiasedModel.of(p.ratingMin(), p.ratingMax(), p.maxRatingsPerUser(),
         p.userShrinkage(), offset, bias, fw, status, Optional.of(account));
+    return new Traced(model, new Released(gs, gc, s1, c1, s2, c2));
+  }
+
+  /** Releases {@code sum} with {@code noise} and records the release in {@code parts}. */
+  private static double[] release(ExactSum sum, GaussianSketchNoise noise, RandomBits bits,
+      List<BiasedAccount.Part> parts) {
+    double[] out = sum.release(noise, bits);
+    parts.add(new BiasedAccount.Part(noise.scale(out.length), 1));
+    return out;
   }
 
   /** The non-private twin: the same estimators on the exact sums, Frank–Wolfe always used. */

@@ -22,7 +22,7 @@ import java.util.Objects;
  *     0 as if λ_u ratings at the prediction had been added
  * @param itemClip τ &gt; 0: each user's centred ratings enter the item sums with root mean square
  *     at most τ (the row is scaled down otherwise)
- * @param shares the budget's split (fractions of μ², summing to 1)
+ * @param shares the budget's split (fractions of μ², normalised to sum to 1)
  */
 public record BiasedParams(CompletionParams residual, double ratingMin, double ratingMax,
     double userShrinkage, double itemClip, Shares shares) {
@@ -31,8 +31,10 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
 
   /**
    * The budget's split as fractions of μ² (Gaussian-DP composes by adding μ², Dong–Roth–Su 2022
-   * Cor. 3.3). By default: 5% global offset, 30% item sums, 15% item counts, 50% Frank–Wolfe on
-   * the residuals, of which the first iteration (a fraction 1/T) is the signal test and the rest
+   * Cor. 3.3), normalised on construction so that they sum to 1 up to rounding (a few ulps): the
+   * fit then checks the spent μ against μ(ε, δ) with a rounding-level tolerance only. By
+   * default: 5% global offset, 30% item sums, 15% item weights, 50% Frank–Wolfe on the
+   * residuals, of which the first iteration (a fraction 1/T) is the signal test and the rest
    * goes back to the item biases when that test fails.
    */
   public record Shares(double global, double itemSums, double itemCounts, double residual) {
@@ -40,10 +42,13 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
 
     public Shares {
       for (double s : new double[] {global, itemSums, itemCounts, residual}) {
-        check(s > 0 && s < 1, "budget share", "> 0 and < 1", s);
+        check(s > 0 && Double.isFinite(s), "budget share", "> 0 and finite", s);
       }
       double sum = global + itemSums + itemCounts + residual;
-      check(Math.abs(sum - 1) < 1e-9, "budget shares", "summing to 1", sum);
+      global /= sum;
+      itemSums /= sum;
+      itemCounts /= sum;
+      residual /= sum;
     }
   }
 

@@ -108,6 +108,19 @@ final class CompletionPlan {
     return new CompletionPlan(iterations, p.ojaSteps(), p.solver(), eigen, lambda, account);
   }
 
+  /**
+   * The noise of the releases made by {@code iterationsRun} iterations, each scale with its
+   * number of releases: W once per iteration (FULL), or W·v̂ Γ times and λ̂² once (OJA).
+   */
+  List<BiasedAccount.Part> parts(int iterationsRun) {
+    List<NoiseScale> n = account.noise();
+    if (solver == EigenSolver.FULL) {
+      return List.of(new BiasedAccount.Part(n.get(0), iterationsRun));
+    }
+    return List.of(new BiasedAccount.Part(n.get(0), (long) iterationsRun * ojaSteps),
+        new BiasedAccount.Part(n.get(1), iterationsRun));
+  }
+
   int iterations() {
     return iterations;
   }

@@ -1,6 +1,7 @@
 package io.dplrf.release.completion;
 
 import io.dplrf.sketch.randomness.SecretKey;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.IntConsumer;
@@ -55,19 +56,30 @@ public final class PrivateFrankWolfe {
   }
 
   /**
+   * A Frank–Wolfe run on a share of a larger budget: the model, or null when the signal test
+   * stopped it after its first iteration, and the calibration its releases used.
+   */
+  record ShareRun(CompletionModel model, CompletionPlan plan) {
+    /** The noise of the releases made: all T iterations, or the first one when stopped. */
+    List<BiasedAccount.Part> parts() {
+      return plan.parts(model == null ? 1 : plan.iterations());
+    }
+  }
+
+  /**
    * The private fit spending μ-GDP (a share of a larger budget), stopped after its first
    * iteration when the first release shows no signal above the noise: λ̂₁² &lt;
-   * {@code gate}·σ·√d (see {@link #SIGNAL_GATE}). Returns null when stopped: the caller then
-   * owns the unspent part μ·√((T − 1)/T) of the share. With {@code gate} = 0 it never stops.
+   * {@code gate}·σ·√d (see {@link #SIGNAL_GATE}): the caller then owns the unspent part
+   * μ·√((T − 1)/T) of the share. With {@code gate} = 0 it never stops.
    */
-  static CompletionModel fitShare(Ratings ratings, CompletionParams params, double mu,
-      SecretKey key, String runLabel, double gate, IntConsumer progress) {
+  static ShareRun fitShare(Ratings ratings, CompletionParams params, double mu, SecretKey key,
+      String runLabel, double gate, IntConsumer progress) {
     Objects.requireNonNull(key, "key");
     checkMatches(ratings, params);
     int t = params.iterationsFor(ratings.users(), ratings.items());
     CompletionPlan plan = CompletionPlan.calibrate(params, t, ratings.items(), mu);
-    return run(ratings, params, t, global(ratings, params, plan, key, runLabel),
-        "private-frank-wolfe", Optional.of(plan.account()), progress, gate);
+    return new ShareRun(run(ratings, params, t, global(ratings, params, plan, key, runLabel),
+        "private-frank-wolfe", Optional.of(plan.account()), progress, gate), plan);
   }
 
   /**

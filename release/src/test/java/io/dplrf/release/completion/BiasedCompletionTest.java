@@ -7,17 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.calibration.ChiSquare;
-import io.dplrf.sketch.lra.NoiseScale;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.SecretKey;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
  * The biased completion model (docs/privacy/completion.md §7): sensitivities on neighbouring
- * inputs, the one-budget accounting in both branches of the signal test, the presence and
- * freshness of the noise, and the local user bias and clamp. Data come from seeded
- * {@link SplittableRandom}s (public test data, never privacy noise).
+ * inputs, the one-budget accounting in both branches of the signal test (μ derived from the noise
+ * drawn), the presence, scale and freshness of every release's noise (χ² tests on released −
+ * exact), the private user shrinkage, and the local user bias and clamp. Data come from seeded
+ * {@link SplittableRandom}s (public test data, never privacy noise); every χ² check rejects a
+ * correct sampler with probability &lt; 2·10⁻⁷ ({@link #FALSE_ALARM} in each tail).
  */
 class BiasedCompletionTest {
   private static final double FALSE_ALARM = 1e-7;
@@ -59,6 +61,17 @@ class BiasedCompletionTest {
     assertEquals(2.75, p.midpoint());
     assertEquals(2.25, p.halfWidth());
     assertEquals(5, p.userShrinkage());
+    BiasedParams.Shares sh = p.shares();
+    assertEquals(1, sh.global() + sh.itemSums() + sh.itemCounts() + sh.residual(), 4e-16);
+  }
+
+  /** Shares are weights: normalised to sum to 1 (the fit's tolerance is rounding only). */
+  @Test
+  void shares_areNormalised() {
+    BiasedParams.Shares s = new BiasedParams.Shares(1, 1, 2, 4);
+    assertEquals(0.125, s.global(), 0);
+    assertEquals(0.5, s.residual(), 0);
+    assertEquals(1, s.global() + s.itemSums() + s.itemCounts() + s.residual(), 0);
   }
 
   /**
@@ -104,42 +117,164 @@ class BiasedCompletionTest {
   }
 
   /**
-   * One budget: whichever branch the signal test takes, the components' μ add up (in squares)
-   * to μ(ε, δ) and every σ is its sensitivity over its share (grid slack below 10⁻⁶).
+   * One budget, derived from the noise drawn: whichever branch the signal test takes, every
+   * component's μ = √(Σ R·(Δ/σ)²) over its releases equals its share of μ(ε, δ) up to the grid's
+   * overshoot (σ is rounded up by a relative &lt; 2⁻³⁰) and the components add up (in squares) to
+   * μ(ε, δ); and every σ is its sensitivity over its share — the second item release's at its
+   * share of the unspent residual budget, the signal test's W at one iteration's.
    */
   @Test
-  void account_spendsExactlyTheBudget_inBothBranches() {
+  void account_spendsTheBudget_fromTheNoiseDrawn_inBothBranches() {
     double mu = AnalyticGaussian.mu(1, 1e-6);
     // Few users: the residual test fails and its remaining share goes to the item biases.
     BiasedParams p = params(1).withResidual(params(1).residual().withIterations(4));
+    BiasedParams.Shares sh = p.shares();
     BiasedModel small = BiasedCompletion.fit(data(p, 60, 1), p, SecretKey.forTesting(3), "s");
     BiasedAccount a = small.account().orElseThrow();
     assertFalse(small.residual().isPresent(), small.residualStatus());
     assertEquals(mu, a.mu(), 0);
-    assertEquals(mu, a.muSpent(), mu * 1e-12);
-    assertEquals(4, a.components().size());
-    assertEquals(mu * Math.sqrt(0.5 / 4), a.components().get(2).mu(), mu * 1e-12);
-    assertEquals(mu * Math.sqrt(0.5 * 3 / 4), a.components().get(3).mu(), mu * 1e-12);
-    NoiseScale gSum = a.components().get(0).noise().get(0);
-    double muG = mu * Math.sqrt(0.05) / Math.sqrt(2);
-    assertEquals(2 * p.halfWidth() / muG, gSum.sigma(), 2 * p.halfWidth() / muG * 1e-6);
-    assertTrue(gSum.sensitivity() / gSum.sigma() <= muG);
-    NoiseScale items = a.components().get(1).noise().get(0);
-    double muS = mu * Math.sqrt(0.30);
-    assertEquals(2 * p.itemClip() / muS, items.sigma(), 2 * p.itemClip() / muS * 1e-6);
-    NoiseScale weights = a.components().get(1).noise().get(1);
-    double muC = mu * Math.sqrt(0.15);
-    assertEquals(Math.sqrt(2) / muC, weights.sigma(), Math.sqrt(2) / muC * 1e-6);
+    List<BiasedAccount.Component> cs = a.components();
+    assertEquals(4, cs.size());
+    double muR = mu * Math.sqrt(sh.residual());
+    double rest = muR * Math.sqrt(3 / 4.0);
+    assertSpends(mu * Math.sqrt(sh.global()), cs.get(0).mu(), "global offset");
+    assertSpends(mu * Math.sqrt(sh.itemSums() + sh.itemCounts()), cs.get(1).mu(), "items");
+    assertSpends(muR / 2, cs.get(2).mu(), "signal test");
+    assertSpends(rest, cs.get(3).mu(), "second item release");
+    assertSpends(mu, a.muSpent(), "total");
+    double muG = mu * Math.sqrt(sh.global()) / Math.sqrt(2);
+    assertSigma(2 * p.halfWidth() / muG, part(cs.get(0), 0), 1);
+    assertSigma(1 / muG, part(cs.get(0), 1), 1);
+    assertSigma(2 * p.itemClip() / (mu * Math.sqrt(sh.itemSums())), part(cs.get(1), 0), 1);
+    assertSigma(Math.sqrt(2) / (mu * Math.sqrt(sh.itemCounts())), part(cs.get(1), 1), 1);
+    double l = p.residual().clip();
+    BiasedAccount.Part w = part(cs.get(2), 0);
+    assertSigma(4 * Math.sqrt(2) * l * l / (muR / 2), w, 1);
+    assertEquals(D * (D + 1) / 2, w.noise().entries());
+    double fs = sh.itemSums() / (sh.itemSums() + sh.itemCounts());
+    assertSigma(2 * p.itemClip() / (rest * Math.sqrt(fs)), part(cs.get(3), 0), 1);
+    assertSigma(Math.sqrt(2) / (rest * Math.sqrt(1 - fs)), part(cs.get(3), 1), 1);
     // Many users and a strong residual at a large ε: Frank–Wolfe runs all its iterations.
     BiasedParams big = params(50);
-    BiasedModel used = BiasedCompletion.fit(rankOne(big, 4000), big, SecretKey.forTesting(4),
-        "b");
+    Ratings strong = rankOne(big, 4000);
+    BiasedModel used = BiasedCompletion.fit(strong, big, SecretKey.forTesting(4), "b");
     assertTrue(used.residual().isPresent(), used.residualStatus());
     BiasedAccount b = used.account().orElseThrow();
     double muBig = AnalyticGaussian.mu(50, 1e-6);
-    assertEquals(muBig, b.muSpent(), muBig * 1e-12);
+    int t = big.residual().iterationsFor(strong.users(), D);
     assertEquals(3, b.components().size());
-    assertEquals(muBig * Math.sqrt(0.5), b.residual().orElseThrow().mu(), muBig * 1e-12);
+    assertSpends(muBig, b.muSpent(), "total");
+    assertSpends(muBig * Math.sqrt(big.shares().residual()), b.components().get(2).mu(), "FW");
+    double lb = big.residual().clip();
+    assertSigma(4 * Math.sqrt(2) * lb * lb / (muBig * Math.sqrt(big.shares().residual())
+        / Math.sqrt(t)), part(b.components().get(2), 0), t);
+    assertEquals(muBig * Math.sqrt(big.shares().residual()), b.residual().orElseThrow().mu(),
+        muBig * 1e-12);
+  }
+
+  /**
+   * The item sums and weights are released with the calibrated noise, and the second release's
+   * noise is fresh: over 150 labels (fixed key), (released − exact)/σ of each of the four
+   * vectors (first and second sums and weights, 12 entries each) has Σz² ~ χ² with 12 degrees
+   * of freedom per release, which missing (≈ 0) or halved (÷ 4) noise fails; and the second
+   * release's z-scores are uncorrelated with the first's: N·r² ~ χ²₁ for their correlation r
+   * over the N pairs (a label reused for both releases would draw them from the same bits). The
+   * second release exists when the signal test fails, in at least 90% of these fits (the
+   * residual's structure here is the item-bias error, which the test sometimes sees).
+   */
+  @Test
+  void itemReleases_haveTheCalibratedNoise_andTheSecondIsIndependent() {
+    BiasedParams p = params(1).withResidual(params(1).residual().withIterations(4));
+    Ratings r = data(p, 60, 21);
+    SecretKey key = SecretKey.forTesting(22);
+    int labels = 150;
+    double[] chi = new double[4];
+    int[] df = new int[4];
+    double cross = 0;
+    double ss1 = 0;
+    double ss2 = 0;
+    boolean differs = false;
+    int seconds = 0;
+    for (int k = 0; k < labels; k++) {
+      BiasedCompletion.Traced t = BiasedCompletion.fitTraced(r, p, key, "items" + k, x -> { });
+      BiasedCompletion.Released rel = t.released();
+      List<BiasedAccount.Component> cs = t.model().account().orElseThrow().components();
+      ExactSum[] exact = BiasedCompletion.itemSums(r, p, t.model().offset());
+      double[][] released = {rel.itemSums(), rel.itemWeights(), rel.itemSums2(),
+          rel.itemWeights2()};
+      boolean second = released[2] != null; // the signal test failed
+      seconds += second ? 1 : 0;
+      double[][] z = new double[4][];
+      for (int v = 0; v < (second ? 4 : 2); v++) {
+        double sigma = part(cs.get(v < 2 ? 1 : 3), v % 2).noise().sigma();
+        double[] e = exact[v % 2].exact();
+        z[v] = new double[D];
+        for (int j = 0; j < D; j++) {
+          z[v][j] = (released[v][j] - e[j]) / sigma;
+          chi[v] += z[v][j] * z[v][j];
+        }
+        df[v] += D;
+      }
+      for (int v = 0; second && v < 2; v++) {
+        for (int j = 0; j < D; j++) {
+          cross += z[v][j] * z[v + 2][j];
+          ss1 += z[v][j] * z[v][j];
+          ss2 += z[v + 2][j] * z[v + 2][j];
+          differs |= z[v][j] != z[v + 2][j];
+        }
+      }
+    }
+    assertTrue(seconds >= 0.9 * labels, "the signal test failed in " + seconds + " of " + labels
+        + " fits (60 users, T = 4)");
+    String[] names = {"first item sums", "first item weights", "second item sums",
+        "second item weights"};
+    for (int v = 0; v < 4; v++) {
+      assertTrue(accepts(chi[v], df[v]), names[v] + ": chi2 " + chi[v] + " on " + df[v]);
+      assertFalse(accepts(chi[v] / 4, df[v]), names[v] + ": halved noise would pass");
+      assertFalse(accepts(0, df[v]), names[v] + ": missing noise would pass");
+    }
+    assertTrue(differs, "the second release's noise is not the first's");
+    int pairs = 2 * D * seconds;
+    double corr = cross / Math.sqrt(ss1 * ss2);
+    assertTrue(accepts(pairs * corr * corr, 1), "correlation of the two releases' noise "
+        + corr + " over " + pairs + " pairs");
+  }
+
+  /**
+   * The global sum and the active-user count (exact value 300, not 0) are released with the
+   * calibrated noise: over 200 labels, Σ((released − exact)/σ)² ~ χ²₂₀₀, which missing or
+   * halved noise fails.
+   */
+  @Test
+  void globalReleases_haveTheCalibratedNoise() {
+    BiasedParams p = params(1);
+    Ratings r = data(p, 300, 31);
+    SecretKey key = SecretKey.forTesting(32);
+    ExactSum[] global = BiasedCompletion.globalSums(r, p);
+    double exactSum = global[0].exact()[0];
+    double exactCount = global[1].exact()[0];
+    assertEquals(300, exactCount, 0);
+    assertTrue(Math.abs(exactSum) > 1, "a non-zero exact sum: " + exactSum);
+    int labels = 200;
+    double chiSum = 0;
+    double chiCount = 0;
+    for (int k = 0; k < labels; k++) {
+      BiasedCompletion.Traced t = BiasedCompletion.fitTraced(r, p, key, "global" + k, x -> { });
+      BiasedCompletion.Released rel = t.released();
+      List<BiasedAccount.Component> cs = t.model().account().orElseThrow().components();
+      double zs = (rel.globalSum() - exactSum) / part(cs.get(0), 0).noise().sigma();
+      double zc = (rel.activeUsers() - exactCount) / part(cs.get(0), 1).noise().sigma();
+      chiSum += zs * zs;
+      chiCount += zc * zc;
+    }
+    double[] chi = {chiSum, chiCount};
+    int[] df = {labels, labels};
+    String[] names = {"global sum", "active users"};
+    for (int v = 0; v < 2; v++) {
+      assertTrue(accepts(chi[v], df[v]), names[v] + ": chi2 " + chi[v] + " on " + df[v]);
+      assertFalse(accepts(chi[v] / 4, df[v]), names[v] + ": halved noise would pass");
+      assertFalse(accepts(0, df[v]), names[v] + ": missing noise would pass");
+    }
   }
 
   /**
@@ -184,9 +319,10 @@ class BiasedCompletionTest {
   }
 
   /**
-   * The second item release draws fresh noise (label /items/2): the combined σ is
-   * 1/√(1/σ₁² + 1/σ₂²) — equal to one release at the two shares' μ combined — and not σ₁/√2,
-   * which reusing the first release's noise would pretend.
+   * The inverse-variance combination of two independent releases (its arithmetic; that the
+   * second release's noise is independent of the first's is {@link
+   * #itemReleases_haveTheCalibratedNoise_andTheSecondIsIndependent}): σ = 1/√(1/σ₁² + 1/σ₂²),
+   * the σ of one release at the two μ combined.
    */
   @Test
   void combine_isTheInverseVarianceMean() {
@@ -334,6 +470,27 @@ class BiasedCompletionTest {
       ss += (a[j] - b[j]) * (a[j] - b[j]);
     }
     return Math.sqrt(ss);
+  }
+
+  private static BiasedAccount.Part part(BiasedAccount.Component c, int k) {
+    return c.parts().get(k);
+  }
+
+  /** Spends {@code expected}: never more (rounding only), less by at most the grid overshoot. */
+  private static void assertSpends(double expected, double actual, String what) {
+    assertTrue(actual <= expected * (1 + BiasedAccount.TOLERANCE)
+        && actual >= expected * (1 - 0x1p-29), what + ": spent " + actual + ", share " + expected);
+  }
+
+  /**
+   * σ is Δ₀/μ_share up to the rounding slack and the grid (relative &lt; 10⁻⁶, never below), and
+   * the part was released {@code releases} times.
+   */
+  private static void assertSigma(double expected, BiasedAccount.Part part, long releases) {
+    double sigma = part.noise().sigma();
+    assertTrue(sigma >= expected && sigma <= expected * (1 + 1e-6),
+        part.noise().sketch() + ": sigma " + sigma + ", expected " + expected);
+    assertEquals(releases, part.releases(), part.noise().sketch());
   }
 
   private static boolean accepts(double stat, int df) {
