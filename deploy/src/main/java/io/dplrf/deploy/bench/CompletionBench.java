@@ -46,11 +46,13 @@ public final class CompletionBench {
   public record Cell(String method, double epsilon, double mean, double sd, double seconds,
       int residualUsed) {}
 
-  /** Public knobs of the model, as multiples of its defaults (1 = the default). */
+  /**
+   * Public knobs of the model, as multiples of its defaults (1 = the default); {@code
+   * userShrinkage} a fixed λ_u, or NaN for the default (estimated privately).
+   */
   public record Knobs(double rowNorm, double itemClip, double userShrinkage, int iterations,
       double nuclearNorm) {
-    public static final Knobs DEFAULT = new Knobs(1, 1, BiasedParams.DEFAULT_USER_SHRINKAGE, 0,
-        1);
+    public static final Knobs DEFAULT = new Knobs(1, 1, Double.NaN, 0, 1);
   }
 
   private final double delta;
@@ -124,8 +126,8 @@ public final class CompletionBench {
         * knobs.nuclearNorm();
     r = new CompletionParams(r.privacy(), XI, l, knobs.iterations(), k, EigenSolver.FULL,
         r.ojaSteps(), r.beta());
-    return p.withResidual(r).withItemClip(p.itemClip() * knobs.itemClip())
-        .withUserShrinkage(knobs.userShrinkage());
+    p = p.withResidual(r).withItemClip(p.itemClip() * knobs.itemClip());
+    return Double.isNaN(knobs.userShrinkage()) ? p : p.withUserShrinkage(knobs.userShrinkage());
   }
 
   public List<Cell> run(Dataset ds, double[] epsilons, PrintStream out) {

@@ -46,7 +46,7 @@ final class BenchCommand {
                                    [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--runs 3] [--seed 1]
                                    [--iterations 0 (Corollary 3.1)] [--row-norm-factor 1]
                                    [--nuclear-norm-factor 1] [--item-clip-factor 1]
-                                   [--user-shrinkage 5] [--jester FILE] [--movielens FILE]
+                                   [--user-shrinkage auto|X] [--jester FILE] [--movielens FILE]
                                    [--svg FILE]
              dplrf bench robust    [--rows 500] [--cols 400] [--rank 5] [--epsilons 1,4,16]
                                    [--p 1] [--clip 1] [--outlier-rate 0.01] [--outlier-factor 100]
@@ -204,7 +204,8 @@ final class BenchCommand {
     CompletionBench bench = new CompletionBench(a.number("delta", 1e-6), runs,
         a.integer("seed", 1), new CompletionBench.Knobs(a.number("row-norm-factor", 1),
             a.number("item-clip-factor", 1),
-            a.number("user-shrinkage", CompletionBench.Knobs.DEFAULT.userShrinkage()),
+            a.string("user-shrinkage", "auto").equals("auto") ? Double.NaN
+                : a.number("user-shrinkage", 0),
             a.integer("iterations", 0), a.number("nuclear-norm-factor", 1)));
     List<List<CompletionBench.Cell>> all = new java.util.ArrayList<>();
     for (CompletionBench.Dataset ds : sets) {

@@ -48,7 +48,7 @@ final class CompleteCommand {
                             --epsilon E --delta D --out DIR [--users M --items N]
                             [--model biased|fw] [--max-ratings 80] [--iterations T] [--clip L]
                             [--nuclear-norm K] [--solver full|oja] [--oja-steps 100]
-                            [--user-shrinkage 5] [--item-clip TAU] [--offset C]
+                            [--user-shrinkage auto|X] [--item-clip TAU] [--offset C]
                             [--key FILE] [--seed S] [--overwrite] [--no-noise]
         FILE            CSV lines user,item,rating (0-based ids, no header)
         --rating-min/--rating-max
@@ -64,7 +64,9 @@ final class CompleteCommand {
                         (default: biased (max-min)*sqrt(xi)/8, fw 5)
         --nuclear-norm  the FW constraint k (default sqrt(users*items)*L/sqrt(xi))
         --solver        full: Algorithm 1, dense noisy d x d matrix; oja: Algorithm 2
-        --user-shrinkage  biased: lambda_u, a user's bias is sum(r-g-b)/(n+lambda_u) (default 5)
+        --user-shrinkage  biased: lambda_u, a user's bias is sum(r-g-b)/(n+lambda_u). auto
+                        (default): estimated privately from how much users' means vary, in
+                        the same budget; a number fixes it (no estimate)
         --item-clip     biased: tau, root mean square bound of a user's centred ratings in the
                         item sums (default (max-min)/4)
         --offset C      fw: a public constant subtracted before training and added back
@@ -119,8 +121,10 @@ final class CompleteCommand {
         a.integer("oja-steps", CompletionParams.DEFAULT_OJA_STEPS),
         CompletionParams.DEFAULT_BETA);
     BiasedParams bp = defaults.withResidual(params)
-        .withUserShrinkage(a.number("user-shrinkage", defaults.userShrinkage()))
         .withItemClip(a.number("item-clip", defaults.itemClip()));
+    if (!a.string("user-shrinkage", "auto").equals("auto")) {
+      bp = bp.withUserShrinkage(a.number("user-shrinkage", defaults.userShrinkage()));
+    }
     boolean noNoise = a.flag("no-noise");
     Integer seed = a.integerOrNull("seed");
     boolean overwrite = a.flag("overwrite");
@@ -261,7 +265,9 @@ final class CompleteCommand {
     doc.put("ratingMin", p.ratingMin());
     doc.put("ratingMax", p.ratingMax());
     doc.put("maxRatingsPerUser", p.maxRatingsPerUser());
-    doc.put("userShrinkage", p.userShrinkage());
+    doc.put("userShrinkage", model.userShrinkage());
+    doc.put("userShrinkageEstimated", p.estimatesUserShrinkage() && !noNoise ? "privately"
+        : p.estimatesUserShrinkage() ? "from the exact sums (non-private)" : "fixed by the user");
     doc.put("itemClip", p.itemClip());
     doc.put("offset", model.offset());
     doc.put("itemBiases", model.itemBiases());

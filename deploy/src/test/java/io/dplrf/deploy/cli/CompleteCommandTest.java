@@ -101,11 +101,25 @@ class CompleteCommandTest {
     }
     assertEquals(((Number) doc.get("mu")).doubleValue(), Math.sqrt(mu2), 1e-9,
         "the components spend the whole budget, no more");
+    assertEquals("privately", doc.get("userShrinkageEstimated"));
+    assertTrue(parts.stream().anyMatch(c -> String.valueOf(((Map<?, ?>) c).get("component"))
+        .startsWith("users' spread")), parts.toString());
     for (String line : Files.readAllLines(out.resolve("predictions.csv"))) {
       double p = Double.parseDouble(line.split(",")[2]);
       assertTrue(p >= 0 && p <= 3, "clamped to the declared range: " + line);
     }
     assertTrue(r.err().isEmpty(), r.err());
+  }
+
+  @Test
+  void complete_withAFixedUserShrinkage_makesNoSpreadRelease() throws IOException {
+    Path out = dir.resolve("fixed");
+    Run r = run(args(out, "--user-shrinkage", "3"));
+    assertEquals(0, r.code(), r.err());
+    Map<String, Object> doc = json(out);
+    assertEquals("fixed by the user", doc.get("userShrinkageEstimated"));
+    assertEquals(3.0, ((Number) doc.get("userShrinkage")).doubleValue());
+    assertFalse(doc.get("components").toString().contains("spread"), doc.toString());
   }
 
   @Test

@@ -23,8 +23,13 @@ import java.util.function.IntConsumer;
  *       contribution has ‖·‖₂ ≤ τ to the item sums (Δ = 2τ) and ‖·‖₂ ≤ 1 to the non-negative
  *       item weights (Δ = √2); the released sums are shrunk by empirical Bayes (a function of the
  *       released values only);
- *   <li><b>user biases c_i</b>: computed by each user from her own row and (g, b) — never
- *       released, as the local component of paper 004's Algorithm 1 (billboard lemma);
+ *   <li><b>the users' spread</b>: how much users' true biases vary against the noise of one
+ *       rating, ρ, from each user's clamped estimate (Δ = a + 1/6, {@link #spreadSums}); it
+ *       sets the users' shrinkage λ_u = 1/E[ρ | release] ({@link #userShrinkageOf}), so that a
+ *       population whose users have no bias of their own gets user biases shrunk to ≈ 0;
+ *   <li><b>user biases c_i</b> = Σ(r − g − b_j)/(n_i + λ_u): computed by each user from her own
+ *       row and (g, b, λ_u) — never released, as the local component of paper 004's Algorithm 1
+ *       (billboard lemma);
  *   <li><b>private Frank–Wolfe on the residuals</b> r − g − b − c (paper 004, Algorithm 1),
  *       whose first iteration is the signal test {@link PrivateFrankWolfe#SIGNAL_GATE}: when its
  *       top eigenvalue does not clear the noise, Frank–Wolfe stops and the rest of its share is
@@ -78,11 +83,11 @@ public final class BiasedCompletion {
   /**
    * Every noisy release of one fit, as released (before any post-processing), for tests that
    * compare them with the exact sums: the global sum and active-user count; the first item sums
-   * and weights; the second item sums and weights, null unless the signal test failed with T &gt;
-   * 1.
+   * and weights; the users' spread (sum, a·count), null when λ_u is fixed; the second item sums
+   * and weights, null unless the signal test failed with T &gt; 1.
    */
   record Released(double globalSum, double activeUsers, double[] itemSums, double[] itemWeights,
-      double[] itemSums2, double[] itemWeights2) {}
+      double[] spread, double[] itemSums2, double[] itemWeights2) {}
 
   /** A fit and its releases. */
   record Traced(BiasedModel model, Released released) {}
@@ -128,8 +133,21 @@ public final class BiasedCompletion {
     double[] c1 = c.clone();
     double[] bias = shrink(s, c, sNoise.sigma(), cNoise.sigma());
 
-    // 3. Frank–Wolfe on the residuals, gated by its first release.
-    Ratings res = residualRatings(ratings, p, offset, bias);
+    // 3. The users' spread: λ_u from the released (Σ clamp(ρ̂_i), a·count).
+    double lambdaU = p.userShrinkage();
+    double[] spread = null;
+    if (p.estimatesUserShrinkage()) {
+      GaussianSketchNoise uNoise = GaussianSketchNoise.calibrate("users' spread",
+          spreadSensitivity(), 2, mu * Math.sqrt(sh.userSpread()));
+      RandomBits uBits = KeyStream.of(key, runLabel + "/biased/spread").bits();
+      List<BiasedAccount.Part> uParts = new ArrayList<>();
+      spread = release(spreadSums(ratings, p, offset, bias), uNoise, uBits, uParts);
+      spent.add(new BiasedAccount.Component("users' spread (lambda_u)", uParts));
+      lambdaU = userShrinkageOf(spread[0], spread[1], uNoise.sigma());
+    }
+
+    // 4. Frank–Wolfe on the residuals, gated by its first release.
+    Ratings res = residualRatings(ratings, p, offset, bias, lambdaU);
     double muR = mu * Math.sqrt(sh.residual());
     int t = p.residual().iterationsFor(ratings.users(), d);
     PrivateFrankWolfe.ShareRun run = PrivateFrankWolfe.fitShare(res, p.residual(), muR, key,
@@ -174,8 +192,8 @@ public final class BiasedCompletion {
           + mu + " = mu(epsilon, delta)");
     }
     BiasedModel model = BiasedModel.of(p.ratingMin(), p.ratingMax(), p.maxRatingsPerUser(),
-        p.userShrinkage(), offset, bias, fw, status, Optional.of(account));
-    return new Traced(model, new Released(gs, gc, s1, c1, s2, c2));
+        lambdaU, offset, bias, fw, status, Optional.of(account));
+    return new Traced(model, new Released(gs, gc, s1, c1, spread, s2, c2));
   }
 
   /** Releases {@code sum} with {@code noise} and records the release in {@code parts}. */
@@ -193,10 +211,15 @@ public final class BiasedCompletion {
     double offset = offsetOf(p, global[0].exact()[0], global[1].exact()[0]);
     ExactSum[] item = itemSums(ratings, p, offset);
     double[] bias = shrink(item[0].exact(), item[1].exact(), 0, 0);
+    double lambdaU = p.userShrinkage();
+    if (p.estimatesUserShrinkage()) {
+      double[] spread = spreadSums(ratings, p, offset, bias).exact();
+      lambdaU = userShrinkageOf(spread[0], spread[1], 0);
+    }
     CompletionModel fw = PrivateFrankWolfe.fitNonPrivate(
-        residualRatings(ratings, p, offset, bias), p.residual());
-    return BiasedModel.of(p.ratingMin(), p.ratingMax(), p.maxRatingsPerUser(),
-        p.userShrinkage(), offset, bias, fw, "used (non-private)", Optional.empty());
+        residualRatings(ratings, p, offset, bias, lambdaU), p.residual());
+    return BiasedModel.of(p.ratingMin(), p.ratingMax(), p.maxRatingsPerUser(), lambdaU, offset,
+        bias, fw, "used (non-private)", Optional.empty());
   }
 
   private static void checkMatches(Ratings ratings, BiasedParams p) {
@@ -310,6 +333,99 @@ public final class BiasedCompletion {
     return b;
   }
 
+  /** Users with fewer ratings than this do not enter the users' spread (ρ̂_i needs n_i ≥ 4). */
+  static final int SPREAD_MIN_RATINGS = 6;
+
+  /** −1/6: the lower clamp of ρ̂_i (a bound it meets anyway, ρ̂_i ≥ −1/n_i). */
+  private static final double SPREAD_LOW = -1.0 / SPREAD_MIN_RATINGS;
+
+  /**
+   * Δ of the users' spread, max(a − (−1/6), √2·a) = a + 1/6 (see {@link #spreadSums}); the max
+   * keeps it right whatever a is, and a + 1/6 exceeds √2·a by 10⁻³ for a = 0.4, far beyond
+   * rounding.
+   */
+  static double spreadSensitivity() {
+    double a = BiasedParams.SPREAD_CLIP;
+    return Math.max(a - SPREAD_LOW, Math.sqrt(2) * a);
+  }
+
+  /**
+   * The exact sums of the users' spread: Σ_i clamp(ρ̂_i, [−1/6, a]) and a·#{i : n_i ≥ 6} (a =
+   * {@link BiasedParams#SPREAD_CLIP}), over users with n_i ≥ {@link #SPREAD_MIN_RATINGS}. User
+   * i's e_ij = r_ij − g − b_j on her items (her row and the released g, b), their mean ē_i and
+   * sample variance w_i, and ρ̂_i = (ē_i²/w_i)·(n_i − 3)/(n_i − 1) − 1/n_i: for e_ij = β_i +
+   * N(0, s²) with β_i of variance τ² over users, E[ē²] = τ² + s²/n and E[1/w] =
+   * (n − 1)/((n − 3)s²), so E ρ̂_i = τ²/s² = ρ. ρ̂_i ≥ −1/n_i ≥ −1/6, so the lower clamp only
+   * makes that bound exact in floating point. Each user adds (clamp(ρ̂_i), a) or nothing: two
+   * users' contributions differ by ≤ a + 1/6 (both counted: the counts cancel exactly) or ≤ √2·a
+   * &lt; a + 1/6 (one counted), so Δ = a + 1/6 ({@link #spreadSensitivity}).
+   */
+  static ExactSum spreadSums(Ratings r, BiasedParams p, double offset, double[] bias) {
+    double a = BiasedParams.SPREAD_CLIP;
+    ExactSum sums = new ExactSum(2, 2 * a); // (ρ̂, a) has norm ≤ √2·a: never clipped
+    int[] both = {0, 1};
+    for (int i = 0; i < r.users(); i++) {
+      int s = r.start(i);
+      int n = r.end(i) - s;
+      if (n < SPREAD_MIN_RATINGS) {
+        continue;
+      }
+      double mean = 0;
+      for (int x = s; x < s + n; x++) {
+        mean += clamp(r.vals()[x], p) - offset - bias[r.cols()[x]];
+      }
+      mean /= n;
+      double w = 0;
+      for (int x = s; x < s + n; x++) {
+        double e = clamp(r.vals()[x], p) - offset - bias[r.cols()[x]] - mean;
+        w += e * e;
+      }
+      w /= n - 1;
+      double ratio = mean == 0 ? 0 : w == 0 ? Double.POSITIVE_INFINITY : mean * mean / w;
+      double rho = ratio * (n - 3.0) / (n - 1.0) - 1.0 / n;
+      sums.add(both, 0, new double[] {Math.max(SPREAD_LOW, Math.min(a, rho)), a}, 2);
+    }
+    return sums;
+  }
+
+  /**
+   * λ_u = 1/E[ρ | released], the Bayes choice: a user with n ratings whose bias is estimated as
+   * α·ē loses (1 − α)²τ² + α²s²/n in expected squared error, linear in ρ = τ²/s², so under
+   * uncertainty the best α is E[ρ]/(E[ρ] + 1/n), i.e. λ_u = 1/E[ρ]. The released (S, K) are
+   * (Σ clamp(ρ̂_i), a·N) plus independent N(0, σ²) each; with a flat prior on the unknown N,
+   * S − ρK/a ~ N(0, σ²(1 + ρ²/a²)) for the mean ρ of the clamped ρ̂_i, and with a uniform prior
+   * on ρ ∈ [0, a] the posterior mean is a one-dimensional integral (post-processing of the
+   * release). Without noise (σ = 0) ρ = clamp(aS/K, [0, a]). ρ is floored at 10⁻⁹ (λ_u ≤ 10⁹,
+   * no user bias in practice).
+   */
+  static double userShrinkageOf(double sum, double count, double sigma) {
+    double a = BiasedParams.SPREAD_CLIP;
+    double rho;
+    if (sigma == 0) {
+      rho = count > 0 ? Math.max(0, Math.min(a, a * sum / count)) : a / 2;
+    } else {
+      int points = 100_000;
+      double[] logw = new double[points];
+      double max = Double.NEGATIVE_INFINITY;
+      for (int k = 0; k < points; k++) {
+        double r = a * (k + 0.5) / points;
+        double v = 1 + r * r / (a * a);
+        double z = sum - r * count / a;
+        logw[k] = -z * z / (2 * sigma * sigma * v) - 0.5 * Math.log(v);
+        max = Math.max(max, logw[k]);
+      }
+      double num = 0;
+      double den = 0;
+      for (int k = 0; k < points; k++) {
+        double w = Math.exp(logw[k] - max);
+        num += w * a * (k + 0.5) / points;
+        den += w;
+      }
+      rho = num / den;
+    }
+    return 1 / Math.max(rho, 1e-9);
+  }
+
   /**
    * Overwrites {@code a} with the inverse-variance mean of two independent noisy releases of the
    * same exact vector; returns its σ, 1/√(1/σ_a² + 1/σ_b²) (post-processing).
@@ -324,13 +440,15 @@ public final class BiasedCompletion {
   }
 
   /**
-   * Every user's residuals r − g − b_j − c_i on her items, as {@link Ratings} bounded with the
-   * residual model's ξ and L (rows scaled to ‖·‖₂ ≤ L). User i's row is a function of her own
-   * row and the released (g, b) only: the same as {@link BiasedModel#predictUser} computes.
+   * Every user's residuals r − g − b_j − c_i (c_i with λ_u = {@code userShrinkage}) on her
+   * items, as {@link Ratings} bounded with the residual model's ξ and L (rows scaled to ‖·‖₂ ≤
+   * L). User i's row is a function of her own row and the released (g, b, λ_u) only: the same as
+   * {@link BiasedModel#predictUser} computes.
    */
-  static Ratings residualRatings(Ratings r, BiasedParams p, double offset, double[] bias) {
+  static Ratings residualRatings(Ratings r, BiasedParams p, double offset, double[] bias,
+      double userShrinkage) {
     BiasedModel m = BiasedModel.of(p.ratingMin(), p.ratingMax(), p.maxRatingsPerUser(),
-        p.userShrinkage(), offset, bias, null, "", Optional.empty());
+        userShrinkage, offset, bias, null, "", Optional.empty());
     int[] user = new int[r.size()];
     int[] item = new int[r.size()];
     double[] value = new double[r.size()];

@@ -61,17 +61,25 @@ class BiasedCompletionTest {
     assertEquals(2.75, p.midpoint());
     assertEquals(2.25, p.halfWidth());
     assertEquals(5, p.userShrinkage());
+    assertTrue(p.estimatesUserShrinkage());
+    assertEquals(2 / 5.0, BiasedParams.SPREAD_CLIP);
     BiasedParams.Shares sh = p.shares();
-    assertEquals(1, sh.global() + sh.itemSums() + sh.itemCounts() + sh.residual(), 4e-16);
+    assertEquals(1, sh.global() + sh.userSpread() + sh.itemSums() + sh.itemCounts()
+        + sh.residual(), 4e-16);
+    BiasedParams fixed = p.withUserShrinkage(3);
+    assertFalse(fixed.estimatesUserShrinkage());
+    assertEquals(3, fixed.userShrinkage());
+    assertEquals(0.05 / 0.95, fixed.shares().global(), 1e-15);
   }
 
   /** Shares are weights: normalised to sum to 1 (the fit's tolerance is rounding only). */
   @Test
   void shares_areNormalised() {
-    BiasedParams.Shares s = new BiasedParams.Shares(1, 1, 2, 4);
+    BiasedParams.Shares s = new BiasedParams.Shares(1, 1, 1, 1, 4);
     assertEquals(0.125, s.global(), 0);
     assertEquals(0.5, s.residual(), 0);
-    assertEquals(1, s.global() + s.itemSums() + s.itemCounts() + s.residual(), 0);
+    assertEquals(1, s.global() + s.userSpread() + s.itemSums() + s.itemCounts() + s.residual(),
+        0);
   }
 
   /**
@@ -101,6 +109,10 @@ class BiasedCompletionTest {
       ExactSum[] ib = BiasedCompletion.itemSums(b, p, g);
       assertTrue(distance(ia[0].exact(), ib[0].exact()) <= 2 * p.itemClip(), "item sums");
       assertTrue(distance(ia[1].exact(), ib[1].exact()) <= Math.sqrt(2), "item weights");
+      double[] bias = rnd.doubles(D, -1, 1).toArray();
+      assertTrue(distance(BiasedCompletion.spreadSums(a, p, g, bias).exact(),
+          BiasedCompletion.spreadSums(b, p, g, bias).exact())
+          <= BiasedCompletion.spreadSensitivity(), "users' spread");
     }
     // Tight: user 0 rates item 0 at the top of the range or at the bottom (user 1 unchanged).
     // One rating: c0 = (r − g)/(1 + λ_u), so x = (r − g)·λ_u/(1 + λ_u) = ±2·5/6 for g = 3,
@@ -114,6 +126,19 @@ class BiasedCompletionTest {
     Ratings other = build(p, new int[][] {{1}, {2, 3}}, new double[][] {{5}, {3, 3}});
     assertEquals(Math.sqrt(2), distance(BiasedCompletion.itemSums(top, p, 3)[1].exact(),
         BiasedCompletion.itemSums(other, p, 3)[1].exact()), 1e-6);
+    // The users' spread: a user with a huge spread (equal ratings far from g) against one with
+    // none (ratings around g, zero mean): a + 1/6.
+    int[] six = {0, 1, 2, 3, 4, 5};
+    Ratings high = build(p, new int[][] {six, {6}}, new double[][] {{5, 5, 5, 5, 5, 5}, {3}});
+    Ratings low = build(p, new int[][] {six, {6}}, new double[][] {{2, 4, 2, 4, 2, 4}, {3}});
+    double[] zero = new double[D];
+    double[] sh = BiasedCompletion.spreadSums(high, p, 3, zero).exact();
+    double[] sl = BiasedCompletion.spreadSums(low, p, 3, zero).exact();
+    assertEquals(BiasedParams.SPREAD_CLIP, sh[0], 1e-6);
+    assertEquals(BiasedParams.SPREAD_CLIP, sh[1], 1e-6);
+    assertEquals(-1 / 6.0, sl[0], 1e-6);
+    assertEquals(BiasedCompletion.spreadSensitivity(), distance(sh, sl), 1e-6);
+    assertEquals(BiasedParams.SPREAD_CLIP + 1 / 6.0, BiasedCompletion.spreadSensitivity(), 0);
   }
 
   /**
@@ -134,26 +159,29 @@ class BiasedCompletionTest {
     assertFalse(small.residual().isPresent(), small.residualStatus());
     assertEquals(mu, a.mu(), 0);
     List<BiasedAccount.Component> cs = a.components();
-    assertEquals(4, cs.size());
+    assertEquals(5, cs.size());
     double muR = mu * Math.sqrt(sh.residual());
     double rest = muR * Math.sqrt(3 / 4.0);
     assertSpends(mu * Math.sqrt(sh.global()), cs.get(0).mu(), "global offset");
     assertSpends(mu * Math.sqrt(sh.itemSums() + sh.itemCounts()), cs.get(1).mu(), "items");
-    assertSpends(muR / 2, cs.get(2).mu(), "signal test");
-    assertSpends(rest, cs.get(3).mu(), "second item release");
+    assertSpends(mu * Math.sqrt(sh.userSpread()), cs.get(2).mu(), "users' spread");
+    assertSpends(muR / 2, cs.get(3).mu(), "signal test");
+    assertSpends(rest, cs.get(4).mu(), "second item release");
     assertSpends(mu, a.muSpent(), "total");
     double muG = mu * Math.sqrt(sh.global()) / Math.sqrt(2);
     assertSigma(2 * p.halfWidth() / muG, part(cs.get(0), 0), 1);
     assertSigma(1 / muG, part(cs.get(0), 1), 1);
     assertSigma(2 * p.itemClip() / (mu * Math.sqrt(sh.itemSums())), part(cs.get(1), 0), 1);
     assertSigma(Math.sqrt(2) / (mu * Math.sqrt(sh.itemCounts())), part(cs.get(1), 1), 1);
+    assertSigma((BiasedParams.SPREAD_CLIP + 1 / 6.0) / (mu * Math.sqrt(sh.userSpread())),
+        part(cs.get(2), 0), 1);
     double l = p.residual().clip();
-    BiasedAccount.Part w = part(cs.get(2), 0);
+    BiasedAccount.Part w = part(cs.get(3), 0);
     assertSigma(4 * Math.sqrt(2) * l * l / (muR / 2), w, 1);
     assertEquals(D * (D + 1) / 2, w.noise().entries());
     double fs = sh.itemSums() / (sh.itemSums() + sh.itemCounts());
-    assertSigma(2 * p.itemClip() / (rest * Math.sqrt(fs)), part(cs.get(3), 0), 1);
-    assertSigma(Math.sqrt(2) / (rest * Math.sqrt(1 - fs)), part(cs.get(3), 1), 1);
+    assertSigma(2 * p.itemClip() / (rest * Math.sqrt(fs)), part(cs.get(4), 0), 1);
+    assertSigma(Math.sqrt(2) / (rest * Math.sqrt(1 - fs)), part(cs.get(4), 1), 1);
     // Many users and a strong residual at a large ε: Frank–Wolfe runs all its iterations.
     BiasedParams big = params(50);
     Ratings strong = rankOne(big, 4000);
@@ -162,12 +190,12 @@ class BiasedCompletionTest {
     BiasedAccount b = used.account().orElseThrow();
     double muBig = AnalyticGaussian.mu(50, 1e-6);
     int t = big.residual().iterationsFor(strong.users(), D);
-    assertEquals(3, b.components().size());
+    assertEquals(4, b.components().size());
     assertSpends(muBig, b.muSpent(), "total");
-    assertSpends(muBig * Math.sqrt(big.shares().residual()), b.components().get(2).mu(), "FW");
+    assertSpends(muBig * Math.sqrt(big.shares().residual()), b.components().get(3).mu(), "FW");
     double lb = big.residual().clip();
     assertSigma(4 * Math.sqrt(2) * lb * lb / (muBig * Math.sqrt(big.shares().residual())
-        / Math.sqrt(t)), part(b.components().get(2), 0), t);
+        / Math.sqrt(t)), part(b.components().get(3), 0), t);
     assertEquals(muBig * Math.sqrt(big.shares().residual()), b.residual().orElseThrow().mu(),
         muBig * 1e-12);
   }
@@ -206,7 +234,7 @@ class BiasedCompletionTest {
       seconds += second ? 1 : 0;
       double[][] z = new double[4][];
       for (int v = 0; v < (second ? 4 : 2); v++) {
-        double sigma = part(cs.get(v < 2 ? 1 : 3), v % 2).noise().sigma();
+        double sigma = part(cs.get(v < 2 ? 1 : 4), v % 2).noise().sigma();
         double[] e = exact[v % 2].exact();
         z[v] = new double[D];
         for (int j = 0; j < D; j++) {
@@ -241,12 +269,12 @@ class BiasedCompletionTest {
   }
 
   /**
-   * The global sum and the active-user count (exact value 300, not 0) are released with the
-   * calibrated noise: over 200 labels, Σ((released − exact)/σ)² ~ χ²₂₀₀, which missing or
-   * halved noise fails.
+   * The global sum, the active-user count (exact value 300, not 0) and the users' spread are
+   * released with the calibrated noise: over 200 labels, Σ((released − exact)/σ)² ~ χ²₂₀₀ (χ²₄₀₀
+   * for the spread's two entries), which missing or halved noise fails.
    */
   @Test
-  void globalReleases_haveTheCalibratedNoise() {
+  void globalAndSpreadReleases_haveTheCalibratedNoise() {
     BiasedParams p = params(1);
     Ratings r = data(p, 300, 31);
     SecretKey key = SecretKey.forTesting(32);
@@ -258,6 +286,7 @@ class BiasedCompletionTest {
     int labels = 200;
     double chiSum = 0;
     double chiCount = 0;
+    double chiSpread = 0;
     for (int k = 0; k < labels; k++) {
       BiasedCompletion.Traced t = BiasedCompletion.fitTraced(r, p, key, "global" + k, x -> { });
       BiasedCompletion.Released rel = t.released();
@@ -266,11 +295,19 @@ class BiasedCompletionTest {
       double zc = (rel.activeUsers() - exactCount) / part(cs.get(0), 1).noise().sigma();
       chiSum += zs * zs;
       chiCount += zc * zc;
+      double[] bias = BiasedCompletion.shrink(rel.itemSums(), rel.itemWeights(),
+          part(cs.get(1), 0).noise().sigma(), part(cs.get(1), 1).noise().sigma());
+      double[] spread = BiasedCompletion.spreadSums(r, p, t.model().offset(), bias).exact();
+      double sigma = part(cs.get(2), 0).noise().sigma();
+      for (int v = 0; v < 2; v++) {
+        double z = (rel.spread()[v] - spread[v]) / sigma;
+        chiSpread += z * z;
+      }
     }
-    double[] chi = {chiSum, chiCount};
-    int[] df = {labels, labels};
-    String[] names = {"global sum", "active users"};
-    for (int v = 0; v < 2; v++) {
+    double[] chi = {chiSum, chiCount, chiSpread};
+    int[] df = {labels, labels, 2 * labels};
+    String[] names = {"global sum", "active users", "users' spread"};
+    for (int v = 0; v < 3; v++) {
       assertTrue(accepts(chi[v], df[v]), names[v] + ": chi2 " + chi[v] + " on " + df[v]);
       assertFalse(accepts(chi[v] / 4, df[v]), names[v] + ": halved noise would pass");
       assertFalse(accepts(0, df[v]), names[v] + ": missing noise would pass");
@@ -331,6 +368,79 @@ class BiasedCompletionTest {
     assertEquals(1 / Math.sqrt(1.25), s, 1e-15);
     assertEquals((1 + 3 / 4.0) / 1.25, a[0], 1e-15);
     assertEquals((2 + 6 / 4.0) / 1.25, a[1], 1e-15);
+  }
+
+  /**
+   * ρ̂_i is unbiased for ρ = τ²/s² under the model it is derived for: 20,000 users with 40
+   * ratings each, e = β_i + N(0, 1), β_i ~ N(0, 0.01): the mean of the clamped ρ̂_i is 0.01
+   * (its standard error is 3.5·10⁻⁴; clamping at a = 0.4 moves it by less than 10⁻⁴).
+   */
+  @Test
+  void spreadEstimate_isUnbiasedForTheRatioOfVariances() {
+    int users = 20_000;
+    int n = 40;
+    int d = 60;
+    BiasedParams p = BiasedParams.of(new PrivacyParams(1, 1e-6), n, -100, 100);
+    SplittableRandom rnd = new SplittableRandom(41);
+    int[] u = new int[users * n];
+    int[] it = new int[users * n];
+    double[] v = new double[users * n];
+    int x = 0;
+    for (int i = 0; i < users; i++) {
+      double beta = 0.1 * rnd.nextGaussian();
+      int[] items = rnd.ints(0, d).distinct().limit(n).toArray();
+      for (int j : items) {
+        u[x] = i;
+        it[x] = j;
+        v[x++] = beta + rnd.nextGaussian();
+      }
+    }
+    Ratings r = BiasedCompletion.ratings(users, d, p, u, it, v);
+    double[] spread = BiasedCompletion.spreadSums(r, p, 0, new double[d]).exact();
+    double a = BiasedParams.SPREAD_CLIP;
+    assertEquals(users, spread[1] / a, 1e-3);
+    assertEquals(0.01, spread[0] / (spread[1] / a), 0.002);
+    assertEquals(1 / 0.01, BiasedCompletion.userShrinkageOf(spread[0], spread[1], 0), 20);
+  }
+
+  /**
+   * λ_u = 1/E[ρ | release]: without noise the plain ratio (clamped to [0, a]); under noise that
+   * swamps the release the posterior's mean with no data, 0.47a (λ_u = 5.3); a clearly negative
+   * spread gives a large
+   * λ_u (user biases shrunk to ≈ 0), a clearly positive one its ratio.
+   */
+  @Test
+  void userShrinkage_isTheInverseOfThePosteriorMeanOfRho() {
+    double a = BiasedParams.SPREAD_CLIP;
+    assertEquals(50, BiasedCompletion.userShrinkageOf(2, 100 * a, 0), 1e-9);
+    assertEquals(1 / a, BiasedCompletion.userShrinkageOf(80, 100 * a, 0), 1e-9);
+    assertEquals(1e9, BiasedCompletion.userShrinkageOf(-3, 100 * a, 0), 1);
+    double prior = a * (Math.sqrt(2) - 1) / Math.log(1 + Math.sqrt(2)); // ∝ (1 + ρ²/a²)^(−1/2)
+    assertEquals(1 / prior, BiasedCompletion.userShrinkageOf(0, 0, 1e6), 1e-3);
+    assertEquals(5.32, 1 / prior, 0.005);
+    double none = BiasedCompletion.userShrinkageOf(-0.001 * 100_000, 100_000 * a, 10);
+    assertTrue(none > 1000, "no spread among 100,000 users: lambda_u " + none);
+    double clear = BiasedCompletion.userShrinkageOf(0.1 * 100_000, 100_000 * a, 10);
+    assertEquals(10, clear, 0.1);
+    double noisier = BiasedCompletion.userShrinkageOf(0.1 * 1000, 1000 * a, 100);
+    assertTrue(noisier > 2.5 && noisier < 10, "lambda_u " + noisier);
+  }
+
+  /**
+   * The fit estimates λ_u privately: small on users with biases of their own (the {@link
+   * #data} users' effects have variance 1/12 against rating noise 0.25 plus rounding), large on a
+   * population whose users have none (rank one u_i v_j with v centred: each user's mean over
+   * her items is noise).
+   */
+  @Test
+  void fit_estimatesTheUserShrinkage() {
+    BiasedParams p = params(1);
+    BiasedModel withBiases = BiasedCompletion.fit(data(p, 3000, 51), p,
+        SecretKey.forTesting(52), "u");
+    assertTrue(withBiases.userShrinkage() < 15, "lambda_u " + withBiases.userShrinkage());
+    BiasedModel none = BiasedCompletion.fit(centredRankOne(p, 3000), p,
+        SecretKey.forTesting(53), "n");
+    assertTrue(none.userShrinkage() > 1000, "lambda_u " + none.userShrinkage());
   }
 
   /** Empirical Bayes: with σ = 0 it is s/(c + prior); noise-level sums shrink to 0. */
@@ -422,10 +532,35 @@ class BiasedCompletionTest {
     return BiasedCompletion.ratings(users, D, p, u, it, val);
   }
 
+  /**
+   * Ratings 3 + 2·u_i·v_j on [1, 5] with v_j = ±1/2 on alternate items and users rating 6 of
+   * the 12 items, 3 of each sign: every user's mean is exactly 3, no user has a bias of her own.
+   */
+  private static Ratings centredRankOne(BiasedParams p, int users) {
+    SplittableRandom rnd = new SplittableRandom(13);
+    int n = 6;
+    int[] u = new int[users * n];
+    int[] it = new int[users * n];
+    double[] val = new double[users * n];
+    int x = 0;
+    for (int i = 0; i < users; i++) {
+      double ui = 2 * rnd.nextDouble() - 1;
+      int[] even = rnd.ints(0, D / 2).distinct().limit(n / 2).toArray();
+      int[] odd = rnd.ints(0, D / 2).distinct().limit(n / 2).toArray();
+      for (int k = 0; k < n; k++) {
+        int j = k < n / 2 ? 2 * even[k] : 2 * odd[k - n / 2] + 1;
+        u[x] = i;
+        it[x] = j;
+        val[x++] = 3 + 2 * ui * (j % 2 == 0 ? 0.5 : -0.5);
+      }
+    }
+    return BiasedCompletion.ratings(users, D, p, u, it, val);
+  }
+
   private static int[][] randomRows(SplittableRandom rnd, int users) {
     int[][] rows = new int[users][];
     for (int i = 0; i < users; i++) {
-      rows[i] = rnd.ints(0, D).distinct().limit(1 + rnd.nextInt(XI)).toArray();
+      rows[i] = rnd.ints(0, D).distinct().limit(1 + rnd.nextInt(XI)).toArray(); // n < 6 too
     }
     return rows;
   }
