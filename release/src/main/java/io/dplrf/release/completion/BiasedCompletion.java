@@ -8,6 +8,7 @@ import io.dplrf.sketch.randomness.RandomBits;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.IntConsumer;
@@ -31,10 +32,10 @@ import java.util.function.IntConsumer;
  *       row and (g, b, λ_u) — never released, as the local component of paper 004's Algorithm 1
  *       (billboard lemma);
  *   <li><b>private Frank–Wolfe on the residuals</b> r − g − b − c (paper 004, Algorithm 1),
- *       whose first iteration is the signal test {@link PrivateFrankWolfe#SIGNAL_GATE}: when its
- *       top eigenvalue does not clear the noise, Frank–Wolfe stops and the rest of its share is
- *       spent on a second, independent release of the item sums and weights, combined with the
- *       first by inverse variance.
+ *       whose first iteration is the signal test {@link PrivateFrankWolfe#signalThreshold}: when its
+ *       top eigenvalue does not clear it, Frank–Wolfe stops and the rest of its share is spent on
+ *       a second, independent release of the item sums and weights, combined with the first by
+ *       inverse variance.
  * </ol>
  * Every release is recorded with the noise it drew, and the fit checks that the μ they spend is
  * at most μ(ε, δ) ({@link BiasedAccount}). Predictions are clamped to the declared range.
@@ -151,7 +152,7 @@ public final class BiasedCompletion {
     double muR = mu * Math.sqrt(sh.residual());
     int t = p.residual().iterationsFor(ratings.users(), d);
     PrivateFrankWolfe.ShareRun run = PrivateFrankWolfe.fitShare(res, p.residual(), muR, key,
-        runLabel + "/biased/residual", PrivateFrankWolfe.SIGNAL_GATE, progress);
+        runLabel + "/biased/residual", true, progress);
     CompletionModel fw = run.model();
     String status;
     double[] s2 = null;
@@ -159,13 +160,14 @@ public final class BiasedCompletion {
     if (fw != null) {
       spent.add(new BiasedAccount.Component("residual Frank-Wolfe (" + t + " iterations)",
           run.parts()));
-      status = "used: the first release's top eigenvalue cleared the noise";
+      status = "used: the first release's top eigenvalue cleared the signal test";
     } else {
       spent.add(new BiasedAccount.Component("residual signal test (Frank-Wolfe iteration 1)",
           run.parts()));
-      status = "not used: the first release's top eigenvalue did not clear "
-          + PrivateFrankWolfe.SIGNAL_GATE + " sigma sqrt(d); its remaining share went to the"
-          + " item biases";
+      status = String.format(Locale.ROOT, "not used: the first release's top eigenvalue was"
+          + " below the signal test's %.4g (%.3f sigma sqrt(d)); its remaining share went to the"
+          + " item biases", PrivateFrankWolfe.signalThreshold(run.plan().eigen().sigma(), d),
+          PrivateFrankWolfe.signalThreshold(1, d) / Math.sqrt(d));
       if (t > 1) {
         double rest = muR * Math.sqrt((t - 1.0) / t);
         double fs = sh.itemSums() / (sh.itemSums() + sh.itemCounts());

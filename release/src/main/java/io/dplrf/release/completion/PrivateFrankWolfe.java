@@ -52,7 +52,7 @@ public final class PrivateFrankWolfe {
     int t = params.iterationsFor(ratings.users(), ratings.items());
     CompletionPlan plan = CompletionPlan.calibrate(params, t, ratings.items());
     return run(ratings, params, t, global(ratings, params, plan, key, runLabel),
-        "private-frank-wolfe", Optional.of(plan.account()), progress, 0);
+        "private-frank-wolfe", Optional.of(plan.account()), progress, false);
   }
 
   /**
@@ -68,28 +68,49 @@ public final class PrivateFrankWolfe {
 
   /**
    * The private fit spending μ-GDP (a share of a larger budget), stopped after its first
-   * iteration when the first release shows no signal above the noise: λ̂₁² &lt;
-   * {@code gate}·σ·√d (see {@link #SIGNAL_GATE}): the caller then owns the unspent part
-   * μ·√((T − 1)/T) of the share. With {@code gate} = 0 it never stops.
+   * iteration when {@code gated} and the first release fails the signal test λ̂₁² &lt; {@link
+   * #signalThreshold}(σ, d): the caller then owns the unspent part μ·√((T − 1)/T) of the share.
    */
   static ShareRun fitShare(Ratings ratings, CompletionParams params, double mu, SecretKey key,
-      String runLabel, double gate, IntConsumer progress) {
+      String runLabel, boolean gated, IntConsumer progress) {
     Objects.requireNonNull(key, "key");
     checkMatches(ratings, params);
     int t = params.iterationsFor(ratings.users(), ratings.items());
     CompletionPlan plan = CompletionPlan.calibrate(params, t, ratings.items(), mu);
     return new ShareRun(run(ratings, params, t, global(ratings, params, plan, key, runLabel),
-        "private-frank-wolfe", Optional.of(plan.account()), progress, gate), plan);
+        "private-frank-wolfe", Optional.of(plan.account()), progress, gated), plan);
   }
 
   /**
-   * The gate on the first release's λ̂₁²: the spectral norm of the symmetric Gaussian noise
-   * matrix N (σ per entry, d×d) is ≈ 2σ√d (semicircle edge), and a rank-one signal of
-   * eigenvalue λ separates from it only for λ &gt; σ√d, with top eigenvalue λ + σ²d/λ and squared
-   * overlap 1 − (σ√d/λ)² with the true direction (the BBP transition; Benaych-Georges and Nadakuditi
-   * 2011, Thm 2.1). λ ≥ 2σ√d (overlap² ≥ 3/4) shows as a top eigenvalue ≥ 2.5σ√d: the gate.
+   * The signal test's overlap term, 3/√2 ≈ 2.12 (of σ√d). A heuristic (docs/privacy/completion.md
+   * §7) whose basis is the spiked Wigner model: for Ŵ = θ·u uᵀ + N, N symmetric Gaussian (σ per
+   * entry, d×d), the noise alone has top eigenvalue ≈ 2σ√d (semicircle edge), and as d → ∞ a
+   * spike θ &gt; σ√d shows as a top eigenvalue θ + σ²d/θ whose eigenvector has squared overlap
+   * 1 − σ²d/θ² with u (Benaych-Georges and Nadakuditi 2011, Thm 2.1). Overlap² ≥ 1/2 — the
+   * direction carries at least as much signal as noise — is θ ≥ √2·σ√d, a top eigenvalue ≥
+   * (3/√2)·σ√d. W is not rank one and d is finite, so this is no guarantee.
    */
-  static final double SIGNAL_GATE = 2.5;
+  static final double SIGNAL_GATE = 3 / Math.sqrt(2);
+
+  /**
+   * The signal test's finite-d term, of σ·d^(−1/6): the noise's top eigenvalue fluctuates about
+   * 2σ√d on the scale σ·d^(−1/6) (Tracy–Widom, GOE edge), and 3.3 is about the upper 10⁻³ point
+   * of TW₁. It matters for small d only: it sets the threshold for d &lt; 140.
+   */
+  static final double EDGE_QUANTILE = 3.3;
+
+  /**
+   * The signal test on the first release: λ̂₁² must reach max((3/√2)·σ√d, 2σ√d + 3.3·σ·d^(−1/6))
+   * — a direction at least half signal, and a top eigenvalue that the noise alone reaches in
+   * about 10⁻³ of draws (simulated for this noise: 1.1·10⁻⁴ at d = 12, 3·10⁻⁴ at d = 40, none in
+   * 5,000 at d = 140 and 1,000 at d = 400). With the Oja solver λ̂₁² is instead the released
+   * energy v̂ᵀW v̂ along the Oja direction (no σ²d/θ inflation) and σ that of W·v̂, so the same
+   * threshold asks more of it.
+   */
+  static double signalThreshold(double sigma, int d) {
+    return sigma * Math.max(SIGNAL_GATE * Math.sqrt(d),
+        2 * Math.sqrt(d) + EDGE_QUANTILE * Math.pow(d, -1.0 / 6));
+  }
 
   private static GlobalComponent global(Ratings ratings, CompletionParams params,
       CompletionPlan plan, SecretKey key, String runLabel) {
@@ -105,7 +126,7 @@ public final class PrivateFrankWolfe {
     checkMatches(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()));
     int t = params.iterationsFor(ratings.users(), ratings.items());
     return run(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()), t,
-        GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty(), done -> { }, 0);
+        GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty(), done -> { }, false);
   }
 
   /**
@@ -129,7 +150,7 @@ public final class PrivateFrankWolfe {
 
   private static CompletionModel run(Ratings ratings, CompletionParams params, int iterations,
       GlobalComponent global, String mechanism, Optional<CompletionAccount> account,
-      IntConsumer progress, double gate) {
+      IntConsumer progress, boolean gated) {
     int d = ratings.items();
     double k = params.nuclearNormFor(ratings.users(), d);
     double clip = params.clip();
@@ -147,7 +168,7 @@ public final class PrivateFrankWolfe {
         residual[x] = y[x] - target[x]; // A^{(t−1)} = P_Ω(Y^{(t−1)} − Y*)
       }
       GlobalComponent.Eigenpair top = global.top(t, residual);
-      if (t == 1 && gate > 0 && top.lambdaSquared() < gate * global.sigma() * Math.sqrt(d)) {
+      if (t == 1 && gated && top.lambdaSquared() < signalThreshold(global.sigma(), d)) {
         return null;
       }
       factors[t - 1] = top.v();

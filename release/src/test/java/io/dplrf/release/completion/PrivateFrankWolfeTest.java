@@ -110,4 +110,22 @@ class PrivateFrankWolfeTest {
     assertEquals((int) Math.ceil(expected), p.iterationsFor(10_000, 100));
     assertEquals(7, p.withIterations(7).iterationsFor(10_000, 100));
   }
+
+  /**
+   * The signal test's threshold: (3/√2)·σ√d (overlap² ≥ 1/2 in the spiked model) for large d,
+   * 2σ√d + 3.3σ·d^(−1/6) (the noise edge's upper 10⁻³ point) for small d, the switch near
+   * d = 140; it scales with σ.
+   */
+  @Test
+  void signalThreshold_isTheOverlapGateForLargeDAndTheEdgeQuantileForSmallD() {
+    assertEquals(3 / Math.sqrt(2) * 20, PrivateFrankWolfe.signalThreshold(1, 400), 1e-12);
+    assertEquals(2 * Math.sqrt(12) + 3.3 * Math.pow(12, -1.0 / 6),
+        PrivateFrankWolfe.signalThreshold(1, 12), 1e-12);
+    assertTrue(PrivateFrankWolfe.signalThreshold(1, 12) > 2.6 * Math.sqrt(12));
+    assertEquals(3 / Math.sqrt(2) * Math.sqrt(150), PrivateFrankWolfe.signalThreshold(1, 150),
+        1e-12);
+    assertTrue(PrivateFrankWolfe.signalThreshold(1, 130) > 3 / Math.sqrt(2) * Math.sqrt(130));
+    assertEquals(7 * PrivateFrankWolfe.signalThreshold(1, 40),
+        PrivateFrankWolfe.signalThreshold(7, 40), 1e-12);
+  }
 }
