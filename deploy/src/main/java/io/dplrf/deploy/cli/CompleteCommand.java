@@ -39,8 +39,9 @@ import java.util.Set;
  * prediction for every test pair, in the test file's order) and release.json (mechanism,
  * relation, ε, δ, every noise scale); prints the test RMSE. Without --users/--items the
  * dimensions come from the data, which one user can change: the release is then labelled not
- * private and stderr says so. On any error: one line on stderr, a non-zero exit code and no
- * output directory.
+ * private and stderr says so. Training records with a non-finite rating or an id outside the
+ * catalogue are dropped and counted on stderr ({@link Training}). On any other error: one line on
+ * stderr, a non-zero exit code and no output directory.
  */
 final class CompleteCommand {
   static final String USAGE = """
@@ -50,7 +51,9 @@ final class CompleteCommand {
                             [--nuclear-norm K] [--solver full|oja] [--oja-steps 100]
                             [--user-shrinkage auto|X] [--item-clip TAU] [--offset C]
                             [--key FILE] [--seed S] [--overwrite] [--no-noise]
-        FILE            CSV lines user,item,rating (0-based ids, no header)
+        FILE            CSV lines user,item,rating (0-based ids, no header). Training records
+                        with a non-finite rating or an id outside --users x --items are
+                        dropped and counted on stderr; a malformed line is an error
         --rating-min/--rating-max
                         the public rating scale (e.g. 0.5 and 5 for MovieLens stars); ratings
                         are clamped to it, predictions too, and the defaults centre on it
@@ -133,21 +136,23 @@ final class CompleteCommand {
           + " exists and is not empty (use --overwrite to replace it)");
     }
     double offset = biased ? Double.NaN : a.number("offset", bp.midpoint());
-    Triples raw = read(trainFile);
-    Triples test = read(testFile);
     Integer usersOpt = a.integerOrNull("users");
     Integer itemsOpt = a.integerOrNull("items");
     if ((usersOpt == null) != (itemsOpt == null)) {
       throw new Args.UsageException("complete: give both --users and --items, or neither");
     }
+    Training training = readTraining(trainFile, usersOpt, itemsOpt);
+    Triples raw = training.kept();
+    Triples test = read(testFile);
     boolean dimsFromData = usersOpt == null;
     int users = usersOpt != null ? usersOpt : Math.max(maxPlusOne(raw.user()),
         maxPlusOne(test.user()));
     int items = itemsOpt != null ? itemsOpt : Math.max(maxPlusOne(raw.item()),
         maxPlusOne(test.item()));
     if (users == 0 || items == 0) {
-      throw new IllegalArgumentException("the training file has no ratings");
+      throw new IllegalArgumentException("the training file has no usable ratings");
     }
+    training.report(err);
     checkRange(test, users, items, testFile);
     SecretKey key = noNoise ? null
         : seed != null ? SecretKey.forTesting(seed) : SecretKey.loadOrCreate(
@@ -285,6 +290,59 @@ final class CompleteCommand {
       doc.put("keyFingerprint", key.fingerprint());
     }
     return doc;
+  }
+
+  /**
+   * The training records that can be used, and what was dropped. A record with a non-finite
+   * rating or an id outside the declared catalogue ([0, --users) x [0, --items), or a negative
+   * id) is one user's record: it is dropped, counted and reported on stderr, and the run goes on.
+   * A DP mechanism must be defined on every input: if such a record aborted the run, whether a
+   * model is released at all would depend on one user's record, which no (epsilon, delta)
+   * covers; dropping it changes that user's row only, which the relation does. The counts and
+   * the first offending line are about the raw file (not private) and go to stderr only, never
+   * into release.json or predictions.csv. A line that is not a record at all (wrong field
+   * count, a token that is not a number, a header) still aborts the run before anything is
+   * computed: the file is then not what the operator thinks it is.
+   */
+  record Training(Triples kept, Path file, long nonFinite, long firstNonFinite, long outside,
+      long firstOutside, String catalogue) {
+    void report(PrintStream err) {
+      if (nonFinite + outside == 0) {
+        return;
+      }
+      StringBuilder b = new StringBuilder("dplrf complete: dropped ")
+          .append(nonFinite + outside).append(" training record(s) that cannot be used: ");
+      if (nonFinite > 0) {
+        b.append(nonFinite).append(" with a non-finite rating (first at ").append(file)
+            .append(':').append(firstNonFinite).append(')');
+      }
+      if (outside > 0) {
+        b.append(nonFinite > 0 ? "; " : "").append(outside).append(" with an id outside ")
+            .append(catalogue).append(" (first at ").append(file).append(':')
+            .append(firstOutside).append(')');
+      }
+      err.println(b.append(". These counts describe the raw file and are not private; they"
+          + " are not in the release."));
+    }
+  }
+
+  static Training readTraining(Path file, Integer users, Integer items) throws Exception {
+    CompletionOneShot.TripleBuffer b = new CompletionOneShot.TripleBuffer();
+    long[] nonFinite = {0, 0};
+    long[] outside = {0, 0};
+    MatrixInput.open(file).forEachRecord((line, u, j, v) -> {
+      if (!Double.isFinite(v)) {
+        nonFinite[1] = nonFinite[0]++ == 0 ? line : nonFinite[1];
+      } else if (u < 0 || j < 0 || users != null && u >= users || items != null && j >= items) {
+        outside[1] = outside[0]++ == 0 ? line : outside[1];
+      } else {
+        b.add(u, j, v);
+      }
+    });
+    String catalogue = users == null ? "the non-negative ids"
+        : "--users " + users + " x --items " + items;
+    return new Training(b.toTriples(), file, nonFinite[0], nonFinite[1], outside[0], outside[1],
+        catalogue);
   }
 
   private static Triples read(Path file) throws Exception {

@@ -202,6 +202,44 @@ class CompleteCommandTest {
     assertFalse(Files.exists(out));
   }
 
+  /**
+   * Training records with a non-finite rating or an id outside the declared catalogue are
+   * dropped, counted on stderr (with the first offending line) and never mentioned in the
+   * release; the run equals one on the file without them (same test key).
+   */
+  @Test
+  void complete_dropsUnusableTrainingRecords_andMatchesTheCleanRun() throws IOException {
+    Path dirty = dir.resolve("dirty.csv");
+    List<String> lines = new ArrayList<>(Files.readAllLines(train));
+    lines.add(3, "5,2,NaN");
+    lines.add(7, "300,1,2");
+    lines.add(9, "4,12,1");
+    lines.add(10, "7,3,inf");
+    lines.add("-1,0,1");
+    Files.write(dirty, lines);
+    Path clean = dir.resolve("clean");
+    Path out = dir.resolve("dropped");
+    Run a = run(args(clean, "--seed", "5"));
+    List<String> d = new ArrayList<>(Arrays.asList(args(out, "--seed", "5")));
+    d.set(d.indexOf(train.toString()), dirty.toString());
+    Run b = run(d.toArray(String[]::new));
+    assertEquals(0, a.code(), a.err());
+    assertEquals(0, b.code(), b.err());
+    assertTrue(b.err().contains("dropped 5 training record(s)"), b.err());
+    assertTrue(b.err().contains("2 with a non-finite rating (first at " + dirty + ":4)"),
+        b.err());
+    assertTrue(b.err().contains("3 with an id outside --users 300 x --items 12 (first at "
+        + dirty + ":8)"), b.err());
+    assertEquals(1, b.err().strip().lines().count(), b.err());
+    assertEquals(Files.readString(clean.resolve("predictions.csv")),
+        Files.readString(out.resolve("predictions.csv")));
+    Map<String, Object> ja = json(clean);
+    Map<String, Object> jb = json(out);
+    ja.remove("runId");
+    jb.remove("runId");
+    assertEquals(ja, jb, "the release is that of the clean file");
+  }
+
   @Test
   void complete_refusesANonEmptyOutputDirectoryWithoutOverwrite() throws IOException {
     Path out = dir.resolve("taken");
