@@ -335,11 +335,8 @@ public final class BiasedCompletion {
     return b;
   }
 
-  /** Users with fewer ratings than this do not enter the users' spread (ρ̂_i needs n_i ≥ 4). */
-  static final int SPREAD_MIN_RATINGS = 6;
-
   /** −1/6: the lower clamp of ρ̂_i (a bound it meets anyway, ρ̂_i ≥ −1/n_i). */
-  private static final double SPREAD_LOW = -1.0 / SPREAD_MIN_RATINGS;
+  private static final double SPREAD_LOW = -1.0 / BiasedParams.SPREAD_MIN_RATINGS;
 
   /**
    * Δ of the users' spread, max(a − (−1/6), √2·a) = a + 1/6 (see {@link #spreadSums}); the max
@@ -353,8 +350,8 @@ public final class BiasedCompletion {
 
   /**
    * The exact sums of the users' spread: Σ_i clamp(ρ̂_i, [−1/6, a]) and a·#{i : n_i ≥ 6} (a =
-   * {@link BiasedParams#SPREAD_CLIP}), over users with n_i ≥ {@link #SPREAD_MIN_RATINGS}. User
-   * i's e_ij = r_ij − g − b_j on her items (her row and the released g, b), their mean ē_i and
+   * {@link BiasedParams#SPREAD_CLIP}), over users with n_i ≥ 6
+   * ({@link BiasedParams#SPREAD_MIN_RATINGS}). User i's e_ij = r_ij − g − b_j on her items (her row and the released g, b), their mean ē_i and
    * sample variance w_i, and ρ̂_i = (ē_i²/w_i)·(n_i − 3)/(n_i − 1) − 1/n_i: for e_ij = β_i +
    * N(0, s²) with β_i of variance τ² over users, E[ē²] = τ² + s²/n and E[1/w] =
    * (n − 1)/((n − 3)s²), so E ρ̂_i = τ²/s² = ρ. ρ̂_i ≥ −1/n_i ≥ −1/6, so the lower clamp only
@@ -369,7 +366,7 @@ public final class BiasedCompletion {
     for (int i = 0; i < r.users(); i++) {
       int s = r.start(i);
       int n = r.end(i) - s;
-      if (n < SPREAD_MIN_RATINGS) {
+      if (n < BiasedParams.SPREAD_MIN_RATINGS) {
         continue;
       }
       double mean = 0;

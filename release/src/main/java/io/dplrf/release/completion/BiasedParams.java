@@ -24,7 +24,10 @@ import java.util.Objects;
  *     value only centres each user's contribution to the item sums; otherwise it is the users' λ_u
  * @param itemClip τ &gt; 0: each user's centred ratings enter the item sums with root mean square
  *     at most τ (the row is scaled down otherwise)
- * @param shares the budget's split (fractions of μ², normalised to sum to 1)
+ * @param shares the budget's split (fractions of μ², normalised to sum to 1); when ξ &lt;
+ *     {@link #SPREAD_MIN_RATINGS} no user could enter the users' spread, so its share is set to 0
+ *     and the others renormalised ({@link Shares#withoutUserSpread}): λ_u is then {@code
+ *     userShrinkage}, a decision on the public ξ only
  */
 public record BiasedParams(CompletionParams residual, double ratingMin, double ratingMax,
     double userShrinkage, double itemClip, Shares shares) {
@@ -44,6 +47,13 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
    * vary more than 0.4 of a rating's variance are clipped, which errs toward shrinking more.
    */
   public static final double SPREAD_CLIP = 2 / DEFAULT_USER_SHRINKAGE;
+
+  /**
+   * Users with fewer ratings than this do not enter the users' spread (each user's estimate ρ̂_i
+   * needs n_i ≥ 4, and 6 bounds it below by −1/6). With ξ below it nobody could, so the spread is
+   * not released and its share goes to the other components.
+   */
+  public static final int SPREAD_MIN_RATINGS = 6;
 
   /**
    * The budget's split as fractions of μ² (Gaussian-DP composes by adding μ², Dong–Roth–Su 2022
@@ -88,6 +98,9 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
     check(userShrinkage >= 0 && Double.isFinite(userShrinkage), "user shrinkage",
         ">= 0 and finite", userShrinkage);
     checkPositiveFinite("item clip (tau)", itemClip);
+    if (shares.userSpread() > 0 && residual.maxRatingsPerUser() < SPREAD_MIN_RATINGS) {
+      shares = shares.withoutUserSpread();
+    }
   }
 
   /**
@@ -115,7 +128,10 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
         shares.withoutUserSpread());
   }
 
-  /** Whether the users' λ_u is estimated privately (else it is {@link #userShrinkage}). */
+  /**
+   * Whether the users' λ_u is estimated privately (else it is {@link #userShrinkage}): unless it
+   * was fixed ({@link #withUserShrinkage}) or ξ &lt; {@link #SPREAD_MIN_RATINGS}.
+   */
   public boolean estimatesUserShrinkage() {
     return shares.userSpread() > 0;
   }

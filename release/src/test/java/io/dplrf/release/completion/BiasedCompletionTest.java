@@ -81,6 +81,34 @@ class BiasedCompletionTest {
     assertEquals(0.05 / 0.95, fixed.shares().global(), 1e-15);
   }
 
+  /**
+   * With ξ &lt; 6 no user has the 6 ratings the users' spread needs, so it is not released (a
+   * decision on the public ξ): its share goes to the others as the normalisation does, λ_u is
+   * the fixed default, and the fit still spends exactly μ(ε, δ). With ξ = 6 it is estimated.
+   */
+  @Test
+  void userSpread_isOff_whenXiIsBelowTheSpreadsMinimum() {
+    PrivacyParams privacy = new PrivacyParams(1, 1e-6);
+    BiasedParams five = BiasedParams.of(privacy, BiasedParams.SPREAD_MIN_RATINGS - 1, 1, 5);
+    assertFalse(five.estimatesUserShrinkage());
+    assertEquals(0, five.shares().userSpread());
+    assertEquals(0.05 / 0.95, five.shares().global(), 1e-15);
+    assertEquals(0.50 / 0.95, five.shares().residual(), 1e-15);
+    assertTrue(BiasedParams.of(privacy, BiasedParams.SPREAD_MIN_RATINGS, 1, 5)
+        .estimatesUserShrinkage());
+    assertFalse(five.withShares(BiasedParams.Shares.DEFAULT).estimatesUserShrinkage());
+    BiasedCompletion.Traced t = BiasedCompletion.fitTraced(data(five, 200, 81), five,
+        SecretKey.forTesting(82), "xi5", x -> { });
+    assertEquals(null, t.released().spread());
+    assertEquals(BiasedParams.DEFAULT_USER_SHRINKAGE, t.model().userShrinkage());
+    BiasedAccount a = t.model().account().orElseThrow();
+    double mu = AnalyticGaussian.mu(1, 1e-6);
+    assertFalse(a.components().stream().anyMatch(c -> c.name().contains("spread")),
+        a.components().toString());
+    assertSpends(mu * Math.sqrt(0.40 / 0.95), a.components().get(1).mu(), "items");
+    assertSpends(mu, a.muSpent(), "total");
+  }
+
   /** Shares are weights: normalised to sum to 1 (the fit's tolerance is rounding only). */
   @Test
   void shares_areNormalised() {
