@@ -54,7 +54,10 @@ public final class BiasedCompletion {
   /**
    * Ratings bounded for this model: the first ξ distinct items per user in arrival order (a
    * later record for a kept item replaces it), every value clamped to the declared range. Rows
-   * are never scaled (their norm is at most max(|min|, |max|)·√ξ).
+   * are never scaled (their norm is at most max(|min|, |max|)·√ξ). A record with a non-finite
+   * value or an id outside users × items is dropped before the ξ bound and counted ({@link
+   * Ratings#ofUsable}, {@link Ratings#unusable}), as {@code dplrf complete} drops it: that
+   * changes its user's row only, never whether the fit runs.
    */
   public static Ratings ratings(int users, int items, BiasedParams p, int[] user, int[] item,
       double[] value) {
@@ -63,7 +66,8 @@ public final class BiasedCompletion {
       double v = value[x];
       clamped[x] = Double.isFinite(v) ? Math.max(p.ratingMin(), Math.min(p.ratingMax(), v)) : v;
     }
-    return Ratings.of(users, items, p.maxRatingsPerUser(), p.rowBound(), user, item, clamped);
+    return Ratings.ofUsable(users, items, p.maxRatingsPerUser(), p.rowBound(), user, item,
+        clamped);
   }
 
   /** The private fit; all noise from (key, runLabel): pass a label never used with this key. */

@@ -16,6 +16,7 @@ import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.KeyStream;
 import io.dplrf.sketch.randomness.RandomBits;
 import io.dplrf.sketch.randomness.SecretKey;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -107,6 +108,45 @@ class BiasedCompletionTest {
         a.components().toString());
     assertSpends(mu * Math.sqrt(0.40 / 0.95), a.components().get(1).mu(), "items");
     assertSpends(mu, a.muSpent(), "total");
+  }
+
+  /**
+   * The library path never fails on one user's unusable record: a non-finite rating or an id
+   * outside users × items is dropped and counted, and the fit is the fit without that record
+   * (same key and label, so the same bits: equal models), its user's row the only one changed.
+   */
+  @Test
+  void ratings_dropUnusableRecords_andTheFitIsTheFitWithoutThem() {
+    BiasedParams p = params(1);
+    Ratings clean = data(p, 100, 91);
+    int[] badUser = {3, 3, 4, 100, -1};
+    int[] badItem = {0, 1, D, 0, 0};
+    double[] badValue = {Double.NaN, Double.NEGATIVE_INFINITY, 3, 3, 3};
+    int bad = badUser.length;
+    int[] u = Arrays.copyOf(badUser, bad + clean.size());
+    int[] it = Arrays.copyOf(badItem, bad + clean.size());
+    double[] v = Arrays.copyOf(badValue, bad + clean.size());
+    int x = bad;
+    for (int i = 0; i < clean.users(); i++) {
+      Ratings.Row row = clean.row(i);
+      for (int k = 0; k < row.size(); k++) {
+        u[x] = i;
+        it[x] = row.items()[k];
+        v[x++] = row.values()[k];
+      }
+    }
+    Ratings withBad = BiasedCompletion.ratings(100, D, p, u, it, v);
+    assertEquals(5, withBad.unusable());
+    for (int i = 0; i < clean.users(); i++) {
+      assertArrayEquals(clean.row(i).items(), withBad.row(i).items(), "user " + i);
+      assertArrayEquals(clean.row(i).values(), withBad.row(i).values(), "user " + i);
+    }
+    SecretKey key = SecretKey.forTesting(92);
+    BiasedModel a = BiasedCompletion.fit(clean, p, key, "bad");
+    BiasedModel b = BiasedCompletion.fit(withBad, p, key, "bad");
+    assertEquals(a.offset(), b.offset(), 0);
+    assertArrayEquals(a.itemBiases(), b.itemBiases());
+    assertEquals(a.userShrinkage(), b.userShrinkage(), 0);
   }
 
   /** Shares are weights: normalised to sum to 1 (the fit's tolerance is rounding only). */
