@@ -69,7 +69,8 @@ final class CompleteCommand {
         --solver        full: Algorithm 1, dense noisy d x d matrix; oja: Algorithm 2
         --user-shrinkage  biased: lambda_u, a user's bias is sum(r-g-b)/(n+lambda_u). auto
                         (default): estimated privately from how much users' means vary, in
-                        the same budget; a number fixes it (no estimate)
+                        the same budget (not with --max-ratings < 6: then 5); a number fixes
+                        it (no estimate)
         --item-clip     biased: tau, root mean square bound of a user's centred ratings in the
                         item sums (default (max-min)/4)
         --offset C      fw: a public constant subtracted before training and added back
@@ -125,7 +126,8 @@ final class CompleteCommand {
         CompletionParams.DEFAULT_BETA);
     BiasedParams bp = defaults.withResidual(params)
         .withItemClip(a.number("item-clip", defaults.itemClip()));
-    if (!a.string("user-shrinkage", "auto").equals("auto")) {
+    boolean shrinkageFixed = !a.string("user-shrinkage", "auto").equals("auto");
+    if (shrinkageFixed) {
       bp = bp.withUserShrinkage(a.number("user-shrinkage", defaults.userShrinkage()));
     }
     boolean noNoise = a.flag("no-noise");
@@ -174,8 +176,8 @@ final class CompleteCommand {
       BiasedModel model = noNoise ? BiasedCompletion.fitNonPrivate(ratings, bp)
           : BiasedCompletion.fit(ratings, bp, key, "complete/" + runId);
       predictions = CompletionOneShot.predict(model, ratings, test);
-      doc = biasedDocument(model, bp, users, items, isPrivate, noNoise, dimsFromData, runId,
-          key);
+      doc = biasedDocument(model, bp, users, items, isPrivate, noNoise, dimsFromData,
+          shrinkageFixed, runId, key);
       summary = String.format(Locale.ROOT, "global offset %.4f, residual Frank-Wolfe %s",
           model.offset(), model.residualStatus());
     } else {
@@ -220,8 +222,8 @@ final class CompleteCommand {
 
   /** release.json of the biased model: its public part (g, b) is in the account's terms. */
   static Map<String, Object> biasedDocument(BiasedModel model, BiasedParams p, int users,
-      int items, boolean isPrivate, boolean noNoise, boolean dimsFromData, String runId,
-      SecretKey key) {
+      int items, boolean isPrivate, boolean noNoise, boolean dimsFromData,
+      boolean shrinkageFixed, String runId, SecretKey key) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("format", "dplrf-release/1");
     doc.put("mechanism", noNoise ? "biased-frank-wolfe" : "private-biased-frank-wolfe");
@@ -271,8 +273,8 @@ final class CompleteCommand {
     doc.put("ratingMax", p.ratingMax());
     doc.put("maxRatingsPerUser", p.maxRatingsPerUser());
     doc.put("userShrinkage", model.userShrinkage());
-    doc.put("userShrinkageEstimated", p.estimatesUserShrinkage() && !noNoise ? "privately"
-        : p.estimatesUserShrinkage() ? "from the exact sums (non-private)" : "fixed by the user");
+    doc.put("userShrinkageEstimated", userShrinkageSource(p, isPrivate, noNoise,
+        shrinkageFixed));
     doc.put("itemClip", p.itemClip());
     doc.put("offset", model.offset());
     doc.put("itemBiases", model.itemBiases());
@@ -290,6 +292,23 @@ final class CompleteCommand {
       doc.put("keyFingerprint", key.fingerprint());
     }
     return doc;
+  }
+
+  /**
+   * How λ_u was set, for release.json: "privately" only in a private run; the private mechanism
+   * in a run that is not private (a --seed test key, dimensions from the data) says so.
+   */
+  static String userShrinkageSource(BiasedParams p, boolean isPrivate, boolean noNoise,
+      boolean shrinkageFixed) {
+    if (shrinkageFixed) {
+      return "fixed by the user";
+    }
+    if (!p.estimatesUserShrinkage()) {
+      return "fixed at the default: with xi = " + p.maxRatingsPerUser() + " < "
+          + BiasedParams.SPREAD_MIN_RATINGS + " no user has the ratings the estimate needs";
+    }
+    return noNoise ? "from the exact sums (non-private)" : isPrivate ? "privately"
+        : "by the private mechanism, but this release is NOT private (see warning)";
   }
 
   /**

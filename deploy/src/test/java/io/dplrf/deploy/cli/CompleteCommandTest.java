@@ -122,6 +122,33 @@ class CompleteCommandTest {
     assertFalse(doc.get("components").toString().contains("spread"), doc.toString());
   }
 
+  /**
+   * "privately" is written only for a private run: a --seed run says the mechanism ran but the
+   * release is not private; with --max-ratings below 6 nothing is estimated and λ_u is 5.
+   */
+  @Test
+  void complete_labelsHowTheUserShrinkageWasSet_honestly() throws IOException {
+    Path seeded = dir.resolve("seeded");
+    List<String> a = new ArrayList<>(Arrays.asList(args(seeded)));
+    int k = a.indexOf("--key");
+    a.set(k, "--seed");
+    a.set(k + 1, "5");
+    Run r = run(a.toArray(String[]::new));
+    assertEquals(0, r.code(), r.err());
+    Map<String, Object> doc = json(seeded);
+    assertEquals(false, doc.get("private"));
+    assertEquals("by the private mechanism, but this release is NOT private (see warning)",
+        doc.get("userShrinkageEstimated"));
+    Path few = dir.resolve("few");
+    Run f = run(args(few, "--max-ratings", "5"));
+    assertEquals(0, f.code(), f.err());
+    Map<String, Object> fewDoc = json(few);
+    assertTrue(String.valueOf(fewDoc.get("userShrinkageEstimated")).startsWith(
+        "fixed at the default: with xi = 5 < 6"), fewDoc.toString());
+    assertEquals(5.0, ((Number) fewDoc.get("userShrinkage")).doubleValue());
+    assertFalse(fewDoc.get("components").toString().contains("spread"), fewDoc.toString());
+  }
+
   @Test
   void complete_fwModel_isAlgorithm1CentredOnTheMidpoint() throws IOException {
     Path out = dir.resolve("fw");
