@@ -315,13 +315,14 @@ final class CompleteCommand {
    * The training records that can be used, and what was dropped. A record with a non-finite
    * rating or an id outside the declared catalogue ([0, --users) x [0, --items), or a negative
    * id) is one user's record: it is dropped, counted and reported on stderr, and the run goes on.
-   * A DP mechanism must be defined on every input: if such a record aborted the run, whether a
-   * model is released at all would depend on one user's record, which no (epsilon, delta)
-   * covers; dropping it changes that user's row only, which the relation does. The counts and
-   * the first offending line are about the raw file (not private) and go to stderr only, never
-   * into release.json or predictions.csv. A line that is not a record at all (wrong field
-   * count, a token that is not a number, a header) still aborts the run before anything is
-   * computed: the file is then not what the operator thinks it is.
+   * If such a record aborted the run, whether a model is released at all would depend on one
+   * user's record, which no (epsilon, delta) covers; dropping it changes that user's row only,
+   * which the relation does. The counts and the first offending line are about the raw file (not
+   * private) and go to stderr only, never into release.json or predictions.csv. Format errors
+   * still abort the run before anything is computed: a line that is not a record at all (wrong
+   * field count, a token that is not a number, a header), an id beyond the int range, a Matrix
+   * Market index above the declared size. They are operator errors about the file, outside the
+   * guarantee, which is stated for well-formed files.
    */
   record Training(Triples kept, Path file, long nonFinite, long firstNonFinite, long outside,
       long firstOutside, String catalogue) {
