@@ -12,7 +12,9 @@ import java.util.Optional;
  * released R_k times with sensitivity Δ_k (grid-rounding slack included) and the effective σ_k
  * of the grid Gaussian drawn. They compose adaptively to μ = √(Σ μ_c²) (Dong–Roth–Su 2022 Cor.
  * 3.3), which the fit checks against μ(ε, δ): (ε, δ)-DP for the global part and (ε, δ)-joint DP
- * for the users' outputs (billboard lemma).
+ * for the users' outputs (billboard lemma). The check compares σ with the Δ the noise was
+ * calibrated to: it catches a wrong share, μ or count of releases, never a wrong derivation of
+ * Δ; the residual Frank–Wolfe's parts are its plan's calibration times the iterations run.
  *
  * @param privacy the (ε, δ) guaranteed, user level, joint DP
  * @param relation the neighbouring relation ({@link CompletionAccount#RELATION})

@@ -26,7 +26,7 @@ import java.util.function.IntConsumer;
  *       released values only);
  *   <li><b>the users' spread</b>: how much users' true biases vary against the noise of one
  *       rating, ρ, from each user's clamped estimate (Δ = a + 1/6, {@link #spreadSums}); it
- *       sets the users' shrinkage λ_u = 1/E[ρ | release] ({@link #userShrinkageOf}), so that a
+ *       sets the users' shrinkage λ_u = 1/E[ρ̄ | release] ({@link #userShrinkageOf}), so that a
  *       population whose users have no bias of their own gets user biases shrunk to ≈ 0;
  *   <li><b>user biases c_i</b> = Σ(r − g − b_j)/(n_i + λ_u): computed by each user from her own
  *       row and (g, b, λ_u) — never released, as the local component of paper 004's Algorithm 1
@@ -355,13 +355,15 @@ public final class BiasedCompletion {
   /**
    * The exact sums of the users' spread: Σ_i clamp(ρ̂_i, [−1/6, a]) and a·#{i : n_i ≥ 6} (a =
    * {@link BiasedParams#SPREAD_CLIP}), over users with n_i ≥ 6
-   * ({@link BiasedParams#SPREAD_MIN_RATINGS}). User i's e_ij = r_ij − g − b_j on her items (her row and the released g, b), their mean ē_i and
-   * sample variance w_i, and ρ̂_i = (ē_i²/w_i)·(n_i − 3)/(n_i − 1) − 1/n_i: for e_ij = β_i +
-   * N(0, s²) with β_i of variance τ² over users, E[ē²] = τ² + s²/n and E[1/w] =
-   * (n − 1)/((n − 3)s²), so E ρ̂_i = τ²/s² = ρ. ρ̂_i ≥ −1/n_i ≥ −1/6, so the lower clamp only
-   * makes that bound exact in floating point. Each user adds (clamp(ρ̂_i), a) or nothing: two
-   * users' contributions differ by ≤ a + 1/6 (both counted: the counts cancel exactly) or ≤ √2·a
-   * &lt; a + 1/6 (one counted), so Δ = a + 1/6 ({@link #spreadSensitivity}).
+   * ({@link BiasedParams#SPREAD_MIN_RATINGS}). User i's e_ij = r_ij − g − b_j on her items (her
+   * row and the released g, b), their mean ē_i and sample variance w_i, and ρ̂_i =
+   * (ē_i²/w_i)·(n_i − 3)/(n_i − 1) − 1/n_i: if e_ij = β_i + N(0, s²) with β_i of variance τ²
+   * over users, E[ē²] = τ² + s²/n and E[1/w] = (n − 1)/((n − 3)s²), so E ρ̂_i = τ²/s² = ρ (in
+   * practice e_ij also carries the item biases' error and residual signal, so this is a
+   * heuristic for utility; docs/privacy/completion.md §7). ρ̂_i ≥ −1/n_i ≥ −1/6, so the lower
+   * clamp only makes that bound exact in floating point. Each user adds (clamp(ρ̂_i), a) or
+   * nothing: two users' contributions differ by ≤ a + 1/6 (both counted: the counts cancel
+   * exactly) or ≤ √2·a &lt; a + 1/6 (one counted), so Δ = a + 1/6 ({@link #spreadSensitivity}).
    */
   static ExactSum spreadSums(Ratings r, BiasedParams p, double offset, double[] bias) {
     double a = BiasedParams.SPREAD_CLIP;
@@ -392,14 +394,16 @@ public final class BiasedCompletion {
   }
 
   /**
-   * λ_u = 1/E[ρ | released], the Bayes choice: a user with n ratings whose bias is estimated as
-   * α·ē loses (1 − α)²τ² + α²s²/n in expected squared error, linear in ρ = τ²/s², so under
-   * uncertainty the best α is E[ρ]/(E[ρ] + 1/n), i.e. λ_u = 1/E[ρ]. The released (S, K) are
-   * (Σ clamp(ρ̂_i), a·N) plus independent N(0, σ²) each; with a flat prior on the unknown N,
-   * S − ρK/a ~ N(0, σ²(1 + ρ²/a²)) for the mean ρ of the clamped ρ̂_i, and with a uniform prior
-   * on ρ ∈ [0, a] the posterior mean is a one-dimensional integral (post-processing of the
-   * release). Without noise (σ = 0) ρ = clamp(aS/K, [0, a]). ρ is floored at 10⁻⁹ (λ_u ≤ 10⁹,
-   * no user bias in practice).
+   * λ_u = 1/E[ρ̄ | released], ρ̄ the mean of the clamped ρ̂_i over the counted users (a
+   * statistic of the data in [−1/6, a]). The released (S, K) are (Σ clamp(ρ̂_i), a·N) plus
+   * independent N(0, σ²) each; with a flat prior on the unknown N, S − ρ̄K/a ~ N(0, σ²(1 +
+   * ρ̄²/a²)), and with a uniform prior on ρ̄ ∈ [0, a] the posterior mean is a one-dimensional
+   * integral (post-processing of the release). Why 1/E[ρ̄]: a user with n ratings whose bias is
+   * estimated as α·ē loses (1 − α)²τ² + α²s²/n in expected squared error, linear in ρ = τ²/s²,
+   * so the best α is E[ρ]/(E[ρ] + 1/n), i.e. λ_u = 1/E[ρ] — which is 1/E[ρ̄] only if ρ̄
+   * estimates ρ, as it does for e_ij = β_i + Gaussian noise without clamping: a heuristic for
+   * utility (docs/privacy/completion.md §7). Without noise (σ = 0) ρ̄ = clamp(aS/K, [0, a]).
+   * It is floored at 10⁻⁹ (λ_u ≤ 10⁹, no user bias in practice).
    */
   static double userShrinkageOf(double sum, double count, double sigma) {
     double a = BiasedParams.SPREAD_CLIP;

@@ -40,11 +40,12 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
 
   /**
    * a, the clip of each user's estimate of ρ = (variance of the users' true biases)/(variance of
-   * one rating around them) in the private estimate of λ_u = 1/E[ρ] ({@link BiasedCompletion}):
-   * a user contributes clamp(ρ̂_i, [−1/6, a]), and the prior on ρ is uniform on [0, a]. With a =
-   * 0.4 a release that carries no information gives λ_u = 5.3 (the posterior is then ∝ (1 +
-   * ρ²/a²)^(−1/2), of mean 0.47a), next to {@link #DEFAULT_USER_SHRINKAGE}; users whose biases
-   * vary more than 0.4 of a rating's variance are clipped, which errs toward shrinking more.
+   * one rating around them) in the private estimate λ_u = 1/E[ρ̄] ({@link BiasedCompletion}):
+   * a user contributes clamp(ρ̂_i, [−1/6, a]), and the prior on their mean ρ̄ is uniform on
+   * [0, a]. With a = 0.4 a release that carries no information gives λ_u = 5.3 (the posterior is
+   * then ∝ (1 + ρ̄²/a²)^(−1/2), of mean 0.47a), next to {@link #DEFAULT_USER_SHRINKAGE}; users
+   * whose biases vary more than 0.4 of a rating's variance are clipped, which errs toward
+   * shrinking more.
    */
   public static final double SPREAD_CLIP = 2 / DEFAULT_USER_SHRINKAGE;
 

@@ -102,8 +102,9 @@ public final class PrivateFrankWolfe {
   /**
    * The signal test on the first release: λ̂₁² must reach max((3/√2)·σ√d, 2σ√d + 3.3·σ·d^(−1/6))
    * — a direction at least half signal, and a top eigenvalue that the noise alone reaches in
-   * about 10⁻³ of draws (simulated for this noise: 1.1·10⁻⁴ at d = 12, 3·10⁻⁴ at d = 40, none in
-   * 5,000 at d = 140 and 1,000 at d = 400). With the Oja solver λ̂₁² is instead the released
+   * under 10⁻³ of draws (simulated for this noise, docs/privacy/signal_test_simulation.py:
+   * 8.9·10⁻⁵ at d = 12, 2.4·10⁻⁴ at d = 40, 4.6·10⁻⁴ at d = 140 where the two terms are about
+   * equal, none of 5,000 at d = 400). With the Oja solver λ̂₁² is instead the released
    * energy v̂ᵀW v̂ along the Oja direction (no σ²d/θ inflation) and σ that of W·v̂, so the same
    * threshold asks more of it.
    */
