@@ -37,8 +37,10 @@ public final class BenchMain {
                                                  smooth-sensitivity-pure,local,local-robust]
              dplrf bench completion [--datasets synthetic,jester,movielens] [--synthetic-users 100000]
                                    [--epsilons 0.1,0.5,1,2,5] [--delta 1e-6] [--runs 3] [--seed 1]
-                                   [--iterations 0 (Corollary 3.1)] [--oja-steps 20] [--no-oja]
-                                   [--jester FILE] [--movielens FILE] [--svg FILE]
+                                   [--iterations 0 (Corollary 3.1)] [--row-norm-factor 1]
+                                   [--nuclear-norm-factor 1] [--item-clip-factor 1]
+                                   [--user-shrinkage auto|X] [--jester FILE] [--movielens FILE]
+                                   [--svg FILE]
              dplrf bench robust    [--rows 500] [--cols 400] [--rank 5] [--epsilons 1,4,16]
                                    [--p 1] [--clip 1] [--outlier-rate 0.01] [--outlier-factor 100]
                                    [--data ../shared/data/uci-optdigits] [--sketch-cols t]
@@ -61,7 +63,8 @@ public final class BenchMain {
       "epochs", "mechanism", "batch", "rounds", "seeds", "large-rows", "datasets", "synthetic-users",
       "runs", "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate",
       "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to",
-      "sigma", "samples");
+      "sigma", "samples", "releases", "row-norm-factor", "nuclear-norm-factor",
+      "item-clip-factor", "user-shrinkage");
 
   private BenchMain() {}
 
@@ -88,7 +91,7 @@ public final class BenchMain {
           + " completion, ingest, release, update, noise or range");
     }
     String which = argv[1];
-    Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("no-oja"));
+    Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of());
     if (which.equals("completion")) {
       return completion(a, out);
     }
@@ -199,10 +202,14 @@ public final class BenchMain {
     }
     int runs = a.integer("runs", 3);
     CompletionBench bench = new CompletionBench(a.number("delta", 1e-6), runs,
-        a.integer("seed", 1), a.integer("iterations", 0), a.integer("oja-steps", 20));
+        a.integer("seed", 1), new CompletionBench.Knobs(a.number("row-norm-factor", 1),
+            a.number("item-clip-factor", 1),
+            a.string("user-shrinkage", "auto").equals("auto") ? Double.NaN
+                : a.number("user-shrinkage", 0),
+            a.integer("iterations", 0), a.number("nuclear-norm-factor", 1)));
     List<List<CompletionBench.Cell>> all = new java.util.ArrayList<>();
     for (CompletionBench.Dataset ds : sets) {
-      List<CompletionBench.Cell> cells = bench.run(ds, eps, !a.flag("no-oja"), out);
+      List<CompletionBench.Cell> cells = bench.run(ds, eps, out);
       CompletionBench.printTable(ds, runs, cells, eps, out);
       all.add(cells);
     }

@@ -17,9 +17,9 @@ final class CompletionPlot {
   private static final int RIGHT = 12;
   private static final int TOP = 30;
   private static final int BOTTOM = 40;
-  private static final String[] COLOURS = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#7f7f7f"};
-  private static final List<String> ORDER = List.of("private FW", "private FW (Oja)",
-      "DP item means", "non-private FW", "constant (offset)");
+  private static final String[] COLOURS = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#7f7f7f"};
+  private static final List<String> ORDER = List.of("private biased model", "DP item means",
+      "biased FW", "item mean", "global mean");
 
   private CompletionPlot() {}
 

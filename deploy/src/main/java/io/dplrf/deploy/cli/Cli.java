@@ -40,7 +40,7 @@ public final class Cli {
     return guarded(command, err, () -> switch (command) {
       case "factorize" -> help ? usage(FactorizeCommand.USAGE, out) : FactorizeCommand.run(args, out);
       case "pca" -> help ? usage(PcaCommand.USAGE, out) : PcaCommand.run(args, out);
-      case "complete" -> help ? usage(CompleteCommand.USAGE, out) : CompleteCommand.run(args, out);
+      case "complete" -> help ? usage(CompleteCommand.USAGE, out) : CompleteCommand.run(args, out, err);
       case "serve" -> help ? usage(ServeCommand.USAGE, out) : ServeCommand.run(args, out);
       case "produce" -> help ? usage(ProduceCommand.USAGE, out) : ProduceCommand.run(args, out);
       case "demo" -> help ? usage(DemoCommand.USAGE, out) : DemoCommand.run(args, out);
