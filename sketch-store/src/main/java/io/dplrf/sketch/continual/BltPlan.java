@@ -36,8 +36,8 @@ import java.util.List;
  *
  * <p><b>Noise of a release</b> (blt-release.md §3, §6). Per entry, R_t − P_t = (B(e + γN))_t has
  * standard deviation σ·√(Σ_{k&lt;t} b_k²) ({@link #prefixNoise}); a range R_e − R_{s−1},
- * σ·√(Σ_k (B[e,k] − B[s−1,k])²) ({@link #rangeNoise}); plus the decoded grid rounding, below
- * 2⁻³¹σ per entry.
+ * σ·√(Σ_k (B[e,k] − B[s−1,k])²) ({@link #rangeNoise}); plus the decoded grid rounding (Be)_t,
+ * |e| ≤ γ/2 ≤ 2⁻³¹σ per entry and epoch, so at most 2⁻³¹σ·Σ_{k&lt;t} b_k ≤ 2⁻³¹σ·t.
  *
  * @param privacy the stream's (ε, δ)
  * @param clip C

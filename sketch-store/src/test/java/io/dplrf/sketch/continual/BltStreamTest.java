@@ -172,10 +172,11 @@ class BltStreamTest {
    * The prefix noise R_t − P_t has per-entry variance σ²·Σ_{k<t} b_k², σ = the plan's σ_Y or σ_Z,
    * b from the decoder's coefficients (not the closed form): for each t, Σ over the 160,000
    * entries of (R_t − P_t)²/(σ²Σb²) is χ² with 160,000 degrees of freedom (entries are
-   * independent; the decoded rounding is below 2⁻³⁰σ), checked two-sided at 1e-6/(2T) per epoch
-   * (Bonferroni over epochs and tails: false alarm ≤ 1e-6). And σ itself is the calibration of
-   * blt-release.md §3 from C's column norm, recomputed here from the encoder's coefficients:
-   * √2·(C·sens(T)·b + γ√(kT))/μ ≤ σ < that·(1 + 2⁻²⁹).
+   * independent; the decoded rounding is below 2⁻³¹σ·t ≤ 2⁻²⁷σ), checked two-sided at
+   * 1e-6/(2T) per epoch (Bonferroni over epochs and tails: false alarm ≤ 1e-6, a threshold 5.5
+   * standard deviations out); a 3% error in the variance moves the statistic by 8.5. And σ itself
+   * is the calibration of blt-release.md §3 from C's column norm, recomputed here from the
+   * encoder's coefficients: √2·(C·sens(T)·b + γ√(kT))/μ ≤ σ < that·(1 + 2⁻²⁹).
    */
   @Test
   void prefixNoise_hasTheVarianceOfTheDecodedNoise_withSigmaFromTheEncodersColumnNorm() {
