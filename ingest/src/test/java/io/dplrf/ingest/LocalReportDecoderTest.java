@@ -121,6 +121,27 @@ class LocalReportDecoderTest {
     assertEquals(1, target.reports.size());
   }
 
+  /**
+   * The checksum term of a report is part of the snapshot (IngestStats), so it must not change:
+   * a fixed report (values γ·(e − 7)) gives the value recorded when the term was defined,
+   * mix(Σ updateHash(i, c, y_ic)).
+   */
+  @Test
+  void checksum_ofAFixedReport_isTheRecordedValue() throws Exception {
+    double gamma = PROTOCOL.noise().grid().gamma();
+    ByteBuffer b = ByteBuffer.allocate(24 + 8 * D * T);
+    b.putInt(0x44504C50).putShort((short) 1).putShort((short) 0);
+    b.put(java.util.HexFormat.of().parseHex(PROTOCOL.id())).putInt(D).putInt(T);
+    for (int e = 0; e < D * T; e++) {
+      b.putDouble((e - 7) * gamma);
+    }
+    IngestStats stats = new IngestStats();
+    new LocalReportDecoder(PROTOCOL, new Reports()).apply(null, b.array(), stats);
+    assertEquals(CHECKSUM, stats.checksum(), String.format("%016x", stats.checksum()));
+  }
+
+  private static final long CHECKSUM = 0xc392352647af4204L;
+
   private static void assertDoesNotThrowApply(byte[] value, Reports target) {
     try {
       new LocalReportDecoder(PROTOCOL, target).apply(null, value, new IngestStats());

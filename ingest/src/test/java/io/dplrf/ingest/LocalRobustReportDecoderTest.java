@@ -158,4 +158,29 @@ class LocalRobustReportDecoderTest {
     }
     assertEquals(1, target.reports.size());
   }
+
+  /**
+   * The checksum term of a report is part of the snapshot (IngestStats), so it must not change:
+   * a fixed report of slot 3 (values γ·(e − 7), Yr then Z) gives the value recorded when the
+   * term was defined, mix(Σ updateHash(slot, e, value_e)).
+   */
+  @Test
+  void checksum_ofAFixedReport_isTheRecordedValue() throws Exception {
+    int t = PROTOCOL.sizes().t();
+    int v = PROTOCOL.sizes().v();
+    ByteBuffer b = ByteBuffer.allocate(32 + 8 * (t * D + v * v));
+    b.putInt(0x44504C52).putShort((short) 2).putShort((short) 0);
+    b.put(java.util.HexFormat.of().parseHex(PROTOCOL.id())).putInt(t).putInt(D).putInt(v).putInt(3);
+    for (int e = 0; e < t * D; e++) {
+      b.putDouble((e - 7) * PROTOCOL.plan().yr().grid().gamma());
+    }
+    for (int e = 0; e < v * v; e++) {
+      b.putDouble((e - 7) * PROTOCOL.plan().z().grid().gamma());
+    }
+    IngestStats stats = new IngestStats();
+    new LocalRobustReportDecoder(PROTOCOL, new Reports()).apply(null, b.array(), stats);
+    assertEquals(CHECKSUM, stats.checksum(), String.format("%016x", stats.checksum()));
+  }
+
+  private static final long CHECKSUM = 0xed0b6854cef117dcL;
 }
