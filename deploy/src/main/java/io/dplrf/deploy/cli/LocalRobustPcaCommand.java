@@ -6,7 +6,7 @@ import io.dplrf.deploy.io.Json;
 import io.dplrf.deploy.io.Npy;
 import io.dplrf.deploy.io.OutputDirectory;
 import io.dplrf.deploy.io.RowInput;
-import io.dplrf.deploy.oneshot.LocalRobustPcaOneShot;
+import io.dplrf.deploy.oneshot.LocalPcaOneShot;
 import io.dplrf.deploy.oneshot.ReleaseDocument;
 import io.dplrf.release.Pca;
 import io.dplrf.sketch.lra.RobustMatrices;
@@ -21,7 +21,7 @@ import java.util.Map;
 
 /**
  * {@code dplrf pca --mechanism local-robust}: LOCAL-ROBUST-PCA simulated on a file, one user per
- * row ({@link LocalRobustPcaOneShot}). Called by {@link PcaCommand} once the common options are
+ * row ({@link LocalPcaOneShot}). Called by {@link PcaCommand} once the common options are
  * validated. The file is read twice: once to count the rows (m, the number of user slots, which
  * sizes the public Φ and S), once to run the clients. Public seed: {@code --seed HEX} or a fresh
  * one. No secret key. Writes V.npy and release.json; no S.npy (the singular values ROBUST-PCA's
@@ -58,8 +58,8 @@ final class LocalRobustPcaCommand {
     LocalRobustProtocol protocol = LocalRobustProtocol.of(seed, m, d, k,
         a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"), p, clip, stableClip,
         privacy);
-    LocalRobustPcaOneShot.Result r =
-        LocalRobustPcaOneShot.run(protocol, sink -> in.forEachRow(d, sink::accept));
+    LocalPcaOneShot.Result r =
+        LocalPcaOneShot.run(protocol, k, sink -> in.forEachRow(d, sink::accept));
     Pca.Subspace sub = r.subspace();
     Map<String, Object> doc = document(protocol, dimsFromData, privacy);
     OutputDirectory.write(outDir, overwrite, tmp -> {
@@ -92,7 +92,7 @@ final class LocalRobustPcaCommand {
     doc.put("clipNorm", "l1");
     doc.put("rank", p.sizes().k());
     doc.put("cols", p.dimension());
-    doc.put("users", p.users());
+    doc.put("users", p.slots());
     doc.put("usersNote", "m = the number of user slots (rows of the file): Phi and S have one "
         + "column per slot, so m is a public protocol parameter; replacing a row does not change it");
     doc.put("sketchCols", p.sizes().t());

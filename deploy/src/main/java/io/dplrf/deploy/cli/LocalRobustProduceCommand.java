@@ -1,8 +1,8 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.client.LocalRandomizer;
+import io.dplrf.client.LocalReportCodec;
 import io.dplrf.client.LocalRobustProtocol;
-import io.dplrf.client.LocalRobustRandomizer;
-import io.dplrf.client.LocalRobustReportCodec;
 import io.dplrf.deploy.io.InputException;
 import io.dplrf.deploy.io.RowInput;
 import io.dplrf.ingest.produce.ReportProducer;
@@ -17,8 +17,8 @@ import java.util.function.Consumer;
 /**
  * {@code dplrf produce --local --mechanism local-robust}: one user per row of a file, the row at
  * (0-based) position r in slot {@code first-slot + r}. For each row a fresh {@link
- * LocalRobustRandomizer} (the user's own noise) makes a LOCAL-ROBUST-PCA report, and only the
- * encoded report ({@link LocalRobustReportCodec}, with its slot) is sent, one Kafka record each,
+ * LocalRandomizer} (the user's own noise) makes a LOCAL-ROBUST-PCA report, and only the
+ * encoded report ({@link LocalReportCodec}, with its slot) is sent, one Kafka record each,
  * no key. The parameters must be those the server published at {@code /v1/local/protocol};
  * {@code --protocol-id} checks that. The rows are counted before anything is sent, so a file with
  * more rows than free slots sends nothing.
@@ -50,15 +50,15 @@ final class LocalRobustProduceCommand {
     }
     int first = a.integer("first-slot", 0);
     long rows = countRows(in, d);
-    if (first < 0 || first + rows > protocol.users()) {
+    if (first < 0 || first + rows > protocol.slots()) {
       throw new IllegalArgumentException("first-slot " + first + " + " + rows + " rows exceeds"
-          + " the protocol's " + protocol.users() + " user slots (slots 0.."
-          + (protocol.users() - 1) + "); nothing sent");
+          + " the protocol's " + protocol.slots() + " user slots (slots 0.."
+          + (protocol.slots() - 1) + "); nothing sent");
     }
     String topic = a.string("topic", "dplrf-local-robust-reports");
     String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
-    int reportBytes = LocalRobustReportCodec.encode(
-        LocalRobustRandomizer.create(protocol).report(0, new double[d])).length;
+    int reportBytes = LocalReportCodec.encode(
+        LocalRandomizer.create(protocol).report(0, new double[d])).length;
     long sent;
     try (ReportProducer p = ReportProducer.create(
         ProduceCommand.clientProperties(a, bootstrap), topic, reportBytes)) {
@@ -92,8 +92,8 @@ final class LocalRobustProduceCommand {
       Consumer<byte[]> sink) throws IOException {
     int[] slot = {first};
     try {
-      in.forEachRow(protocol.dimension(), row -> sink.accept(LocalRobustReportCodec.encode(
-          LocalRobustRandomizer.create(protocol).report(slot[0]++, row))));
+      in.forEachRow(protocol.dimension(), row -> sink.accept(LocalReportCodec.encode(
+          LocalRandomizer.create(protocol).report(slot[0]++, row))));
     } catch (InputException e) {
       throw new IOException(e.getMessage(), e);
     }

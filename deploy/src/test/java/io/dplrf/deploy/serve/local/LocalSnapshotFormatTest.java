@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dplrf.client.LocalPcaProtocol;
 import io.dplrf.client.LocalReportCodec;
 import io.dplrf.client.LocalRobustProtocol;
-import io.dplrf.client.LocalRobustReportCodec;
 import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.PublicSeed;
@@ -91,19 +90,19 @@ class LocalSnapshotFormatTest {
       if (r == 5) {
         t.closeEpoch();
       }
-      t.addReport(LocalReportCodec.decode(pcaReport(r), PCA));
+      assertTrue(t.addReport(LocalReportCodec.decode(pcaReport(r), PCA)));
     }
     return t;
   }
 
   /** Slots 0..4, an epoch close, slots 64 and 66 (bits in the second word). */
-  static LocalRobustTarget robustTarget() {
-    LocalRobustTarget t = new LocalRobustTarget(ROBUST, 4);
+  static LocalTarget robustTarget() {
+    LocalTarget t = new LocalTarget(ROBUST, 4);
     for (int slot : new int[] {0, 1, 2, 3, 4, -1, 64, 66}) {
       if (slot < 0) {
         t.closeEpoch();
       } else {
-        assertTrue(t.addRobustReport(LocalRobustReportCodec.decode(robustReport(slot), ROBUST)));
+        assertTrue(t.addReport(LocalReportCodec.decode(robustReport(slot), ROBUST)));
       }
     }
     return t;
@@ -150,7 +149,7 @@ class LocalSnapshotFormatTest {
     assertEquals(7, back.reports());
     assertEquals(5, back.reportsAtClose());
     double gamma = PCA.noise().grid().gamma();
-    double[] closed = back.closedSum().data();
+    double[] closed = back.closedSum(0).data();
     for (int e = 0; e < closed.length; e++) {
       double exact = exactSum(gamma, e, 0, 1, 2, 3, 4);
       assertEquals(exact, closed[e], 2 * Math.ulp(exact), "entry " + e);
@@ -164,14 +163,14 @@ class LocalSnapshotFormatTest {
     byte[] golden = golden(ROBUST_GOLDEN, now);
     assertEquals("DPLRLRB1", new String(golden, 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
     assertArrayEquals(golden, now);
-    LocalRobustTarget back = new LocalRobustTarget(ROBUST, 4);
+    LocalTarget back = new LocalTarget(ROBUST, 4);
     back.readState(new ByteArrayInputStream(golden));
     assertArrayEquals(golden, state(back));
     assertEquals(7, back.reports());
     assertEquals(5, back.reportsAtClose());
     assertTrue(back.counted(0) && back.counted(64) && back.counted(66) && !back.counted(65));
     double gamma = ROBUST.plan().yr().grid().gamma();
-    double[] yr = back.closedSketches().yr().data();
+    double[] yr = back.closedSum(0).data();
     for (int e = 0; e < yr.length; e++) {
       double exact = exactSum(gamma, e, 0, 1, 2, 3, 4);
       assertEquals(exact, yr[e], 2 * Math.ulp(exact), "Yr entry " + e);
