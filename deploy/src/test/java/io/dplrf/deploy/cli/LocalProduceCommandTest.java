@@ -39,7 +39,7 @@ class LocalProduceCommandTest {
     LocalPcaProtocol p = LocalPcaProtocol.of(PublicSeed.parse(SEED), 3, 2, 1,
         new PrivacyParams(1, 1e-6));
     List<byte[]> sent = new ArrayList<>();
-    LocalProduceCommand.reports(p, RowInput.open(csv()), sent::add);
+    LocalProduceCommand.reports(p, 0, RowInput.open(csv()), sent::add);
     assertEquals(3, sent.size());
     LocalAggregate server = new LocalAggregate(p);
     for (byte[] b : sent) {
@@ -54,7 +54,7 @@ class LocalProduceCommandTest {
     LocalRobustProtocol p = LocalRobustProtocol.of(PublicSeed.parse(SEED), 8, 3, 1, null, null,
         1, 1, RobustMatrices.DEFAULT_STABLE_CLIP, new PrivacyParams(1, Double.MIN_VALUE));
     List<byte[]> sent = new ArrayList<>();
-    LocalRobustProduceCommand.reports(p, 4, RowInput.open(csv()), sent::add);
+    LocalProduceCommand.reports(p, 4, RowInput.open(csv()), sent::add);
     assertEquals(3, sent.size());
     LocalAggregate server = new LocalAggregate(p);
     for (int r = 0; r < 3; r++) {
