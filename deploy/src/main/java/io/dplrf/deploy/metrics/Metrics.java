@@ -1,6 +1,5 @@
 package io.dplrf.deploy.metrics;
 
-import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.ingest.DeadLetterReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -17,9 +16,10 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,10 +28,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * The service's metrics: one {@link PrometheusMeterRegistry} and the meters the rest of the
  * service updates through the helpers below. Thread-safe.
  *
- * <p><b>Only the running mode's meters exist.</b> {@link #forMode} registers the meters every mode
- * updates and those of its own mode, nothing else, so that a scrape never shows another mode's
- * meters stuck at 0; a helper of another mode's meter throws {@link IllegalStateException} (a
- * wiring mistake). {@link #Metrics()} has the common meters only (listeners without a mode).
+ * <p><b>Only the running mode's meters exist.</b> A registry has the meters every mode updates
+ * and the {@link Group}s its mode asks for ({@code Modes.metrics}), nothing else, so that a scrape
+ * never shows another mode's meters stuck at 0; a helper of a group this registry lacks throws
+ * {@link IllegalStateException} (a wiring mistake). {@link #Metrics()} has the common meters only
+ * (listeners without a mode).
  *
  * <p>Exported names (Prometheus). Every mode: {@code dplrf_records_consumed_total},
  * {@code dplrf_records_dead_lettered_total{reason}} (every {@link DeadLetterReason}, at 0 from
@@ -56,7 +57,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Metrics implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
-  private final String modeName;
+  private final Set<Group> groups;
   private final JvmGcMetrics gc;
   private final Counter recordsConsumed;
   private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);
@@ -93,19 +94,29 @@ public final class Metrics implements AutoCloseable {
   private final AtomicLong lastRun;
   private final Timer runDuration;
 
-  /** The meters every mode updates, and no mode's own. */
+  /** The meters of one kind of mode, registered only in a registry that asks for them. */
+  public enum Group {
+    /** Modes that release per epoch: {@code dplrf_releases_pending}, {@code dplrf_release_duration_seconds}. */
+    EPOCH_RELEASES,
+    /** Mode updates: updates consumed, applied, clipped, dropped. */
+    UPDATES,
+    /** Mode rows: rows applied and clipped. */
+    ROWS,
+    /** Mode local: reports applied. */
+    LOCAL_REPORTS,
+    /** Mode completion: ratings, the store's size, fits and their progress. */
+    COMPLETION
+  }
+
+  /** The meters every mode updates, and no group's. */
   public Metrics() {
-    this(null);
+    this(Set.of());
   }
 
-  /** The meters every mode updates and those of {@code mode}. */
-  public static Metrics forMode(ServiceConfig.Mode mode) {
-    return new Metrics(Objects.requireNonNull(mode, "mode"));
-  }
-
-  private Metrics(ServiceConfig.Mode mode) {
+  /** The meters every mode updates and those of {@code groups}. */
+  public Metrics(Set<Group> groups) {
+    this.groups = groups.isEmpty() ? EnumSet.noneOf(Group.class) : EnumSet.copyOf(groups);
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    modeName = mode == null ? "none" : mode.name().toLowerCase(Locale.ROOT);
     new JvmMemoryMetrics().bindTo(registry);
     gc = new JvmGcMetrics();
     gc.bindTo(registry);
@@ -140,8 +151,7 @@ public final class Metrics implements AutoCloseable {
     snapshotSize = DistributionSummary.builder("dplrf.snapshot.size").baseUnit("bytes")
         .description("size of written state snapshots").register(registry);
 
-    boolean epochReleases = mode == ServiceConfig.Mode.UPDATES || mode == ServiceConfig.Mode.ROWS
-        || mode == ServiceConfig.Mode.LOCAL;
+    boolean epochReleases = this.groups.contains(Group.EPOCH_RELEASES);
     releasesPending = epochReleases ? gauge("dplrf.releases.pending", "epoch releases queued or"
         + " being computed; above 1 for long, epochs close faster than releases are computed and"
         + " the served release falls behind") : null;
@@ -149,7 +159,7 @@ public final class Metrics implements AutoCloseable {
         .description("time to post-process the tree nodes into a release").register(registry)
         : null;
 
-    boolean updates = mode == ServiceConfig.Mode.UPDATES;
+    boolean updates = this.groups.contains(Group.UPDATES);
     updatesConsumed = updates ? counter("dplrf.updates.consumed",
         "updates decoded from consumed records") : null;
     updatesApplied = updates ? counter("dplrf.updates.applied",
@@ -159,16 +169,16 @@ public final class Metrics implements AutoCloseable {
     updatesDropped = updates ? counter("dplrf.updates.dropped",
         "updates dropped because their privacy unit's budget was spent") : null;
 
-    boolean rows = mode == ServiceConfig.Mode.ROWS;
+    boolean rows = this.groups.contains(Group.ROWS);
     rowsApplied = rows ? counter("dplrf.rows.applied",
         "rows mode: valid rows whose outer product x xT was folded into the sketches") : null;
     rowsClipped = rows ? counter("dplrf.rows.clipped",
         "rows mode: applied rows scaled down to l2 norm <= clip") : null;
 
-    reportsApplied = mode == ServiceConfig.Mode.LOCAL ? counter("dplrf.reports.applied",
+    reportsApplied = this.groups.contains(Group.LOCAL_REPORTS) ? counter("dplrf.reports.applied",
         "local mode: valid local-DP reports added to the sum") : null;
 
-    boolean completion = mode == ServiceConfig.Mode.COMPLETION;
+    boolean completion = this.groups.contains(Group.COMPLETION);
     ratingsApplied = completion ? counter("dplrf.ratings.applied", "completion mode: ratings"
         + " stored (new, or replacing the user's earlier rating of the item)") : null;
     ratingsDropped = completion ? counter("dplrf.ratings.dropped", "completion mode: ratings of a"
@@ -205,11 +215,11 @@ public final class Metrics implements AutoCloseable {
     return holder;
   }
 
-  /** {@code meter}, which must belong to this registry's mode. */
+  /** {@code meter}, which must be in one of this registry's groups. */
   private <T> T own(T meter, String name) {
     if (meter == null) {
       throw new IllegalStateException("meter " + name + " belongs to another mode; this registry"
-          + " serves mode " + modeName);
+          + " has the common meters and " + (groups.isEmpty() ? "no group" : "the groups " + groups));
     }
     return meter;
   }

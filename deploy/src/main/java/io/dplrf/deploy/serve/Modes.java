@@ -1,15 +1,32 @@
 package io.dplrf.deploy.serve;
 
 import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.deploy.serve.completion.CompletionMode;
 import io.dplrf.deploy.serve.local.LocalMode;
 import io.dplrf.deploy.serve.tree.TreeMode;
 import io.dplrf.sketch.files.StateFiles;
 import java.io.IOException;
+import java.util.Set;
 
 /** The one place that builds the service's mode from its configuration ({@link ServiceMode}). */
 public final class Modes {
   private Modes() {}
+
+  /** The service's metrics: the meters every mode updates and those of {@code config}'s mode. */
+  public static Metrics metrics(ServiceConfig config) {
+    return new Metrics(meters(config.mode()));
+  }
+
+  /** The meter groups {@code mode} updates; no other mode's meters are registered. */
+  public static Set<Metrics.Group> meters(ServiceConfig.Mode mode) {
+    return switch (mode) {
+      case UPDATES -> Set.of(Metrics.Group.EPOCH_RELEASES, Metrics.Group.UPDATES);
+      case ROWS -> Set.of(Metrics.Group.EPOCH_RELEASES, Metrics.Group.ROWS);
+      case LOCAL -> Set.of(Metrics.Group.EPOCH_RELEASES, Metrics.Group.LOCAL_REPORTS);
+      case COMPLETION -> Set.of(Metrics.Group.COMPLETION);
+    };
+  }
 
   /**
    * Checks what the mode refuses before anything exists (a refused configuration leaves no

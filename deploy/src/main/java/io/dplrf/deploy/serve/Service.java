@@ -64,7 +64,7 @@ public final class Service implements AutoCloseable {
 
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
-    metrics = Metrics.forMode(config.mode());
+    metrics = Modes.metrics(config);
     try {
       mode = Modes.open(config, new ModeContext(metrics, log, failure::complete));
     } catch (Exception | Error e) {

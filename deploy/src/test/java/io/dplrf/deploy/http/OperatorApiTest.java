@@ -6,7 +6,6 @@ import static io.dplrf.deploy.http.Fixtures.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.io.Json;
 import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.ingest.DeadLetterReason;
@@ -16,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +36,7 @@ class OperatorApiTest {
 
   @BeforeEach
   void start() throws Exception {
-    metrics = Metrics.forMode(ServiceConfig.Mode.UPDATES);
+    metrics = new Metrics(Set.of(Metrics.Group.UPDATES));
     api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), metrics, OperatorApiTest::stats,
         Optional.of(TOKEN));
     port = api.port();

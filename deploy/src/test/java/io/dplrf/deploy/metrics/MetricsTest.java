@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.deploy.config.ServiceConfig.Mode;
+import io.dplrf.deploy.serve.Modes;
 import io.dplrf.ingest.DeadLetterReason;
 import java.time.Duration;
 import java.util.List;
@@ -45,9 +46,13 @@ class MetricsTest {
     return names.stream().anyMatch(n -> n.equals(meter) || n.startsWith(meter + "_"));
   }
 
+  private static Metrics forMode(Mode mode) {
+    return new Metrics(Modes.meters(mode));
+  }
+
   @Test
   void meters_comeOutWithPrometheusNames() {
-    try (Metrics m = Metrics.forMode(Mode.UPDATES)) {
+    try (Metrics m = forMode(Mode.UPDATES)) {
       m.recordsConsumed(2);
       m.updatesConsumed(7);
       m.updatesApplied(6);
@@ -77,7 +82,7 @@ class MetricsTest {
   @Test
   void eachMode_exportsItsOwnMeters_andNoOtherModesMeters() {
     for (Mode mode : Mode.values()) {
-      try (Metrics m = Metrics.forMode(mode)) {
+      try (Metrics m = forMode(mode)) {
         Set<String> names = names(m.scrape());
         for (var own : OWN.entrySet()) {
           for (String meter : own.getValue()) {
@@ -99,16 +104,16 @@ class MetricsTest {
 
   @Test
   void anotherModesMeter_isAWiringMistake() {
-    try (Metrics m = Metrics.forMode(Mode.UPDATES)) {
+    try (Metrics m = forMode(Mode.UPDATES)) {
       IllegalStateException e = assertThrows(IllegalStateException.class,
           () -> m.ratings(1, 0));
-      assertEquals("meter dplrf.ratings.applied belongs to another mode; this registry serves"
-          + " mode updates", e.getMessage());
+      assertEquals("meter dplrf.ratings.applied belongs to another mode; this registry has the"
+          + " common meters and the groups [EPOCH_RELEASES, UPDATES]", e.getMessage());
       assertThrows(IllegalStateException.class, () -> m.rowsApplied(1));
       assertThrows(IllegalStateException.class, () -> m.reportsApplied(1));
       assertThrows(IllegalStateException.class, () -> m.completionProgress(1, 2));
     }
-    try (Metrics m = Metrics.forMode(Mode.COMPLETION)) {
+    try (Metrics m = forMode(Mode.COMPLETION)) {
       assertThrows(IllegalStateException.class, () -> m.updatesApplied(1));
       assertThrows(IllegalStateException.class, m::releaseQueued);
     }
@@ -138,7 +143,7 @@ class MetricsTest {
 
   @Test
   void deadLetterCounters_existAtZeroForEveryReason_beforeAnyDeadLetter() {
-    try (Metrics m = Metrics.forMode(Mode.UPDATES)) {
+    try (Metrics m = forMode(Mode.UPDATES)) {
       String s = m.scrape();
       for (DeadLetterReason r : DeadLetterReason.values()) {
         assertTrue(s.contains("dplrf_records_dead_lettered_total{reason=\""

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.deploy.http.CompletionEndpoints.Refused;
-import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.ingest.RatingsStore;
 import java.io.ByteArrayOutputStream;
@@ -19,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CompletionRunsTest {
   @TempDir Path dir;
-  private final Metrics metrics = Metrics.forMode(ServiceConfig.Mode.COMPLETION);
+  private final Metrics metrics = new Metrics(Set.of(Metrics.Group.COMPLETION));
   private final PrintStream log = new PrintStream(new ByteArrayOutputStream(), true,
       StandardCharsets.UTF_8);
 
