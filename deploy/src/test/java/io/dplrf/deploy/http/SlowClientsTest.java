@@ -78,6 +78,75 @@ class SlowClientsTest {
     }
   }
 
+  /**
+   * The deadline holds for every request of a kept-alive connection, not only its first: a client
+   * that sends one whole request, reads the answer, then dribbles the next one on the same
+   * connection is closed about {@link HttpLimits#headerTimeout} after the next one's first byte,
+   * without a second answer.
+   */
+  @Test
+  void aKeptAliveConnection_dribblingItsSecondRequest_isClosedByTheHeaderDeadline()
+      throws Exception {
+    Duration headerTimeout = HttpLimits.PUBLIC.headerTimeout();
+    ReleaseCache cache = new ReleaseCache();
+    try (Metrics metrics = new Metrics();
+        PublicApi api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0), cache,
+            Fixtures::status, metrics);
+        java.net.Socket socket = new java.net.Socket("127.0.0.1", api.port())) {
+      socket.setSoTimeout((int) headerTimeout.toMillis() + 5_000);
+      var out = socket.getOutputStream();
+      var in = socket.getInputStream();
+      out.write("GET /health HTTP/1.1\r\nHost: kept\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      String head = readHead(in);
+      assertTrue(head.startsWith("HTTP/1.1 200"), head);
+      int length = Integer.parseInt(head.replaceAll("(?is).*\r\ncontent-length: *([0-9]+).*", "$1"));
+      assertEquals(length, in.readNBytes(length).length);
+
+      long first = System.nanoTime();
+      out.write("GET /v1/status HTTP/1.1\r\nHost: kept\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      int lines = 0;
+      int answered = 0;
+      socket.setSoTimeout((int) DRIBBLE_MILLIS);
+      while (System.nanoTime() - first < (headerTimeout.toMillis() + 5_000) * 1_000_000) {
+        try {
+          int b = in.read();
+          if (b < 0) {
+            break; // closed by the server
+          }
+          answered++;
+        } catch (java.net.SocketTimeoutException e) {
+          try {
+            out.write(("X-Slow-" + lines++ + ": still sending\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+          } catch (IOException closed) {
+            break;
+          }
+        } catch (IOException reset) {
+          break;
+        }
+      }
+      long heldMillis = (System.nanoTime() - first) / 1_000_000;
+      assertTrue(heldMillis >= headerTimeout.toMillis() - 200
+              && heldMillis < headerTimeout.toMillis() + 5_000,
+          "the second request's header deadline closed the connection after " + heldMillis
+              + " ms (" + lines + " header lines sent)");
+      assertEquals(0, answered, "a request that never finished gets no answer");
+    }
+  }
+
+  private static String readHead(java.io.InputStream in) throws IOException {
+    StringBuilder b = new StringBuilder();
+    while (!b.toString().endsWith("\r\n\r\n")) {
+      int c = in.read();
+      if (c < 0) {
+        throw new IOException("closed before the end of the answer's header: " + b);
+      }
+      b.append((char) c);
+    }
+    return b.toString();
+  }
+
   private static HttpResponse<String> get(int port, String path, String... header)
       throws IOException, InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
