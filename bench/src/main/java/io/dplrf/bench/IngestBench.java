@@ -259,7 +259,7 @@ public final class IngestBench {
     TreeConfig config = new TreeConfig(mechanism, sizes, new PrivacyParams(1, 1e-6), 1, 2, true);
     long t0 = System.nanoTime();
     StateStore store = new StateStore(state);
-    TreeTarget tree = TreeTarget.open(config, key, state.resolve("nodes"), false);
+    TreeTarget tree = TreeTarget.tree(config, key, state.resolve("nodes"), false);
     Map<Long, Long> cpuAtStart = new HashMap<>();
     HostCpu.Sample[] hostAtStart = new HostCpu.Sample[1];
     TimedTarget timed = new TimedTarget(tree, updates, () -> {

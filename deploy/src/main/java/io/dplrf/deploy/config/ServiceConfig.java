@@ -57,7 +57,8 @@ public final class ServiceConfig {
 
   /** Every setting name, in the order {@link #describe()} lists them. */
   public static final List<String> NAMES = List.of(
-      "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
+      "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "continual", "epochs",
+      "epoch-updates",
       "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
       "alpha", "p", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
       "dead-letter-topic", "partitions", "embedded-kafka-port", "bind", "http-port",
@@ -103,6 +104,10 @@ public final class ServiceConfig {
       for (String name : CompletionSettings.NAMES) {
         parse.refuse(name, "unset outside mode completion");
       }
+    }
+    if (mode == Mode.LOCAL || mode == Mode.COMPLETION) {
+      parse.refuse("continual", "unset outside modes updates and rows (it chooses how the"
+          + " continual release of their sketches is made)");
     }
     if (mode != Mode.LOCAL) {
       parse.refuse("local-mechanism", "unset outside mode local");
