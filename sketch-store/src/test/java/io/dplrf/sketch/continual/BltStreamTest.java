@@ -71,7 +71,7 @@ class BltStreamTest {
     }
     for (int t = 1; t <= T; t++) {
       BltFixtures.feed(s, t, 0, PER_EPOCH);
-      s.closeEpoch();
+      BltFixtures.closeAndCommit(s);
       exact[t] = BltFixtures.exactEpoch(s, t, PER_EPOCH);
       encoded[t] = new double[2][];
       noise[t] = new double[2][];
