@@ -331,6 +331,38 @@ class BltSnapshotTest {
     assertThrows(IllegalArgumentException.class, () -> s.releaseRange(3, 2));
   }
 
+  /**
+   * A format-1 snapshot after epoch T may still name the buffers of epoch T with R_T (written
+   * before the last close dropped them): it is read, only R_T is used, and those buffer files are
+   * deleted.
+   */
+  @Test
+  void snapshotAfterEpochT_namingTheBuffers_isReadAndTheBuffersGo(@TempDir Path dir)
+      throws IOException {
+    BltStream s = create(Mechanism.PRIV2_SPARSE, dir);
+    closeAndCommitThrough(s, T);
+    int d = s.plan().parameters().buffers();
+    List<BltFiles.Written> named = new ArrayList<>();
+    for (String name : BltStream.stateFileNames(T, d, T + 1)) {
+      if (name.equals(BltStream.releaseFile(T))) {
+        named.add(s.stateFiles.get(0));
+      } else {
+        Files.write(dir.resolve(name), new byte[] {1, 2, 3});
+        named.add(new BltFiles.Written(name, 3, 0));
+      }
+    }
+    s.stateFiles = List.copyOf(named);
+    byte[] old = snapshot(s);
+    BltStream restored = BltStream.readFrom(new ByteArrayInputStream(old), KEY, dir);
+    assertEquals(List.of(BltStream.releaseFile(T)),
+        restored.stateFiles.stream().map(BltFiles.Written::name).toList());
+    for (int i = 0; i < d; i++) {
+      assertTrue(!Files.exists(dir.resolve(BltStream.encoderFile(T, i))), "encoder file " + i);
+      assertTrue(!Files.exists(dir.resolve(BltStream.decoderFile(T, i))), "decoder file " + i);
+    }
+    assertSameRelease(s.releasePrefix(T), restored.releasePrefix(T), "R_T");
+  }
+
   /** A used state directory is refused: its files could carry this stream's noise labels. */
   @Test
   void create_refusesADirectoryHoldingBltFiles(@TempDir Path dir) throws IOException {
