@@ -543,9 +543,10 @@ public final class BltStream {
   /**
    * Epochs named by the last snapshot written ({@link #writeTo}, {@link #writeClosedState}), or by
    * the snapshot this stream was restored from: the epochs {@link #releasePrefix} and {@link
-   * #releaseRange} serve. Any thread.
+   * #releaseRange} serve (a caller checks a request against it rather than {@link
+   * #epochsClosed}). Any thread.
    */
-  int epochsSnapshotted() {
+  public int epochsSnapshotted() {
     return epochsSnapshotted;
   }
 
