@@ -13,29 +13,23 @@ import io.dplrf.sketch.lra.RobustSketches;
 import io.dplrf.sketch.noise.GridLaplace;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.pca.RowClipping;
-import io.dplrf.sketch.randomness.KeyStream;
 import io.dplrf.sketch.randomness.SecretKey;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The LOCAL-ROBUST-PCA client: the per-report ℓ1 sensitivity is never exceeded and is attained,
- * each part carries Laplace noise of exactly the calibrated scale, drawn afresh per report and
- * per user, and the noiseless reports sum to the central ROBUST-PCA sketches. Statistical checks
- * reject when a tail probability is below {@value LocalRandomizerTest#TAIL} (false alarm
- * &lt; 2·10⁻⁷ per check).
+ * LOCAL-ROBUST-PCA's math: the per-report ℓ1 sensitivity is never exceeded and is attained, each
+ * part carries Laplace noise of exactly the calibrated scale, independent between users, and the
+ * noiseless reports sum to the central ROBUST-PCA sketches. Statistical checks reject when a tail
+ * probability is below {@value LocalRandomizerTest#TAIL} (false alarm &lt; 2·10⁻⁷ per check).
  */
-class LocalRobustRandomizerTest {
+class LocalRobustProtocolTest {
   static final long SEED = 43;
 
   static LocalRobustProtocol protocol(int m, int d, int k, double clip, double eps) {
     return LocalRobustProtocol.of(LocalRandomizerTest.PUBLIC, m, d, k, null, null, 1, clip,
         RobustMatrices.DEFAULT_STABLE_CLIP, new PrivacyParams(eps, 1e-6));
-  }
-
-  static LocalRobustRandomizer seeded(LocalRobustProtocol p, long seed) {
-    return LocalRobustRandomizer.withBits(
-        p, KeyStream.of(SecretKey.forTesting(seed), "test/noise").bits());
   }
 
   /** A row with ‖x‖₁ = norm (random signs and sizes). */
@@ -128,8 +122,9 @@ class LocalRobustRandomizerTest {
     assertEquals(zBound, z, 1e-8 * zBound, "the Z bound is attained");
   }
 
-  private static double[][] query(LocalRobustProtocol p, int slot, double[] x) {
-    return LocalRobustRandomizer.sketch(p, slot, LocalRobustRandomizer.clipped(p, x));
+  /** The noiseless query {Yr_i, Z_i} of the clipped row for {@code slot}. */
+  static double[][] query(LocalRobustProtocol p, int slot, double[] x) {
+    return p.query(slot, p.clipped(x));
   }
 
   private static int argmaxColumnL1(double[] colMajor, int rows, int cols) {
@@ -153,16 +148,15 @@ class LocalRobustRandomizerTest {
    * (the discrete Laplace on a grid of 2³⁰ steps per b matches the continuous law far below the
    * test's resolution). Returns 2Σ|noise|/b for one part of {@code reports} reports.
    */
-  static double laplaceStatistic(LocalRobustRandomizer r, int slot, double[] x, int reports,
+  static double laplaceStatistic(LocalRandomizer r, int slot, double[] x, int reports,
       boolean zPart) {
-    LocalRobustProtocol p = r.protocol();
+    LocalRobustProtocol p = (LocalRobustProtocol) r.protocol();
     double[] q = query(p, slot, x)[zPart ? 1 : 0];
     LaplaceSketchNoise noise = zPart ? p.plan().z() : p.plan().yr();
     double gamma = noise.grid().gamma();
     double s = 0;
     for (int n = 0; n < reports; n++) {
-      LocalRobustReport rep = r.report(slot, x);
-      double[] v = zPart ? rep.zUnsafe() : rep.yrUnsafe();
+      double[] v = r.report(slot, x).valuesUnsafe(zPart ? 1 : 0);
       for (int e = 0; e < q.length; e++) {
         s += Math.abs(v[e] - GridLaplace.roundToGrid(q[e], gamma)) / noise.scale();
       }
@@ -178,7 +172,7 @@ class LocalRobustRandomizerTest {
     for (boolean zPart : new boolean[] {false, true}) {
       int entries = zPart ? p.sizes().v() * p.sizes().v() : p.sizes().t() * 12;
       int dof = 2 * reports * entries;
-      double stat = laplaceStatistic(seeded(p, SEED), 3, x, reports, zPart);
+      double stat = laplaceStatistic(LocalRandomizerTest.seeded(p, SEED), 3, x, reports, zPart);
       String part = zPart ? "Z" : "Yr";
       assertTrue(LocalRandomizerTest.accepts(stat, dof),
           part + ": 2 sum|N|/b = " + stat + " for " + dof + " dof (seed " + SEED + ")");
@@ -195,35 +189,27 @@ class LocalRobustRandomizerTest {
     for (boolean zPart : new boolean[] {false, true}) {
       int entries = zPart ? p.sizes().v() * p.sizes().v() : p.sizes().t() * 8;
       int dof = 2 * 20 * entries;
-      double stat = laplaceStatistic(LocalRobustRandomizer.create(p), 19, row(8, 5, 2), 20, zPart);
+      double stat = laplaceStatistic(LocalRandomizer.create(p), 19, row(8, 5, 2), 20, zPart);
       assertTrue(LocalRandomizerTest.accepts(stat, dof), stat + " for " + dof + " dof");
     }
   }
 
   /**
-   * Noise is never reused: two reports of one randomizer differ everywhere, and the noises of two
-   * users (production randomizers) on the same row are uncorrelated: √n·r for their Pearson
-   * correlation r over the n entries is ≈ N(0, 1) if independent; |√n·r| > 5.33 has probability
-   * &lt; 10⁻⁷ (a reused noise gives r = 1).
+   * The noises of two users (production randomizers) on the same row are uncorrelated: √n·r for
+   * their Pearson correlation r over the n entries of a part is ≈ N(0, 1) if independent;
+   * |√n·r| &gt; 5.33 has probability &lt; 10⁻⁷ (a reused noise gives r = 1).
    */
   @Test
-  void twoReports_andTwoUsers_drawIndependentNoise() {
+  void twoUsers_drawUncorrelatedNoise_inEachPart() {
     LocalRobustProtocol p = protocol(20, 16, 4, 1, 1);
     double[] x = row(16, 1, 3);
-    LocalRobustRandomizer a = LocalRobustRandomizer.create(p);
-    LocalRobustReport r1 = a.report(5, x);
-    LocalRobustReport r2 = a.report(5, x);
-    LocalRobustReport r3 = LocalRobustRandomizer.create(p).report(5, x);
+    LocalReport r1 = LocalRandomizer.create(p).report(5, x);
+    LocalReport r3 = LocalRandomizer.create(p).report(5, x);
     double[][] q = query(p, 5, x);
     for (int part = 0; part < 2; part++) {
-      double gamma = (part == 0 ? p.plan().yr() : p.plan().z()).grid().gamma();
-      double[] n1 = noise(part == 0 ? r1.yrUnsafe() : r1.zUnsafe(), q[part], gamma);
-      double[] n2 = noise(part == 0 ? r2.yrUnsafe() : r2.zUnsafe(), q[part], gamma);
-      double[] n3 = noise(part == 0 ? r3.yrUnsafe() : r3.zUnsafe(), q[part], gamma);
-      for (int e = 0; e < n1.length; e++) {
-        assertNotEquals(n1[e], n2[e], "part " + part + " entry " + e);
-        assertNotEquals(n1[e], n3[e], "part " + part + " entry " + e);
-      }
+      double gamma = p.parts().get(part).gamma();
+      double[] n1 = noise(r1.valuesUnsafe(part), q[part], gamma);
+      double[] n3 = noise(r3.valuesUnsafe(part), q[part], gamma);
       double zScore = Math.sqrt(n1.length) * correlation(n1, n3);
       assertTrue(Math.abs(zScore) < 5.33, "two users' noises correlate: sqrt(n) r = " + zScore);
       assertTrue(Math.sqrt(n1.length) * correlation(n1, n1) > 5.33, "the test sees reuse");
@@ -271,8 +257,8 @@ class LocalRobustRandomizerTest {
     double[] yr = new double[p.sizes().t() * d];
     double[] z = new double[p.sizes().v() * p.sizes().v()];
     for (int i = 0; i < m; i++) {
-      double[] x = LocalRobustRandomizer.clipped(p, row(d, 0.5 + (i % 3), 200 + i));
-      double[][] q = LocalRobustRandomizer.sketch(p, i, x);
+      double[] x = p.clipped(row(d, 0.5 + (i % 3), 200 + i));
+      double[][] q = p.query(i, x);
       for (int e = 0; e < yr.length; e++) {
         yr[e] += q[0][e];
       }
@@ -299,32 +285,28 @@ class LocalRobustRandomizerTest {
   }
 
   @Test
-  void report_clipsTheRowToL1NormC_andRefusesBadInput() {
+  void report_clipsTheRowToL1NormC() {
     LocalRobustProtocol p = protocol(10, 6, 1, 1, 1);
     double[] longRow = row(6, 10, 4);
-    double[] x = LocalRobustRandomizer.clipped(p, longRow);
+    double[] x = p.clipped(longRow);
     assertTrue(RowClipping.l1Norm(x) <= 1);
+    assertEquals(RowClipping.l1Norm(x), p.rowNorm(x));
     assertEquals(10, RowClipping.l1Norm(longRow), 1e-9, "the caller's row is not modified");
-    LocalRobustRandomizer r = LocalRobustRandomizer.create(p);
-    assertThrows(IllegalArgumentException.class, () -> r.report(0, new double[5]));
-    assertThrows(IllegalArgumentException.class, () -> r.report(10, new double[6]));
-    assertThrows(IllegalArgumentException.class, () -> r.report(-1, new double[6]));
-    assertThrows(IllegalArgumentException.class,
-        () -> r.report(0, new double[] {1, Double.NaN, 0, 0, 0, 0}));
   }
 
   @Test
-  void report_valuesAreOnTheirGrids_andCarryTheProtocolId() {
+  void parts_areYrAndZOnTheirLaplaceGrids_withOneSlotPerUser_andTheIdCoversEveryParameter() {
     LocalRobustProtocol p = protocol(10, 5, 1, 1, 1);
-    LocalRobustReport rep = LocalRobustRandomizer.create(p).report(2, row(5, 1, 5));
-    for (double v : rep.yr()) {
-      assertEquals(GridLaplace.roundToGrid(v, p.plan().yr().grid().gamma()), v);
-    }
-    for (double v : rep.z()) {
-      assertEquals(GridLaplace.roundToGrid(v, p.plan().z().grid().gamma()), v);
-    }
-    assertEquals(p.id(), rep.protocolId());
+    assertEquals(10, p.slots());
+    ReportPart yr = p.parts().get(0);
+    ReportPart z = p.parts().get(1);
+    assertEquals(List.of(p.sizes().t(), 5, p.plan().yr().grid().gamma()),
+        List.of(yr.rows(), yr.cols(), yr.gamma()));
+    assertEquals(List.of(p.sizes().v(), p.sizes().v(), p.plan().z().grid().gamma()),
+        List.of(z.rows(), z.cols(), z.gamma()));
     assertNotEquals(p.id(), protocol(10, 5, 1, 1, 2).id());
     assertNotEquals(p.id(), protocol(11, 5, 1, 1, 1).id());
+    assertThrows(IllegalArgumentException.class, () -> query(p, 10, new double[5]));
+    assertThrows(IllegalArgumentException.class, () -> query(p, -1, new double[5]));
   }
 }
