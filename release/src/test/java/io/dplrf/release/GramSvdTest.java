@@ -145,7 +145,7 @@ class GramSvdTest {
     return y;
   }
 
-  /** The previous path of Priv2Release: Q of Y, SVD of QᵀY, U = Q·U_R. */
+  /** Priv2Release's Householder route: Q of Y, SVD of QᵀY, U = Q·U_R. */
   static Svd householderTop(Dense y, int r) {
     MatrixStore<Double> ys = Linalg.copyOf(y);
     MatrixStore<Double> q = Linalg.orthonormalColumns(ys);

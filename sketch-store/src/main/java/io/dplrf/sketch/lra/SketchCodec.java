@@ -26,9 +26,8 @@ import java.util.zip.CheckedOutputStream;
  * release a second, differently-drawn noisy view.
  *
  * <pre>
- * Format version 3, big-endian (java.io.DataOutput). Version 2 (read, no longer written) lacks
- * sampler and reads its noise streams with CKS Algorithm 3; version 1 (read, no longer written)
- * also lacks noiseChunk and derives each part's noise from one stream (NoisyLinearSketch, "Noise
+ * Format version 3, big-endian (java.io.DataOutput). Version 2 (read, not written) lacks sampler
+ * and reads its noise streams with CKS Algorithm 3; version 1 (read, not written) also lacks noiseChunk and derives each part's noise from one stream (NoisyLinearSketch, "Noise
  * derivation"):
  *
  *  field                 type        notes
