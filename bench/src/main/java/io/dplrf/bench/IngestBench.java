@@ -43,7 +43,7 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Ingest benchmark ({@code dplrf bench ingest}): updates/s from a Kafka topic into the sketch
  * tree, beside a bare consumer reading the same topic from the same (embedded, KRaft) broker in
- * the same run (STYLE.md 17).
+ * the same run, so that a slower or faster host moves both figures alike.
  *
  * <p><b>What is measured.</b> The dplrf side is the service's own path: {@link IngestLoop} →
  * {@link ContributionBounds} → {@link TreeTarget} → {@code ContinualSketch}, with the service's

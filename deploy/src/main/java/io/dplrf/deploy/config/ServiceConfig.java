@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Every setting of {@code dplrf serve} (DESIGN.md "Contracts"), validated once into typed values.
- * Immutable.
+ * Every setting of {@code dplrf serve} (docs/user-guide.md, "Configuration"), validated once into
+ * typed values. Immutable.
  *
  * <p><b>Sources and precedence.</b> A setting {@code some-name} may be given as a line
  * {@code some-name = value} or {@code some-name: value} of the config file (blank lines and lines

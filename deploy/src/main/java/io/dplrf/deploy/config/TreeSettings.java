@@ -33,7 +33,7 @@ public record TreeSettings(int rows, int cols, int rank, int epochs, Mechanism m
     PrivacyUnit privacyUnit, BudgetPolicy budgetPolicy, OptionalInt sketchCols,
     OptionalInt sketchRows, double alpha, double p, boolean rowRecords, Continual continual) {
 
-  /** The privacy unit of mode updates (DESIGN.md "Privacy model"). */
+  /** The privacy unit of mode updates (docs/privacy/README.md §1). */
   public enum PrivacyUnit { UPDATE, KEY, ROW }
 
   /** What happens to an update beyond its unit's remaining budget (key and row units). */
