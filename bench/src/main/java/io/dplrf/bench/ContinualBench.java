@@ -203,6 +203,11 @@ public final class ContinualBench {
 
         public void closeEpoch() {
           s.closeEpoch();
+          try { // a release reads only epochs a written snapshot names, as in the service
+            s.writeClosedState(java.io.OutputStream.nullOutputStream());
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
         }
 
         public ReleasedSketches prefix(int t) {
