@@ -1,5 +1,6 @@
 package io.dplrf.deploy.http;
 
+import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.release.Factorization;
 import io.dplrf.release.UtilityReport;
 import io.dplrf.sketch.matrix.Dense;
@@ -62,5 +63,20 @@ final class Fixtures {
 
   static String text(HttpResponse<byte[]> r) {
     return new String(r.body(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The scrape once it contains every one of {@code series}, or the last scrape after 5 s. A
+   * request is timed when its answer has been sent, so the client can read the answer a moment
+   * before the server records it.
+   */
+  static String scrapeWith(Metrics metrics, String... series) throws InterruptedException {
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    String scrape = metrics.scrape();
+    while (!List.of(series).stream().allMatch(scrape::contains) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+      scrape = metrics.scrape();
+    }
+    return scrape;
   }
 }

@@ -80,6 +80,7 @@ class OperatorApiTest {
     metrics.sketchMemory(1024);
     metrics.snapshotWritten(java.time.Duration.ofMillis(3), 2048);
     get(port, "/admin/ingest", "Authorization", "bearer " + TOKEN); // scheme is case-insensitive
+    Fixtures.scrapeWith(metrics, "route=\"/admin/ingest\",status=\"200\"");
     HttpResponse<byte[]> r = get(port, "/metrics", "Authorization", "Bearer " + TOKEN);
     assertEquals(200, r.statusCode());
     assertTrue(r.headers().firstValue("Content-Type").orElseThrow().startsWith("text/plain; version=0.0.4"));

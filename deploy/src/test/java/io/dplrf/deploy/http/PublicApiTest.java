@@ -371,7 +371,9 @@ class PublicApiTest {
     get(port, "/v1/rows/2");
     get(port, "/v1/rows/abc");
     get(port, "/no/such/route/42");
-    String scrape = metrics.scrape();
+    String scrape = Fixtures.scrapeWith(metrics,
+        "dplrf_http_requests_seconds_count{method=\"GET\",route=\"/v1/rows/{i}\",status=\"200\"} 2",
+        "route=\"/v1/rows/{i}\",status=\"400\"", "route=\"unmatched\",status=\"404\"");
     assertTrue(scrape.contains("dplrf_http_requests_seconds_count{method=\"GET\",route=\"/v1/rows/{i}\",status=\"200\"} 2"), scrape);
     assertTrue(scrape.contains("route=\"/v1/rows/{i}\",status=\"400\""), scrape);
     assertTrue(scrape.contains("route=\"unmatched\",status=\"404\""), scrape);
