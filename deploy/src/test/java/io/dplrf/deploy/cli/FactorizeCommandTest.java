@@ -56,6 +56,13 @@ class FactorizeCommandTest {
   }
 
   private String[] args(Path in, Path out, String... extra) {
+    List<String> a = new ArrayList<>(Arrays.asList(argsWithoutDimensions(in, out)));
+    a.addAll(List.of("--rows", "30", "--cols", "25"));
+    a.addAll(Arrays.asList(extra));
+    return a.toArray(String[]::new);
+  }
+
+  private String[] argsWithoutDimensions(Path in, Path out, String... extra) {
     List<String> a = new ArrayList<>(List.of("factorize", "--input", in.toString(), "--rank", "2",
         "--epsilon", "1", "--delta", "1e-6", "--mechanism", "priv2", "--out", out.toString(),
         "--key", key.toString()));
@@ -197,6 +204,50 @@ class FactorizeCommandTest {
         "two runs must not share noise");
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mechanisms")
+  void csvWithoutDimensions_isRefusedWithOneLineNamingTheFlags(String mechanism) {
+    Path out = dir.resolve("no-dims");
+    Run r = run(replace(argsWithoutDimensions(input, out), "priv2", mechanism));
+    assertEquals(2, r.code(), r.err());
+    String err = r.err().strip();
+    assertEquals(1, err.lines().count(), err);
+    assertTrue(err.contains("--rows") && err.contains("--cols"), err);
+    assertFalse(Files.exists(out), "no release of a shape read from the data");
+  }
+
+  @Test
+  void noNoiseWithoutDimensions_readsThemFromTheDataAndIsLabelledNotPrivate() throws IOException {
+    Path out = dir.resolve("nn-dims");
+    Run r = run(argsWithoutDimensions(input, out, "--no-noise"));
+    assertEquals(0, r.code(), r.err());
+    Map<String, Object> doc = releaseJson(out);
+    assertEquals(true, doc.get("dimensionsFromData"));
+    assertEquals(30, ((Number) doc.get("rows")).intValue());
+    assertEquals(Boolean.FALSE, doc.get("private"), "a shape read from the data is never private");
+  }
+
+  @Test
+  void privateRelease_declaresItsDimensionsPublic() throws IOException {
+    Path out = dir.resolve("dims");
+    assertEquals(0, run(args(input, out)).code());
+    Map<String, Object> doc = releaseJson(out);
+    assertEquals(Boolean.TRUE, doc.get("private"));
+    assertEquals(false, doc.get("dimensionsFromData"));
+  }
+
+  @Test
+  void sketchLargerThanTheDataReadShape_errorDoesNotPrintTheShape() {
+    // t = 31 > m = 30 rows, read from the data (--no-noise): the error must not print 30 or 25.
+    Run r = run(argsWithoutDimensions(input, dir.resolve("big-t"), "--no-noise",
+        "--sketch-cols", "31"));
+    assertEquals(2, r.code(), r.err());
+    String err = r.err().strip();
+    assertEquals(1, err.lines().count(), err);
+    assertTrue(err.contains("--rows"), err);
+    assertFalse(err.contains("30") || err.contains("25"), "the data's shape leaked: " + err);
+  }
+
   @Test
   void noNoise_refusesToClaimPrivacy() throws IOException {
     Path out = dir.resolve("nn");
@@ -268,7 +319,8 @@ class FactorizeCommandTest {
   @Test
   void relation_choosesTheMechanismAndItsCalibration() throws IOException {
     List<String> base = new ArrayList<>(List.of("factorize", "--input", input.toString(), "--rank",
-        "2", "--epsilon", "1", "--delta", "1e-6", "--key", key.toString()));
+        "2", "--epsilon", "1", "--delta", "1e-6", "--key", key.toString(), "--rows", "30",
+        "--cols", "25"));
     Path plain = dir.resolve("plain");
     List<String> a = new ArrayList<>(base);
     a.addAll(List.of("--out", plain.toString()));
