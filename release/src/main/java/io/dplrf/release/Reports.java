@@ -44,6 +44,29 @@ final class Reports {
   }
 
   /**
+   * Analyze Gauss (DTTZ 2014): the released AᵀA + E with E symmetric, its upper triangle i.i.d.
+   * N(0, σ²). A d×d Wigner matrix has ‖E‖₂ → 2σ√d (the edge of the semicircle law; Füredi–Komlós
+   * 1981, Bai–Yin 1988), and by Weyl's inequality every eigenvalue of AᵀA + E is within ‖E‖₂ of
+   * AᵀA's, so the floor is 2σ√d in units of AᵀA's eigenvalues (S.npy of {@code dplrf pca}).
+   * Predicted additive error √k·floor (heuristic, constant 1), as for the dense baseline.
+   */
+  static UtilityReport analyzeGauss(List<NoiseScale> noise, int d, double[] s, int k) {
+    List<FloorTerm> terms = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
+    if (noise.size() == 1) {
+      NoiseScale ns = noise.get(0);
+      terms.add(new FloorTerm(ns.sketch(), 2 * ns.sigma() * Math.sqrt(d),
+          fmt("2 sigma sqrt(d) = 2*%g*sqrt(%d)", ns.sigma(), d)));
+    } else {
+      notes.add("expected one noise scale (E), got " + noise.size() + ": no floor");
+    }
+    notes.add("values are eigenvalues of A^T A (squared singular values of A)");
+    double floor = max(terms);
+    return new UtilityReport("analyze-gauss", k, noise, terms, s, Math.sqrt(k) * floor,
+        "sqrt(k) * noiseFloor (heuristic, constant 1)", notes);
+  }
+
+  /**
    * Priv1 (paper 002 Algorithm 1), two noisy sketches:
    *
    * <ul>

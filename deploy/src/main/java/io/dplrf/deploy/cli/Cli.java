@@ -38,8 +38,8 @@ public final class Cli {
     String command = args[0];
     boolean help = args.length > 1 && (args[1].equals("--help") || args[1].equals("-h"));
     return guarded(command, err, () -> switch (command) {
-      case "factorize" -> help ? usage(FactorizeCommand.USAGE, out) : FactorizeCommand.run(args, out);
-      case "pca" -> help ? usage(PcaCommand.USAGE, out) : PcaCommand.run(args, out);
+      case "factorize" -> help ? usage(FactorizeCommand.USAGE, out) : FactorizeCommand.run(args, out, err);
+      case "pca" -> help ? usage(PcaCommand.USAGE, out) : PcaCommand.run(args, out, err);
       case "complete" -> help ? usage(CompleteCommand.USAGE, out) : CompleteCommand.run(args, out, err);
       case "serve" -> help ? usage(ServeCommand.USAGE, out) : ServeCommand.run(args, out);
       case "produce" -> help ? usage(ProduceCommand.USAGE, out) : ProduceCommand.run(args, out);

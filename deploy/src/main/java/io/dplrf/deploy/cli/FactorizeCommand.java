@@ -78,7 +78,7 @@ final class FactorizeCommand {
 
   private FactorizeCommand() {}
 
-  static int run(String[] argv, PrintStream out) throws Exception {
+  static int run(String[] argv, PrintStream out, PrintStream err) throws Exception {
     Args a = Args.parse("factorize", argv, 1, OPTIONS, FLAGS);
     Path input = Path.of(a.required("input"));
     Path outDir = Path.of(a.required("out"));
@@ -190,6 +190,7 @@ final class FactorizeCommand {
         noNoise ? "NOT PRIVATE (--no-noise)" : mechanism.robust()
             ? privacy.epsilon() + "-DP (pure, entrywise l1)"
             : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
+    r.report().noSignalWarning().ifPresent(w -> err.println("dplrf factorize: " + w));
     return 0;
   }
 
@@ -274,7 +275,9 @@ final class FactorizeCommand {
     if (!noNoise) {
       doc.put("calibration", ReleaseDocument.describe(r.plan()));
     }
-    doc.put("utility", ReleaseDocument.describe(r.report()));
+    // The service's fields (noiseFloor, aboveFloor, reliableRank with the report's own), as
+    // the service's release document writes them (UtilityReport#toJsonFields).
+    doc.put("utility", ReleaseDocument.describe(r.report().toJsonFields()));
     return doc;
   }
 

@@ -248,6 +248,51 @@ class FactorizeCommandTest {
     assertFalse(err.contains("30") || err.contains("25"), "the data's shape leaked: " + err);
   }
 
+  /**
+   * release.json carries the service's utility fields (UtilityReport#toJsonFields): noiseFloor,
+   * aboveFloor and reliableRank, which counts exactly the singular values above the floor, and
+   * stderr warns in words exactly when it is 0. Scaled by 10⁶ (σ₁ ≈ 2·10⁸) the test matrix's top
+   * direction stands far above the floor at ε = 1 (below 10³ for every mechanism at 30×25);
+   * unscaled at ε = 10⁻³ the floor is about 10³ times higher than at ε = 1.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mechanisms")
+  void utilityFields_countTheValuesAboveTheFloor_andRankZeroIsAWarning(String mechanism)
+      throws IOException {
+    Path big = dir.resolve("big.csv");
+    StringBuilder sb = new StringBuilder();
+    for (String line : Files.readAllLines(input)) {
+      String[] f = line.split(",");
+      sb.append(f[0]).append(',').append(f[1]).append(',')
+          .append(Double.parseDouble(f[2]) * 1e6).append('\n');
+    }
+    Files.writeString(big, sb);
+    Path strong = dir.resolve("strong-" + mechanism);
+    Run s = run(replace(args(big, strong), "priv2", mechanism));
+    assertEquals(0, s.code(), s.err());
+    Map<?, ?> su = utilityConsistentWithWarning(strong, s);
+    assertTrue(((Number) su.get("reliableRank")).intValue() >= 1, su.toString());
+
+    Path weak = dir.resolve("weak-" + mechanism);
+    Run r = run(replace(replace(args(input, weak), "priv2", mechanism), "1", "1e-3"));
+    assertEquals(0, r.code(), r.err());
+    utilityConsistentWithWarning(weak, r);
+    assertEquals(1e-3, ((Number) releaseJson(weak).get("epsilon")).doubleValue());
+  }
+
+  /** reliableRank = the count of values above noiseFloor; the warning iff it is 0. */
+  private static Map<?, ?> utilityConsistentWithWarning(Path out, Run r) throws IOException {
+    Map<?, ?> u = (Map<?, ?>) releaseJson(out).get("utility");
+    double floor = ((Number) u.get("noiseFloor")).doubleValue();
+    List<?> values = (List<?>) u.get("singularValues");
+    long above = values.stream().filter(x -> ((Number) x).doubleValue() > floor).count();
+    assertEquals(above, ((Number) u.get("reliableRank")).longValue(), u.toString());
+    assertEquals(values.size(), ((List<?>) u.get("aboveFloor")).size());
+    assertEquals(above == 0, r.err().contains("reliable rank 0") && r.err().contains("noise alone"),
+        "warning iff reliable rank 0: " + r.err() + " " + u);
+    return u;
+  }
+
   @Test
   void noNoise_refusesToClaimPrivacy() throws IOException {
     Path out = dir.resolve("nn");
