@@ -114,8 +114,22 @@ final class Reports {
    */
   static UtilityReport priv2(
       List<NoiseScale> noise, int m, int n, int t, double[] s, int k, int rs, double minSU) {
-    List<FloorTerm> terms = new ArrayList<>();
     List<String> notes = new ArrayList<>();
+    List<FloorTerm> terms = priv2Floor(noise, m, n, t, rs, minSU, notes);
+    double floor = max(terms);
+    return new UtilityReport("priv2", k, noise, terms, s, Math.sqrt(k) * floor,
+        "sqrt(k) * noiseFloor (heuristic, constant 1; excludes the sketching factor (1+eps) "
+            + "on ||A - [A]_k||_F)", notes);
+  }
+
+  /**
+   * The floor terms of {@link #priv2}: Y's σ_Y(√m + √t) and Z's σ_Z(√r_s + √n)/σmin(SU). Shared
+   * with {@link NoiseFloors#priv2}, so that a plan made before any data and a release compute
+   * their floor with one formula.
+   */
+  static List<FloorTerm> priv2Floor(List<NoiseScale> noise, int m, int n, int t, int rs,
+      double minSU, List<String> notes) {
+    List<FloorTerm> terms = new ArrayList<>();
     NoiseScale y = find(noise, "Y", notes);
     if (y != null) {
       terms.add(new FloorTerm("Y", y.sigma() * (Math.sqrt(m) + Math.sqrt(t)),
@@ -127,10 +141,7 @@ final class Reports {
           fmt("sigma_Z(sqrt(r_s)+sqrt(n))/smin(SU) = %g(sqrt(%d)+sqrt(%d))/%g",
               z.sigma(), rs, n, minSU)));
     }
-    double floor = max(terms);
-    return new UtilityReport("priv2", k, noise, terms, s, Math.sqrt(k) * floor,
-        "sqrt(k) * noiseFloor (heuristic, constant 1; excludes the sketching factor (1+eps) "
-            + "on ||A - [A]_k||_F)", notes);
+    return terms;
   }
 
   private static NoiseScale find(List<NoiseScale> noise, String name, List<String> notes) {

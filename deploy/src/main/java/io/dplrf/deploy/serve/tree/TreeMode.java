@@ -85,8 +85,21 @@ public final class TreeMode implements ServiceMode {
   /** The tree, keyed by the secret key, restored from the state directory if it holds one. */
   public static TreeMode open(ServiceConfig config, ModeContext context) throws IOException {
     StateStore store = new StateStore(config.stateDir());
-    Mechanism mechanism = config.tree().mechanism();
     SecretKey key = SecretKey.loadOrCreate(config.key());
+    TreeConfig tree = treeConfig(config);
+    TreeTarget target = TreeTarget.open(tree, key, config.stateDir().resolve("nodes"),
+        store.exists());
+    HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
+        .ifPresent(target::keepInMemoryAtMost);
+    return new TreeMode(config, store, target, context);
+  }
+
+  /**
+   * The tree's parameters from the settings: sketch sizes, relation, budget, clip, T. One place,
+   * shared with {@code dplrf plan}, which calibrates the same tree before any data.
+   */
+  public static TreeConfig treeConfig(ServiceConfig config) {
+    Mechanism mechanism = config.tree().mechanism();
     SketchSizes sizes = mechanism.robust()
         ? RobustPlan.defaultSizes(config.tree().rows(), config.tree().cols(), config.tree().rank(),
             boxed(config.tree().sketchCols()), boxed(config.tree().sketchRows()))
@@ -97,14 +110,9 @@ public final class TreeMode implements ServiceMode {
     // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
     boolean rows = config.tree().rowRecords();
     double treeClip = rows ? config.clip() * config.clip() : config.clip();
-    TreeConfig tree = new TreeConfig(mechanism, relation(config), sizes,
+    return new TreeConfig(mechanism, relation(config), sizes,
         new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.tree().epochs(), true,
         config.tree().p());
-    TreeTarget target = TreeTarget.open(tree, key, config.stateDir().resolve("nodes"),
-        store.exists());
-    HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
-        .ifPresent(target::keepInMemoryAtMost);
-    return new TreeMode(config, store, target, context);
   }
 
   /**
