@@ -29,8 +29,8 @@ final class PlanCommand {
         service's own code: mode (updates, or rows: values are then eigenvalues of A^T A),
         mechanism (priv2-sparse or priv2), clip, privacy-unit, sketch-cols, sketch-rows, alpha.
         epoch-updates/epoch-seconds do not change the noise and may be left out.
-        --continual  how releases are made after every epoch: tree (the binary tree, default)
-                     or factorization (the BLT matrix-factorization mechanism)
+        --continual  as for serve: factorization (the BLT mechanism, the default for
+                     priv2-sparse and priv2 in mode updates) or tree (the binary tree)
         --sigma1 S   the largest singular value you expect of the final matrix (e.g. from a
                      public study of similar data): plan says whether it stands above the floor
                      of the last release, and warns when it does not
@@ -41,17 +41,14 @@ final class PlanCommand {
 
   static int run(String[] argv, PrintStream out, PrintStream err) {
     List<String> rest = new ArrayList<>();
-    String continual = "tree";
     Double sigma1 = null;
     boolean epochsCut = false;
     for (int x = 0; x < argv.length; x++) {
       String a = argv[x];
-      if ((a.equals("--continual") || a.equals("--sigma1")) && x + 1 >= argv.length) {
-        throw new Args.UsageException("plan: flag " + a + " needs a value");
+      if (a.equals("--sigma1") && x + 1 >= argv.length) {
+        throw new Args.UsageException("plan: flag --sigma1 needs a value");
       }
-      if (a.equals("--continual")) {
-        continual = argv[++x];
-      } else if (a.equals("--sigma1")) {
+      if (a.equals("--sigma1")) {
         sigma1 = sigma1(argv[++x]);
       } else {
         epochsCut |= a.equals("--epoch-updates") || a.equals("--epoch-seconds")
@@ -66,14 +63,8 @@ final class PlanCommand {
       rest.add("--epoch-updates");
       rest.add("1");
     }
-    ReleasePlan.Continual kind = switch (continual) {
-      case "tree" -> ReleasePlan.Continual.TREE;
-      case "factorization" -> ReleasePlan.Continual.FACTORIZATION;
-      default -> throw new Args.UsageException(
-          "plan: --continual must be tree or factorization. Provided value: " + continual);
-    };
     ServiceConfig config = ServiceConfig.load(rest.toArray(String[]::new), 1, env);
-    ReleasePlan plan = ReleasePlan.of(config, kind, SecretKey.ephemeral(), "plan");
+    ReleasePlan plan = ReleasePlan.of(config, SecretKey.ephemeral(), "plan");
     print(plan, config, sigma1, out, err);
     return 0;
   }

@@ -1,6 +1,7 @@
 package io.dplrf.deploy.plan;
 
 import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.deploy.config.TreeSettings;
 import io.dplrf.deploy.serve.tree.TreeMode;
 import io.dplrf.release.NoiseFloors;
 import io.dplrf.release.UtilityReport.FloorTerm;
@@ -27,7 +28,8 @@ import java.util.Locale;
  * <ul>
  *   <li>Calibration: the service's own. The tree's node plan is {@link ContinualSketch#nodePlan}
  *       on {@link TreeMode#treeConfig} (the code a new stream runs); the BLT plan is {@link
- *       BltPlan#calibrate} with {@link BltOptimizer#optimize}(T), as {@code BltStream.create}.
+ *       BltPlan#calibrate} on {@link TreeMode#bltConfig} with {@link BltOptimizer#optimize}(T), as
+ *       {@code BltStream.create}; which of the two, the service's {@code continual} setting.
  *   <li>Noise of release t: the tree sums the nodes of [1, t] (one per set bit of t, {@link
  *       ContinualSketch#prefixNodes}), σ = √(nodes)·σ_node ({@link NoiseScale#sum}); the BLT
  *       release has {@link BltPlan#prefixNoise}(t) = σ·√(Σ_{k&lt;t} b_k²).
@@ -41,7 +43,7 @@ import java.util.Locale;
  * largest row and column norms of the drawn matrices) vary with the key by a few percent.
  */
 public final class ReleasePlan {
-  /** How the service releases after every epoch: the binary tree, or the BLT factorization. */
+  /** How the service releases after every epoch ({@code continual}): the tree, or the BLT. */
   public enum Continual { TREE, FACTORIZATION }
 
   /** One epoch's release: its noise scales and floor terms (in units of the released S). */
@@ -66,13 +68,12 @@ public final class ReleasePlan {
 
   /**
    * The plan of the service {@code config} describes (modes updates and rows; mechanisms
-   * priv2-sparse and priv2), released by {@code kind}.
+   * priv2-sparse and priv2), released as its {@code continual} setting says.
    *
    * @param key the key the sketching matrices are drawn from (a plan uses one of its own)
    * @param instance the stream's instance label
    */
-  public static ReleasePlan of(ServiceConfig config, Continual kind, SecretKey key,
-      String instance) {
+  public static ReleasePlan of(ServiceConfig config, SecretKey key, String instance) {
     if (config.mode() != ServiceConfig.Mode.UPDATES && config.mode() != ServiceConfig.Mode.ROWS) {
       throw new IllegalArgumentException("plan covers modes updates and rows (the Priv2 stream);"
           + " mode " + config.mode().name().toLowerCase(Locale.ROOT) + " is not planned");
@@ -86,18 +87,16 @@ public final class ReleasePlan {
     // The plan does not depend on caching the update columns; not caching keeps it small.
     TreeConfig c = new TreeConfig(served.mechanism(), served.relation(), served.sizes(),
         served.privacy(), served.clip(), served.epochs(), false, served.p());
-    if (kind == Continual.TREE) {
-      return new ReleasePlan(c, kind, (Priv2Plan) ContinualSketch.nodePlan(c, key, instance), null);
+    if (config.tree().continual() == TreeSettings.Continual.TREE) {
+      return new ReleasePlan(c, Continual.TREE,
+          (Priv2Plan) ContinualSketch.nodePlan(c, key, instance), null);
     }
-    if (config.tree().rowRecords()) {
-      throw new IllegalArgumentException("plan: the factorization (BLT) stream takes mode updates;"
-          + " rows mode releases through the tree");
-    }
-    BltConfig bc = new BltConfig(c.mechanism(), c.relation(), c.sizes(), c.privacy(), c.clip(),
-        c.epochs(), false);
-    Priv2Matrices mats = Priv2Matrices.generate(key, instance, c.sizes(), false, bc.sparsity());
-    return new ReleasePlan(c, kind, null,
-        BltPlan.calibrate(bc, BltOptimizer.optimize(c.epochs()), mats));
+    BltConfig s = TreeMode.bltConfig(config);
+    BltConfig bc = new BltConfig(s.mechanism(), s.relation(), s.sizes(), s.privacy(), s.clip(),
+        s.epochs(), false);
+    Priv2Matrices mats = Priv2Matrices.generate(key, instance, bc.sizes(), false, bc.sparsity());
+    return new ReleasePlan(c, Continual.FACTORIZATION, null,
+        BltPlan.calibrate(bc, BltOptimizer.optimize(bc.epochs()), mats));
   }
 
   public TreeConfig config() {

@@ -37,7 +37,7 @@ class PlanCommandTest {
    */
   @Test
   void movieLensAtEpsilonOne_floorAboveSigma1_warnsReliableRankZero() {
-    Run r = run(movieLens("--sigma1", "534"));
+    Run r = run(movieLens("--sigma1", "534", "--continual", "tree"));
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().contains("noise floor") && r.out().contains("highest floor"), r.out());
     for (String epoch : List.of("1", "2", "3", "4", "7", "8", "15", "16")) {

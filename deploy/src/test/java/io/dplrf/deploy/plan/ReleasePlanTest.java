@@ -9,7 +9,6 @@ import io.dplrf.deploy.serve.tree.TreeMode;
 import io.dplrf.release.Priv2Release;
 import io.dplrf.release.ReportedFactorization;
 import io.dplrf.release.UtilityReport;
-import io.dplrf.sketch.continual.BltConfig;
 import io.dplrf.sketch.continual.BltStream;
 import io.dplrf.sketch.lra.Priv2Sketches;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -36,8 +35,9 @@ class ReleasePlanTest {
 
   private static final int EPOCHS = 7;
 
-  private static ServiceConfig config(String mechanism, String unit) {
+  private static ServiceConfig config(String mechanism, String unit, String continual) {
     Map<String, String> flags = new LinkedHashMap<>();
+    flags.put("continual", continual);
     flags.put("rows", "400");
     flags.put("cols", "20");
     flags.put("rank", "2");
@@ -55,9 +55,10 @@ class ReleasePlanTest {
   @ValueSource(strings = {"priv2-sparse/update", "priv2-sparse/key", "priv2/update", "priv2/row"})
   void treePlan_equalsTheTreesReleases_noiseAndFloor(String setting) {
     String[] ms = setting.split("/");
-    ServiceConfig config = config(ms[0], ms[1]);
+    ServiceConfig config = config(ms[0], ms[1], "tree");
     SecretKey key = SecretKey.forTesting(27);
-    ReleasePlan plan = ReleasePlan.of(config, ReleasePlan.Continual.TREE, key, "svc");
+    ReleasePlan plan = ReleasePlan.of(config, key, "svc");
+    assertEquals(ReleasePlan.Continual.TREE, plan.kind());
     TreeConfig served = TreeMode.treeConfig(config);
     ContinualSketch tree = ContinualSketch.create(served, key, "svc");
     for (int e = 1; e <= EPOCHS; e++) {
@@ -76,18 +77,18 @@ class ReleasePlanTest {
 
   @Test
   void factorizationPlan_equalsTheBltStreamsReleases_noiseAndFloor() throws Exception {
-    ServiceConfig config = config("priv2-sparse", "key");
+    ServiceConfig config = config("priv2-sparse", "key", "factorization");
     SecretKey key = SecretKey.forTesting(28);
-    ReleasePlan plan = ReleasePlan.of(config, ReleasePlan.Continual.FACTORIZATION, key, "svc");
-    TreeConfig c = TreeMode.treeConfig(config);
-    BltStream blt = BltStream.create(new BltConfig(c.mechanism(), c.relation(), c.sizes(),
-        c.privacy(), c.clip(), c.epochs(), false), key, "svc", dir.resolve("blt"));
+    ReleasePlan plan = ReleasePlan.of(config, key, "svc");
+    assertEquals(ReleasePlan.Continual.FACTORIZATION, plan.kind());
+    BltStream blt = BltStream.create(TreeMode.bltConfig(config), key, "svc", dir.resolve("blt"));
     double previous = 0;
     for (int e = 1; e <= EPOCHS; e++) {
       for (int i = 0; i < 400; i++) {
         blt.update(i, (i * 5 + e) % 20, 1);
       }
       blt.closeEpoch();
+      blt.writeTo(java.io.OutputStream.nullOutputStream()); // the service's order: snapshot first
       Priv2Sketches released = blt.releasePrefix(e);
       assertEquals(released.noise(), plan.noise(e), "epoch " + e);
       UtilityReport report = Priv2Release.factorize(released, 2).report();
@@ -100,8 +101,8 @@ class ReleasePlanTest {
   /** A halved noise, or a tree summing too few nodes, would move the plan off the service. */
   @Test
   void treePlan_noiseGrowsWithTheNodesOfThePrefix() {
-    ReleasePlan plan = ReleasePlan.of(config("priv2-sparse", "update"),
-        ReleasePlan.Continual.TREE, SecretKey.forTesting(1), "svc");
+    ReleasePlan plan = ReleasePlan.of(config("priv2-sparse", "update", "tree"),
+        SecretKey.forTesting(1), "svc");
     double one = plan.noise(1).get(0).sigma();
     assertEquals(one, plan.noise(4).get(0).sigma(), "[1, 4] is one node");
     assertEquals(one * Math.sqrt(3), plan.noise(7).get(0).sigma(), one * 1e-12,
@@ -129,7 +130,7 @@ class ReleasePlanTest {
     flags.put("mechanism", "priv1");
     ServiceConfig priv1 = ServiceConfig.load(null, Map.of(), flags);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ReleasePlan.of(priv1, ReleasePlan.Continual.TREE, SecretKey.forTesting(1), "x"));
+        () -> ReleasePlan.of(priv1, SecretKey.forTesting(1), "x"));
     assertTrue(e.getMessage().contains("priv1"), e.getMessage());
   }
 }

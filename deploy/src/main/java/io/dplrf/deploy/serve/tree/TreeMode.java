@@ -24,6 +24,8 @@ import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.continual.BltConfig;
+import io.dplrf.sketch.factorization.BltOptimizer;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
@@ -35,8 +37,9 @@ import java.util.Map;
 import java.util.OptionalInt;
 
 /**
- * Modes {@code updates} and {@code rows}: the continual-release tree of noisy sketches
- * ({@link TreeTarget}), a release after every epoch, and range releases on demand.
+ * Modes {@code updates} and {@code rows}: continual release of noisy sketches ({@link
+ * TreeTarget}) through the BLT factorization or the binary tree (setting {@code continual}), a
+ * release after every epoch, and range releases on demand.
  *
  * <ul>
  *   <li>{@code updates}: turnstile updates of an m×n matrix A; the privacy unit is one update, or
@@ -86,17 +89,26 @@ public final class TreeMode implements ServiceMode {
   public static TreeMode open(ServiceConfig config, ModeContext context) throws IOException {
     StateStore store = new StateStore(config.stateDir());
     SecretKey key = SecretKey.loadOrCreate(config.key());
-    TreeConfig tree = treeConfig(config);
-    TreeTarget target = TreeTarget.open(tree, key, config.stateDir().resolve("nodes"),
-        store.exists());
-    HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
-        .ifPresent(target::keepInMemoryAtMost);
+    TreeTarget target;
+    if (config.tree().continual() == TreeSettings.Continual.FACTORIZATION) {
+      BltConfig blt = bltConfig(config);
+      int buffers = BltOptimizer.optimize(blt.epochs()).buffers(); // public: T alone
+      HeapAdvice.bltRefusal(blt, buffers, Runtime.getRuntime().maxMemory()).ifPresent(why -> {
+        throw new IllegalArgumentException(why);
+      });
+      target = TreeTarget.factorization(blt, key, config.stateDir().resolve("blt"), store.exists());
+    } else {
+      TreeConfig tree = treeConfig(config);
+      target = TreeTarget.tree(tree, key, config.stateDir().resolve("nodes"), store.exists());
+      HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
+          .ifPresent(target::keepInMemoryAtMost);
+    }
     return new TreeMode(config, store, target, context);
   }
 
   /**
    * The tree's parameters from the settings: sketch sizes, relation, budget, clip, T. One place,
-   * shared with {@code dplrf plan}, which calibrates the same tree before any data.
+   * shared with {@code dplrf plan}, which calibrates the same stream before any data.
    */
   public static TreeConfig treeConfig(ServiceConfig config) {
     Mechanism mechanism = config.tree().mechanism();
@@ -113,6 +125,16 @@ public final class TreeMode implements ServiceMode {
     return new TreeConfig(mechanism, relation(config), sizes,
         new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.tree().epochs(), true,
         config.tree().p());
+  }
+
+  /**
+   * The BLT stream's parameters ({@code continual = factorization}): the sizes, relation, budget,
+   * clip and T of {@link #treeConfig}. Shared with {@code dplrf plan}.
+   */
+  public static BltConfig bltConfig(ServiceConfig config) {
+    TreeConfig t = treeConfig(config);
+    return new BltConfig(t.mechanism(), t.relation(), t.sizes(), t.privacy(), t.clip(),
+        t.epochs(), true);
   }
 
   /**
@@ -197,6 +219,7 @@ public final class TreeMode implements ServiceMode {
   public static Map<String, Object> releaseMetadata(ServiceConfig config) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("mechanism", mechanismName(config));
+    m.put("continual", config.tree().continual().name().toLowerCase(Locale.ROOT));
     m.put("relation", relation(config).cliName());
     m.put("neighbouring", neighbouring(config));
     m.put("privacyUnit", privacyUnit(config));
@@ -337,7 +360,9 @@ public final class TreeMode implements ServiceMode {
 
   @Override
   public List<String> notes() {
-    return HeapAdvice.advice(tree.config(), Runtime.getRuntime().maxMemory()).stream().toList();
+    return tree.stream() instanceof TreeStream t
+        ? HeapAdvice.advice(t.config(), Runtime.getRuntime().maxMemory()).stream().toList()
+        : List.of(); // a BLT stream that does not fit is refused at start (HeapAdvice)
   }
 
   @Override
