@@ -52,6 +52,12 @@ interface ContinualStream {
   int epochsClosed();
 
   /**
+   * The last epoch a release may read: the BLT stream serves only epochs a written snapshot names
+   * (blt-release.md §5); the tree, every closed epoch.
+   */
+  int epochsReleasable();
+
+  /**
    * The release of epochs [s, e] (1 ≤ s ≤ e ≤ {@link #epochsClosed}): what it reads is fixed now,
    * under the caller's lock; the supplier computes it (reads files, draws or reads noise) outside.
    */

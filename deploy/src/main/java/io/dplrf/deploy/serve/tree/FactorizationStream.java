@@ -118,6 +118,11 @@ final class FactorizationStream implements ContinualStream {
     return stream.epochsClosed();
   }
 
+  @Override
+  public int epochsReleasable() {
+    return stream.epochsSnapshotted();
+  }
+
   /** R_e, or R_e − R_{s−1}: read from their files by the supplier (the files never change). */
   @Override
   public Supplier<ReleasedSketches> range(int s, int e) {

@@ -118,6 +118,11 @@ final class TreeStream implements ContinualStream {
     return tree.epochsClosed();
   }
 
+  @Override
+  public int epochsReleasable() {
+    return tree.epochsClosed();
+  }
+
   /** The nodes tiling [s, e], looked up now; their noise is drawn (or read) by the supplier. */
   @Override
   public Supplier<ReleasedSketches> range(int s, int e) {

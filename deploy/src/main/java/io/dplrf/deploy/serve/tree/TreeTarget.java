@@ -297,7 +297,7 @@ public final class TreeTarget implements IngestTarget {
     Supplier<ReleasedSketches> sketches;
     synchronized (lock) {
       ContinualStream t = tree;
-      if (t == null || to > t.epochsClosed()) {
+      if (t == null || to > t.epochsReleasable()) {
         throw new IllegalStateException("epochs up to " + to + " have not closed yet");
       }
       sketches = t.range(from, to);

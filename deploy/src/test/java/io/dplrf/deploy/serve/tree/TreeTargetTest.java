@@ -176,6 +176,7 @@ class TreeTargetTest {
       t.update(2 * e, e + 1, -0.25);
       t.closeEpoch();
     }
+    t.writeState(java.io.OutputStream.nullOutputStream()); // as the loop does before a release
     return t;
   }
 
