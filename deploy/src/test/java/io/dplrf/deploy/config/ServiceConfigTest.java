@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -127,6 +128,36 @@ class ServiceConfigTest {
             "DPLRF_EPOCH_UPDATES", "1000")));
     assertTrue(e.getMessage().contains("missing.properties")
         && e.getMessage().contains("env DPLRF_KAFKA_CONFIG"), e.getMessage());
+  }
+
+  /**
+   * The operator endpoints' exact counts and checksum confirm a guessed dataset: on a public
+   * address they need the token, unless the operator listener alone is bound to loopback.
+   */
+  @Test
+  void publicBindWithoutToken_isRefusedInOneLineNamingTheSettings() {
+    for (String[] args : List.of(with("--bind", "0.0.0.0"),
+        with("--operator-bind", "0.0.0.0"), with("--bind", "127.0.0.1", "--operator-bind", "::"))) {
+      ConfigException e = assertThrows(ConfigException.class,
+          () -> ServiceConfig.load(args, 0, Map.of()), String.join(" ", args));
+      assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+      assertTrue(e.getMessage().contains("admin-token") && e.getMessage().contains("operator-bind"),
+          e.getMessage());
+    }
+  }
+
+  @Test
+  void publicBind_startsWithATokenOrWithTheOperatorPortOnLoopback() {
+    ServiceConfig token = ServiceConfig.load(with("--bind", "0.0.0.0", "--admin-token", "t0k3n"),
+        0, Map.of());
+    assertEquals("0.0.0.0", token.operatorBind(), "operator-bind defaults to bind");
+    ServiceConfig split = ServiceConfig.load(with("--bind", "0.0.0.0", "--operator-bind",
+        "127.0.0.1"), 0, Map.of());
+    assertEquals("0.0.0.0", split.bind());
+    assertEquals("127.0.0.1", split.operatorBind());
+    assertTrue(split.adminToken().isEmpty());
+    assertEquals("127.0.0.1", ServiceConfig.load(with(), 0, Map.of()).operatorBind(),
+        "the default binds everything to loopback");
   }
 
   @Test
