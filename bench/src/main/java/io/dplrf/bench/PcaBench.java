@@ -5,7 +5,6 @@ import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.client.LocalPcaProtocol;
 import io.dplrf.client.LocalRobustProtocol;
 import io.dplrf.deploy.oneshot.LocalPcaOneShot;
-import io.dplrf.deploy.oneshot.LocalRobustPcaOneShot;
 import io.dplrf.deploy.oneshot.PcaOneShot;
 import io.dplrf.release.Pca;
 import io.dplrf.sketch.lra.RobustMatrices;
@@ -120,7 +119,7 @@ public final class PcaBench {
     try {
       LocalRobustProtocol p = LocalRobustProtocol.of(PublicSeed.random(), set.rows().length, d, k,
           null, null, 1, Math.sqrt(d), RobustMatrices.DEFAULT_STABLE_CLIP, privacy);
-      return LocalRobustPcaOneShot.run(p, sink -> {
+      return LocalPcaOneShot.run(p, k, sink -> {
         for (double[] r : set.rows()) {
           sink.accept(r);
         }

@@ -1,7 +1,9 @@
 /**
- * Mode {@code local}: clients randomize their own rows under a published local-DP protocol
- * (docs/local-service.md) and the server sums their reports exactly, on the noise grid, with no key
- * and no budget. {@link io.dplrf.deploy.serve.local.LocalMode} is the mode; the server adds no
- * noise, so nothing here draws randomness.
+ * Mode {@code local} of the service (docs/local-service.md): the server of the local-DP
+ * protocols of the client library. {@link io.dplrf.deploy.serve.local.LocalMode} is the mode,
+ * {@link io.dplrf.deploy.serve.local.LocalTarget} the exact sums of the reports with their
+ * snapshot, the same for every protocol; what differs per protocol (release, published
+ * description, snapshot tag) is a {@code ServedProtocol}, one per protocol. No secret key, no
+ * server noise, no privacy budget: every report is private by itself.
  */
 package io.dplrf.deploy.serve.local;
