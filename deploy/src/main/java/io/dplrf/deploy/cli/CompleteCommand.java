@@ -232,7 +232,7 @@ final class CompleteCommand {
       boolean shrinkageFixed, String runId, SecretKey key) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("format", "dplrf-release/1");
-    doc.put("mechanism", noNoise ? "biased-frank-wolfe" : "private-biased-frank-wolfe");
+    doc.put("mechanism", noNoise ? "biased-frank-wolfe" : BiasedCompletion.MECHANISM);
     doc.put("reference", "global offset, item biases, local user biases (docs/privacy/"
         + "completion.md section 7) and Jain, Thakkar, Thakurta, Differentially Private Matrix"
         + " Completion Revisited, ICML 2018, Algorithm 1 on the residuals");

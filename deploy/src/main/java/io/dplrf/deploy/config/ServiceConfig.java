@@ -65,8 +65,10 @@ public final class ServiceConfig {
       "alpha", "p", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
       "dead-letter-topic", "partitions", "embedded-kafka-port", "bind", "http-port",
       "operator-port", "operator-bind", "admin-token", "seed",
-      "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
-      "completion-row-norm", "completion-nuclear-norm", "completion-solver", "completion-offset",
+      "rating-min", "rating-max", "completion-model", "max-ratings", "completion-runs",
+      "completion-every-epochs", "completion-iterations", "completion-row-norm",
+      "completion-nuclear-norm", "completion-solver", "completion-oja-steps",
+      "completion-user-shrinkage", "completion-item-clip", "completion-offset",
       "local-mechanism");
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
@@ -132,7 +134,9 @@ public final class ServiceConfig {
         x -> x >= 0.001 && Double.isFinite(x));
     epochDuration = Double.isNaN(seconds) ? Optional.empty()
         : Optional.of(Duration.ofNanos(Math.round(seconds * 1e9)));
-    clip = parse.number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
+    // Mode completion: the declared rating scale bounds each rating (it refuses clip).
+    clip = completion != null ? parse.derived("clip", completion.ratingBound())
+        : parse.number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
     stateDir = parse.path("state-dir", "./state");
     key = parse.path("key", stateDir + "/secret.key");
     bootstrapServers = Optional.ofNullable(parse.string("bootstrap-servers", null,

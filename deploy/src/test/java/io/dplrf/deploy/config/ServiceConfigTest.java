@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -466,7 +467,7 @@ class ServiceConfigTest {
 
   private static String[] completion(String... extra) {
     String[] base = {"--mode", "completion", "--rows", "1000", "--cols", "400", "--epsilon", "1",
-        "--delta", "1e-6", "--epoch-seconds", "60", "--clip", "5"};
+        "--delta", "1e-6", "--epoch-seconds", "60", "--rating-min", "0.5", "--rating-max", "5"};
     String[] out = new String[base.length + extra.length];
     System.arraycopy(base, 0, out, 0, base.length);
     System.arraycopy(extra, 0, out, base.length, extra.length);
@@ -484,6 +485,12 @@ class ServiceConfigTest {
     assertTrue(c.completion().iterations().isEmpty());
     assertTrue(Double.isNaN(c.completion().rowNorm()));
     assertTrue(Double.isNaN(c.completion().nuclearNorm()));
+    assertEquals(CompletionSettings.Model.BIASED, c.completion().model(), "complete's default");
+    assertTrue(c.completion().userShrinkage().isEmpty(), "lambda_u estimated privately");
+    assertTrue(Double.isNaN(c.completion().itemClip()), "tau: the model's default");
+    assertEquals(5.0, c.clip(), "the per-rating bound is max(|rating-min|, |rating-max|)");
+    ServiceConfig fw = ServiceConfig.load(completion("--completion-model", "fw"), 0, Map.of());
+    assertEquals(2.75, fw.completion().offset(), "fw centres on the scale's midpoint");
     ServiceConfig d = ServiceConfig.load(completion("--max-ratings", "20", "--completion-runs",
         "3", "--completion-every-epochs", "4", "--completion-iterations", "12",
         "--completion-row-norm", "7.5", "--completion-nuclear-norm", "300"), 0, Map.of());
@@ -512,5 +519,34 @@ class ServiceConfigTest {
         () -> ServiceConfig.load(completion("--completion-runs", "0"), 0, Map.of()));
     assertThrows(ConfigException.class,
         () -> ServiceConfig.load(completion("--completion-row-norm", "-1"), 0, Map.of()));
+  }
+
+  @Test
+  void completionMode_needsTheDeclaredScale_andRefusesSettingsOfTheOtherModel() {
+    String[] noScale = {"--mode", "completion", "--rows", "10", "--cols", "4", "--epsilon", "1",
+        "--delta", "1e-6", "--epoch-seconds", "60"};
+    ConfigException missing = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(noScale, 0, Map.of()));
+    assertTrue(missing.getMessage().contains("rating-min"), missing.getMessage());
+    String[] invertedScale = Arrays.copyOf(noScale, noScale.length + 4);
+    System.arraycopy(new String[] {"--rating-min", "5", "--rating-max", "1"}, 0, invertedScale,
+        noScale.length, 4);
+    ConfigException inverted = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(invertedScale, 0, Map.of()));
+    assertTrue(inverted.getMessage().contains("rating-max"), inverted.getMessage());
+    for (String[] extra : new String[][] {{"--clip", "5"}, {"--completion-offset", "3"},
+        {"--completion-model", "fw", "--completion-item-clip", "1"},
+        {"--completion-model", "fw", "--completion-user-shrinkage", "2"},
+        {"--completion-oja-steps", "10"}}) {
+      assertThrows(ConfigException.class,
+          () -> ServiceConfig.load(completion(extra), 0, Map.of()), String.join(" ", extra));
+    }
+    ConfigException shrinkage = assertThrows(ConfigException.class, () -> ServiceConfig.load(
+        completion("--completion-user-shrinkage", "-1"), 0, Map.of()));
+    assertTrue(shrinkage.getMessage().contains("auto"), shrinkage.getMessage());
+    ServiceConfig fixed = ServiceConfig.load(completion("--completion-user-shrinkage", "2",
+        "--completion-item-clip", "0.75"), 0, Map.of());
+    assertEquals(2.0, fixed.completion().userShrinkage().getAsDouble());
+    assertEquals(0.75, fixed.completion().itemClip());
   }
 }
