@@ -31,4 +31,30 @@ class ServeCommandTest {
           "no stack trace:\n" + r.log());
     }
   }
+
+  @Test
+  void help_listsEverySettingWithItsDefault() {
+    CliRun r = CliRun.of("serve", "--help");
+    assertEquals(0, r.code(), r.toString());
+    for (String name : io.dplrf.deploy.config.ServiceConfig.NAMES) {
+      assertTrue(r.out().contains("\n  " + name + " "), name + " in\n" + r.out());
+    }
+    assertTrue(r.out().matches("(?s).*\n  http-port +8080 +the public API.*"), r.out());
+  }
+
+  @Test
+  void misspellings_getTheClosestName() {
+    CliRun option = CliRun.of("factorize", "--rnak", "3");
+    assertEquals(2, option.code(), option.toString());
+    assertEquals("dplrf factorize: unknown option --rnak (did you mean --rank?)",
+        option.err().strip());
+    CliRun setting = CliRun.of("serve", "--epoch-update", "10");
+    assertEquals(2, setting.code(), setting.toString());
+    assertTrue(setting.err().contains("unknown setting in flag --epoch-update (did you mean"
+        + " --epoch-updates?)"), setting.toString());
+    CliRun command = CliRun.of("serv");
+    assertEquals(2, command.code(), command.toString());
+    assertTrue(command.err().startsWith("dplrf: unknown command 'serv' (did you mean serve?)"),
+        command.toString());
+  }
 }
