@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * of a range's decomposition). Two stores: in memory (O(T) sketches: acceptable for small
  * sketches or short streams, and then also part of the tree snapshot), or one file per node in a
  * directory, created {@code rw-------} ({@link StateFiles}), written crash-safely (temp file,
- * fsync, atomic rename, fsync of the directory; STYLE.md 13) before {@code put} returns, hence
+ * fsync, atomic rename, fsync of the directory) before {@code put} returns, hence
  * before the snapshot that names the node, and read back on demand. Closed nodes never change, so a file is written once per node.
  */
 abstract sealed class NodeArchive {
