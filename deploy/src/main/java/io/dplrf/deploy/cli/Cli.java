@@ -1,9 +1,12 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.deploy.config.SettingsHelp;
+import io.dplrf.deploy.config.Spelling;
 import io.dplrf.deploy.io.InputException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 
 /**
  * Dispatches {@code dplrf <command>}. Errors become one line on stderr: exit 2 for a usage or
@@ -29,6 +32,10 @@ public final class Cli {
       'dplrf <command> --help' describes a command.
       """;
 
+  /** The commands of {@link #USAGE}, for "did you mean". */
+  private static final List<String> COMMANDS = List.of("demo", "serve", "produce", "factorize",
+      "pca", "complete", "bench", "health", "help");
+
   private Cli() {}
 
   public static int run(String[] args, PrintStream out, PrintStream err) {
@@ -43,7 +50,8 @@ public final class Cli {
       case "pca" -> help ? usage(PcaCommand.USAGE, out) : PcaCommand.run(args, out, err);
       case "plan" -> help ? usage(PlanCommand.USAGE, out) : PlanCommand.run(args, out, err);
       case "complete" -> help ? usage(CompleteCommand.USAGE, out) : CompleteCommand.run(args, out, err);
-      case "serve" -> help ? usage(ServeCommand.USAGE, out) : ServeCommand.run(args, out);
+      case "serve" -> help ? usage(ServeCommand.USAGE + SettingsHelp.text(), out)
+          : ServeCommand.run(args, out);
       case "produce" -> help ? usage(ProduceCommand.USAGE, out) : ProduceCommand.run(args, out);
       case "demo" -> help ? usage(DemoCommand.USAGE, out) : DemoCommand.run(args, out);
       case "health" -> help ? usage(HealthCommand.USAGE, out)
@@ -55,7 +63,8 @@ public final class Cli {
         yield 2;
       }
       default -> {
-        err.println("dplrf: unknown command '" + command + "' (try 'dplrf help')");
+        err.println("dplrf: unknown command '" + command + "'"
+            + Spelling.didYouMean(command, COMMANDS, "") + " (try 'dplrf help')");
         yield 2;
       }
     });

@@ -347,12 +347,17 @@ public final class ServiceConfig {
   }
 
   /** The settings the configured mode reads: the common ones and its own. */
-  private boolean read(String name) {
+  boolean reads(String name) {
     return COMMON.contains(name) || switch (mode) {
       case UPDATES, ROWS -> TreeSettings.NAMES.contains(name);
       case LOCAL -> LocalSettings.NAMES.contains(name);
       case COMPLETION -> CompletionSettings.READS.contains(name);
     };
+  }
+
+  /** {@code name}'s value as {@link #describe()} shows it; null if unset. */
+  String shownValue(String name) {
+    return shown.get(name);
   }
 
   /** One line per setting, "name = value (source)", for the startup log. Never prints the token. */
@@ -362,7 +367,7 @@ public final class ServiceConfig {
     for (String name : NAMES) {
       String v = shown.get(name);
       String shownValue;
-      if (!read(name)) {
+      if (!reads(name)) {
         shownValue = "(not used in mode " + SettingParser.cliName(mode) + ")";
       } else if (name.equals("admin-token")) {
         shownValue = v == null ? "(none: operator endpoints are open)"

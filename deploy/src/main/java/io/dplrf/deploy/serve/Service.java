@@ -74,8 +74,13 @@ public final class Service implements AutoCloseable {
         // Loopback only, whatever `bind` says: the embedded broker has no authentication, and
         // `bind` is the address of the HTTP listeners (a container sets it to 0.0.0.0). Producers
         // elsewhere use a real cluster (bootstrap-servers).
-        createdKafka = EmbeddedKafka.start(config.stateDir().resolve("kafka"), LOOPBACK,
-            config.embeddedKafkaPort());
+        // A taken port is checked before the broker starts: the broker itself would log every
+        // failed component with its stack trace before giving up.
+        int port = config.embeddedKafkaPort();
+        createdKafka = listen("embedded-kafka-port", LOOPBACK, port, () -> {
+          EmbeddedKafka.requireFreePort(LOOPBACK, port);
+          return EmbeddedKafka.start(config.stateDir().resolve("kafka"), LOOPBACK, port);
+        });
         bootstrap = createdKafka.bootstrapServers();
       }
       embedded = createdKafka;
@@ -188,13 +193,13 @@ public final class Service implements AutoCloseable {
     T start() throws IOException;
   }
 
-  private <T> T listen(String setting, String host, int port, Listener<T> listener)
+  private static <T> T listen(String setting, String host, int port, Listener<T> listener)
       throws IOException {
     try {
       return listener.start();
     } catch (BindException e) {
-      throw new IOException("cannot listen on " + host + ":" + port + " ("
-          + setting + "): " + e.getMessage(), e);
+      throw new IOException("cannot listen on " + host + ":" + port + " (--" + setting + "): "
+          + e.getMessage() + "; choose another port with --" + setting, e);
     }
   }
 

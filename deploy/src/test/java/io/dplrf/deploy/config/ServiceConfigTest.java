@@ -190,7 +190,8 @@ class ServiceConfigTest {
   void unknownFlag_isAnErrorNamingTheFlag() {
     ConfigException e = assertThrows(ConfigException.class,
         () -> ServiceConfig.load(with("--http-prot", "1"), 0, Map.of()));
-    assertEquals("unknown setting in flag --http-prot", e.getMessage());
+    assertEquals("unknown setting in flag --http-prot (did you mean --http-port?) ('dplrf serve"
+        + " --help' lists every setting)", e.getMessage());
     assertThrows(ConfigException.class, () -> ServiceConfig.load(with("--rank", "3"), 0, Map.of()));
     assertThrows(ConfigException.class, () -> ServiceConfig.load(with("--topic"), 0, Map.of()));
   }
