@@ -71,10 +71,13 @@ public final class ContinualBench {
   /**
    * One structure's figures at one T: the worst measured per-entry variance of Y over the prefix
    * releases, its epoch and the variance the release states there, the largest measured/stated
-   * ratio over t, and the error ‖A_t − Â_t‖_F after every epoch t ({@code errors[t]}, t ≥ 1).
+   * ratio over t, the worst measured variance in units of one one-shot σ² (measured/stated times
+   * the stated variance in those units), and the error ‖A_t − Â_t‖_F after every epoch t
+   * ({@code errors[t]}, t ≥ 1).
    */
   public record Result(String structure, int epochs, double worstVariance, int worstEpoch,
-      double worstStated, double largestMeasuredOverStated, double[] errors) {
+      double worstStated, double largestMeasuredOverStated, double worstInOneShotUnits,
+      double[] errors) {
     double finalError() {
       return errors[epochs];
     }
@@ -89,10 +92,14 @@ public final class ContinualBench {
   }
 
   /**
-   * The epochs printed: 1, then 2^j − 1 and 2^j up to T (the tree's worst and best prefixes: the
-   * prefix [1, t] sums popcount(t) nodes), and T − 1, T.
+   * The epochs printed: every one up to T = 64; beyond, 1, then 2^j − 1 and 2^j up to T (the
+   * tree's worst and best prefixes: the prefix [1, t] sums popcount(t) nodes), and T − 1, T (the
+   * worst and mean over all epochs are printed too).
    */
   static int[] checkpoints(int epochs) {
+    if (epochs <= 64) {
+      return java.util.stream.IntStream.rangeClosed(1, epochs).toArray();
+    }
     java.util.TreeSet<Integer> t = new java.util.TreeSet<>();
     for (int x = 1; x <= epochs; x *= 2) {
       t.add(x);
@@ -126,16 +133,25 @@ public final class ContinualBench {
     for (int epochs : epochsList) {
       // entries up to u·T, each epoch's u updates of a_ij/(u·T): |Δ| ≤ C = 1
       Dense a = SyntheticMatrix.lowRank(m, n, k, (double) updatesPerEntry * epochs, seed);
-      Result tree = measure("tree", epochs, a, dir -> tree(sizes, epochs, dir));
-      Result blt = measure("factorization", epochs, a, dir -> blt(sizes, epochs, dir));
+      int depth = new TreeConfig(Mechanism.PRIV2_SPARSE, sizes, privacy, 1, epochs, true).depth();
+      ToeplitzFactorization f = ToeplitzFactorization.blt(BltOptimizer.optimize(epochs));
+      // the stated variance of prefix t in one-shot σ² units: L·popcount(t) nodes of L σ²
+      // each; sens²·Σ_{k<t} b_k² for the factorization (prefix_variance.py)
+      Result tree = measure("tree", epochs, a, dir -> tree(sizes, epochs, dir),
+          t -> (double) depth * Integer.bitCount(t));
+      Result blt = measure("factorization", epochs, a, dir -> blt(sizes, epochs, dir),
+          t -> f.sensitivitySquared(epochs) * f.prefixVariance(t));
       double sqrtWorst = ToeplitzFactorization.sqrt().maxLoss(epochs);
-      double bltWorst = ToeplitzFactorization.blt(BltOptimizer.optimize(epochs)).maxLoss(epochs);
+      double bltWorst = f.maxLoss(epochs);
       out.printf(Locale.ROOT, "%nT = %d%n", epochs);
-      out.printf(Locale.ROOT, "  %-14s %14s %6s %14s %14s%n", "continual", "worst var(Y)",
-          "at t", "stated there", "max meas/stat");
+      out.printf(Locale.ROOT, "  %-14s %14s %6s %14s %14s %16s %14s%n", "continual",
+          "worst var(Y)", "at t", "stated there", "max meas/stat", "worst, one-shot",
+          "/ sqrt optimum");
       for (Result r : List.of(tree, blt)) {
-        out.printf(Locale.ROOT, "  %-14s %14.4g %6d %14.4g %14.3f%n", r.structure(),
-            r.worstVariance(), r.worstEpoch(), r.worstStated(), r.largestMeasuredOverStated());
+        out.printf(Locale.ROOT, "  %-14s %14.4g %6d %14.4g %14.3f %16.2f %14.3f%n",
+            r.structure(), r.worstVariance(), r.worstEpoch(), r.worstStated(),
+            r.largestMeasuredOverStated(), r.worstInOneShotUnits(),
+            r.worstInOneShotUnits() / sqrtWorst);
       }
       out.printf(Locale.ROOT, "  worst prefix variance, factorization / tree: %.3f measured"
           + " (standard deviation %.3f)%n", blt.worstVariance() / tree.worstVariance(),
@@ -167,6 +183,8 @@ public final class ContinualBench {
     void closeEpoch();
 
     ReleasedSketches prefix(int t);
+
+    long sizeInBytes();
   }
 
   private Structure tree(SketchSizes sizes, int epochs, Path dir) {
@@ -184,6 +202,10 @@ public final class ContinualBench {
 
         public ReleasedSketches prefix(int t) {
           return s.rangeRelease(1, t).get();
+        }
+
+        public long sizeInBytes() {
+          return s.sizeInBytes();
         }
       };
     } catch (IOException e) {
@@ -213,15 +235,84 @@ public final class ContinualBench {
         public ReleasedSketches prefix(int t) {
           return s.releasePrefix(t);
         }
+
+        public long sizeInBytes() {
+          return s.sizeInBytes();
+        }
       };
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
+  /**
+   * The cost at the service's sizes ({@code --cost}): for each structure, {@code closes} epochs of
+   * {@code updatesPerEpoch} random updates each, then the prefix release of the last one,
+   * factorized to rank k as the service does. Prints the heap the structure holds, the seconds of
+   * each close (encode, noise, decode and the crash-safe writes of its files), the bytes it
+   * writes per close and keeps on disk, and the release's seconds. Files go to the temporary
+   * directory (a disk, as the service's state directory).
+   */
+  public void cost(SketchSizes sizes, int epochs, long updatesPerEpoch, int closes,
+      PrintStream out) throws IOException {
+    out.printf(Locale.ROOT, "bench continual --cost: %d x %d, k = %d, t = %d, v = %d"
+        + " (sketches of %.0f MiB), T = %d, %d epochs of %d updates, priv2-sparse%n", sizes.m(),
+        sizes.n(), sizes.k(), sizes.t(), sizes.v(),
+        io.dplrf.sketch.lra.Priv2Sketch.stateBytes(sizes) / 1048576.0, epochs, closes,
+        updatesPerEpoch);
+    out.printf(Locale.ROOT, "  %-14s %10s %26s %14s %12s %12s%n", "continual", "heap GiB",
+        "close s (each)", "written/close", "on disk", "release s");
+    for (String name : List.of("tree", "factorization")) {
+      Path dir = Files.createTempDirectory("dplrf-continual-cost");
+      try {
+        Structure s = name.equals("tree") ? tree(sizes, epochs, dir) : blt(sizes, epochs, dir);
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        StringBuilder closeSeconds = new StringBuilder();
+        long written = 0;
+        for (int e = 1; e <= closes; e++) {
+          for (long u = 0; u < updatesPerEpoch; u++) {
+            s.update(rnd.nextInt(sizes.m()), rnd.nextInt(sizes.n()), rnd.nextDouble(-1, 1));
+          }
+          long before = bytesUnder(dir);
+          long t0 = System.nanoTime();
+          s.closeEpoch();
+          closeSeconds.append(String.format(Locale.ROOT, "%s%.2f", e > 1 ? " " : "",
+              (System.nanoTime() - t0) / 1e9));
+          written = Math.max(written, bytesUnder(dir) - before);
+        }
+        long t0 = System.nanoTime();
+        PostProcessing.factorize(s.prefix(closes), sizes.k());
+        double release = (System.nanoTime() - t0) / 1e9;
+        out.printf(Locale.ROOT, "  %-14s %10.2f %26s %11.0f MiB %8.0f MiB %12.2f%n", name,
+            s.sizeInBytes() / (double) (1L << 30), closeSeconds, written / 1048576.0,
+            bytesUnder(dir) / 1048576.0, release);
+      } finally {
+        delete(dir);
+      }
+    }
+  }
+
+  private static long bytesUnder(Path dir) throws IOException {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      long b = 0;
+      for (Path p : walk.filter(Files::isRegularFile).toList()) {
+        b += Files.size(p);
+      }
+      return b;
+    }
+  }
+
+  private static void delete(Path root) throws IOException {
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
   /** The zero run (noise) and the data run (error) of one structure, each in its own directory. */
-  private Result measure(String name, int epochs, Dense a, Function<Path, Structure> make)
-      throws IOException {
+  private Result measure(String name, int epochs, Dense a, Function<Path, Structure> make,
+      java.util.function.IntToDoubleFunction oneShotUnits) throws IOException {
     Path root = scratch();
     try {
       Structure zero = make.apply(root.resolve("zero"));
@@ -256,13 +347,10 @@ public final class ContinualBench {
         errors[t] = Errors.frobeniusError(scaled(a, (double) t / epochs),
             PostProcessing.factorize(data.prefix(t), k).factorization());
       }
-      return new Result(name, epochs, worst, worstAt, worstStated, largestRatio, errors);
+      return new Result(name, epochs, worst, worstAt, worstStated, largestRatio,
+          worst / worstStated * oneShotUnits.applyAsDouble(worstAt), errors);
     } finally {
-      try (Stream<Path> walk = Files.walk(root)) {
-        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      delete(root);
     }
   }
 
