@@ -27,7 +27,7 @@ class EpochReleasesTest {
   void releaseLog_warnsWhenTheReliableRankFallsToZero_onceUntilItRecovers() {
     double[] top = {50, 5, 0.5, 20, 0.1, 0.2}; // σ₁ per epoch 1..6 against a floor of 10
     ByteArrayOutputStream log = new ByteArrayOutputStream();
-    try (Metrics metrics = new Metrics();
+    try (Metrics metrics = new Metrics(java.util.Set.of(Metrics.Group.EPOCH_RELEASES));
         EpochReleases r = new EpochReleases(new ReleaseCache(), top.length, (epoch, at) ->
             new ServedRelease(1, epoch, new Factorization(new Dense(2, 1), new double[] {top[epoch - 1]},
                 new Dense(2, 1)), report(top[epoch - 1]), at, Map.of()),

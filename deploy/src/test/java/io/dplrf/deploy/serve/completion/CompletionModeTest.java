@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CompletionModeTest {
   @TempDir Path dir;
-  private final Metrics metrics = new Metrics();
+  private final Metrics metrics = new Metrics(java.util.Set.of(Metrics.Group.COMPLETION));
   private final PrintStream log = new PrintStream(new ByteArrayOutputStream(), true,
       StandardCharsets.UTF_8);
 

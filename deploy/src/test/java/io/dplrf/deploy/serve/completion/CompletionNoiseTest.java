@@ -33,7 +33,7 @@ class CompletionNoiseTest {
   private static final int USERS = 400;
   private static final int RUNS = 100;
   @TempDir Path dir;
-  private final Metrics metrics = new Metrics();
+  private final Metrics metrics = new Metrics(java.util.Set.of(Metrics.Group.COMPLETION));
 
   @AfterEach
   void close() {
