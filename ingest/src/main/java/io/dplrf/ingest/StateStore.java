@@ -323,6 +323,10 @@ public final class StateStore implements Checkpoint {
     if (!Files.exists(file)) {
       return Optional.empty();
     }
+    // A process that died between the rename and the directory's fsync left a snapshot that a
+    // power loss could still take back; nothing may be released from it until it is durable
+    // (docs/privacy/recovery.md: a release must never be followed by a rollback past it).
+    StateFiles.fsyncDirectory(dir);
     long size = Files.size(file);
     if (size < MAGIC.length + 8) {
       throw corrupt("truncated (" + size + " bytes)", null);
