@@ -31,9 +31,10 @@ import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
- * The one owner of the ingest snapshot format (STYLE.md 12, 13): the consumed offsets and
- * everything they must agree with — counters, contribution budgets, epoch bookkeeping and the
- * target's (sketch tree's) state — in one file, {@value #FILE_NAME} in the state directory.
+ * The one owner of the ingest snapshot format, written crash-safely (temp file, fsync, atomic
+ * rename): the consumed offsets and everything they must agree with — counters, contribution
+ * budgets, epoch bookkeeping and the target's (sketch tree's) state — in one file, {@value
+ * #FILE_NAME} in the state directory.
  *
  * <p>The file is created {@code rw-------} ({@link StateFiles}): it is as sensitive as the raw
  * data. Writes are crash-safe as in Kafka's {@code OffsetCheckpoint}: write {@value #TEMP_NAME},

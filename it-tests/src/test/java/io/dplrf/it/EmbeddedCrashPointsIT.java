@@ -35,10 +35,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * instance label, hence the same noise). One partition and epochs by update count, so that the
  * replayed epochs hold the same updates.
  *
- * <p>{@link #DEFAULT} (8 kills) runs in {@code ./mvnw verify}: the steps where the first close and
- * the first snapshot can be cut, a parent node, a durable close whose release is not made yet.
- * {@code -Ddplrf.it.crashPoints=all} runs all 20 of {@link #ALL} (about 5 s per kill on an idle
- * machine). {@code CrashRecoveryTest} (deploy) covers every step of every close in-process.
+ * <p>{@code continual = tree}: {@link #DEFAULT} (8 kills) runs in {@code ./mvnw verify}: the steps
+ * where the first close and the first snapshot can be cut, a parent node, a durable close whose
+ * release is not made yet. {@code -Ddplrf.it.crashPoints=all} runs all 20 of {@link #ALL}.
+ * {@code CrashRecoveryTest} (deploy) covers every step of every close in-process. {@code
+ * continual = factorization} (the BLT stream, the default of mode updates): {@link #BLT}, kills at
+ * steps of the snapshot protocol (its state files are written by {@code BltFiles}, which announces
+ * no steps), the first close's among them.
  */
 @ExtendWith(KafkaSuite.class)
 class EmbeddedCrashPointsIT {
@@ -82,6 +85,13 @@ class EmbeddedCrashPointsIT {
       "DURABLE node-1-0.sketch", "DURABLE ingest.snapshot",
       "RENAMED node-0-2.sketch");
 
+  /**
+   * The BLT stream: the snapshot of epoch 0 renamed; epoch 1's state files written and durable,
+   * its snapshot not begun (the first close cut); epoch 1's snapshot durable, its release not made.
+   */
+  static final List<String> BLT = List.of(
+      "RENAMED ingest.snapshot", "CREATED ingest.snapshot", "DURABLE ingest.snapshot");
+
   private final List<ChildService> children = new ArrayList<>();
   private Path work;
 
@@ -96,20 +106,37 @@ class EmbeddedCrashPointsIT {
     }
   }
 
-  private Map<String, String> settings(KafkaEnvironment kafka, String topic, Path state) {
-    return RunningService.settings("rows", "30", "cols", "20", "rank", "2", "epsilon", "1",
+  private Map<String, String> settings(KafkaEnvironment kafka, String topic, Path state,
+      String continual) {
+    return RunningService.settings("continual", continual, "rows", "30", "cols", "20", "rank", "2",
+        "epsilon", "1",
         "delta", "1e-6", "epochs", "" + EPOCHS, "epoch-updates", "" + EPOCH, "clip", "1",
         "bootstrap-servers", kafka.bootstrapServers(), "topic", topic,
         "state-dir", state.toString(), "http-port", "0", "operator-port", "0");
   }
 
   @Test
-  void killsAtDeliberateStepsOfTheCloseAndSnapshotProtocol_restartUnattended_exactlyOnce(
+  void tree_killsAtDeliberateStepsOfTheCloseAndSnapshotProtocol_restartUnattended_exactlyOnce(
       KafkaEnvironment kafka) throws Throwable {
-    List<String> points =
-        "all".equals(System.getProperty("dplrf.it.crashPoints")) ? ALL : DEFAULT;
     assertEquals(20, ALL.size());
-    String topic = "it-crash-points-" + UUID.randomUUID();
+    Map<String, byte[]> nodes = killRestartAndCompare(kafka, "tree",
+        "all".equals(System.getProperty("dplrf.it.crashPoints")) ? ALL : DEFAULT, "nodes");
+    assertEquals(2 * EPOCHS - 1, nodes.size(), "" + nodes.keySet());
+  }
+
+  @Test
+  void factorization_killsAtStepsOfTheSnapshotProtocol_restartUnattended_exactlyOnce(
+      KafkaEnvironment kafka) throws Throwable {
+    killRestartAndCompare(kafka, "factorization", BLT, "blt");
+  }
+
+  /**
+   * Kills at {@code points}, restarts, and compares with an uninterrupted run; returns the
+   * stream's files (directory {@code streamDir} of the state directory).
+   */
+  private Map<String, byte[]> killRestartAndCompare(KafkaEnvironment kafka, String continual,
+      List<String> points, String streamDir) throws Throwable {
+    String topic = "it-crash-points-" + continual + "-" + UUID.randomUUID();
     kafka.createTopic(topic, 1);
     SplittableRandom rnd = new SplittableRandom(5);
     List<Update> updates = new ArrayList<>();
@@ -120,7 +147,7 @@ class EmbeddedCrashPointsIT {
       updates.add(new Update(rnd.nextInt(30), rnd.nextInt(20), d));
     }
     Stream.sendAll(kafka.bootstrapServers(), topic, Stream.unkeyed(Stream.records(updates, 10)));
-    work = Files.createTempDirectory("dplrf-it-crash-points");
+    work = Files.createTempDirectory("dplrf-it-crash-points-" + continual);
     Path state = work.resolve("state");
     Path reference = null;
 
@@ -129,7 +156,7 @@ class EmbeddedCrashPointsIT {
         String point = points.get(k);
         int run = k;
         ChildService child = ChildService.launch(CrashPointMain.class.getName(), CHILD_JVM,
-            Map.of(CrashPointMain.ENV, point), settings(kafka, topic, state),
+            Map.of(CrashPointMain.ENV, point), settings(kafka, topic, state, continual),
             work.resolve("run-" + k + ".log"));
         children.add(child);
         Poll.until("run " + k + " at " + point, DEADLINE, () -> {
@@ -153,20 +180,20 @@ class EmbeddedCrashPointsIT {
       assertTrue(reference != null, "a kill point after the snapshot of epoch 0 is committed");
 
       try (RunningService last = RunningService.start(kafka, topic, state,
-          settings(kafka, topic, state))) {
+          settings(kafka, topic, state, continual))) {
         Map<String, Object> after = untilAllClosed(last);
         assertEquals(N / 10, longOf(after, "recordsConsumed"), "" + after);
         assertEquals(N, longOf(after, "updatesApplied"), "every update exactly once: " + after);
         assertEquals(clipped, longOf(after, "updatesClipped"), "" + after);
         assertEquals(Stream.checksum(updates, 1), after.get("checksum"), "" + after);
         Map<String, Object> release = latestRelease(last);
-        Map<String, byte[]> nodes = files(state.resolve("nodes"));
+        Map<String, byte[]> nodes = files(state.resolve(streamDir));
         try (var s = Files.list(state)) {
           assertFalse(s.anyMatch(p -> p.toString().endsWith(".tmp")), "no temp file");
         }
 
         try (RunningService whole = RunningService.start(kafka, topic, reference,
-            settings(kafka, topic, reference))) {
+            settings(kafka, topic, reference, continual))) {
           Map<String, Object> wholeAfter = untilAllClosed(whole);
           Map<String, Object> wholeRelease = latestRelease(whole);
           for (String key : List.of("recordsConsumed", "updatesApplied", "updatesClipped",
@@ -176,13 +203,13 @@ class EmbeddedCrashPointsIT {
           assertArrayEquals(Http.vector(wholeRelease.get("S")), Http.vector(release.get("S")),
               "the last release, bit for bit");
           assertEquals(wholeRelease.get("U"), release.get("U"), "U, bit for bit");
-          Map<String, byte[]> wholeNodes = files(reference.resolve("nodes"));
-          assertEquals(wholeNodes.keySet(), nodes.keySet(), "the same node files, no temp file");
-          assertEquals(2 * EPOCHS - 1, nodes.size());
+          Map<String, byte[]> wholeNodes = files(reference.resolve(streamDir));
+          assertEquals(wholeNodes.keySet(), nodes.keySet(), "the same stream files, no temp file");
           for (var e : wholeNodes.entrySet()) {
             assertArrayEquals(e.getValue(), nodes.get(e.getKey()), e.getKey() + " bit for bit");
           }
         }
+        return nodes;
       }
     } catch (Throwable t) {
       for (ChildService c : children) {
@@ -209,7 +236,7 @@ class EmbeddedCrashPointsIT {
         out.put(f.getFileName().toString(), Files.readAllBytes(f));
       }
     }
-    assertTrue(!out.isEmpty(), d + " holds node files");
+    assertTrue(!out.isEmpty(), d + " holds the stream's files");
     return out;
   }
 }
