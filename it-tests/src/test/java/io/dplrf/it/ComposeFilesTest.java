@@ -47,9 +47,14 @@ class ComposeFilesTest {
 
   private final Compose compose = Compose.load();
 
-  /** The service's settings as compose starts it, with the given shell environment. */
+  /** The token the tests put in the shell: compose requires DPLRF_ADMIN_TOKEN. */
+  private static final String TOKEN = "compose-test-token";
+
+  /** The service's settings as compose starts it, with the given shell environment and TOKEN. */
   private ServiceConfig dplrfConfig(Map<String, String> shell) {
-    return ServiceConfig.load(null, compose.environment(DPLRF, shell), Map.of());
+    Map<String, String> withToken = new LinkedHashMap<>(shell);
+    withToken.putIfAbsent("DPLRF_ADMIN_TOKEN", TOKEN);
+    return ServiceConfig.load(null, compose.environment(DPLRF, withToken), Map.of());
   }
 
   @Test
@@ -106,8 +111,13 @@ class ComposeFilesTest {
     ServiceConfig config = dplrfConfig(Map.of()); // throws ConfigException with the reason if invalid
     assertEquals(java.util.Optional.of("kafka:9092"), config.bootstrapServers());
     assertEquals(java.util.Optional.of(Duration.ofSeconds(60)), config.epochDuration());
-    assertTrue(config.adminToken().isEmpty(), "no admin token by default");
+    assertEquals(java.util.Optional.of(TOKEN), config.adminToken(), "the token from the shell");
     assertEquals("0.0.0.0", config.bind(), "reachable from the other containers and published ports");
+    // The operator port listens on 0.0.0.0 in the container: compose refuses to start without
+    // a token rather than start a dplrf that would refuse (ServiceConfig) or expose exact counts.
+    AssertionError noToken = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class,
+        () -> compose.environment(DPLRF, Map.of()));
+    assertTrue(noToken.getMessage().contains("DPLRF_ADMIN_TOKEN"), noToken.getMessage());
     String kafkaAdvertised = compose.environment("kafka", Map.of()).get("KAFKA_ADVERTISED_LISTENERS");
     assertNotNull(kafkaAdvertised, "kafka sets KAFKA_ADVERTISED_LISTENERS");
     assertTrue(List.of(kafkaAdvertised.split(",")).stream().anyMatch(l -> l.endsWith("://kafka:9092")),
@@ -204,6 +214,16 @@ class ComposeFilesTest {
     }
     assertEquals(List.of(DPLRF + ":" + dplrfConfig(Map.of()).operatorPort()), targets,
         "the compose service name and the operator port it listens on");
+    // The bearer token: the compose secret made from DPLRF_ADMIN_TOKEN, mounted in prometheus.
+    Map<String, Object> auth = map(job.get("authorization"), PROMETHEUS_YML + " authorization");
+    assertEquals("Bearer", auth.get("type"));
+    Map<String, Object> secrets = map(compose.doc.get("secrets"), "docker-compose.yml secrets");
+    Map<String, Object> secret = map(secrets.get("dplrf-admin-token"), "secret dplrf-admin-token");
+    assertEquals("DPLRF_ADMIN_TOKEN", secret.get("environment"));
+    Map<String, Object> prometheus = map(map(compose.doc.get("services"), "services")
+        .get("prometheus"), "services.prometheus");
+    assertEquals(List.of("dplrf-admin-token"), prometheus.get("secrets"));
+    assertEquals("/run/secrets/dplrf-admin-token", auth.get("credentials_file"));
   }
 
   /** The alert rules of docs/operations.md §9: loaded by prometheus.yml from a mounted file. */
@@ -251,7 +271,7 @@ class ComposeFilesTest {
   }
 
   @Test
-  void grafana_provisionsThePrometheusDatasource_theDashboardUses() {
+  void grafana_provisionsThePrometheusDatasource_theDashboardsVariableStartsAt() throws Exception {
     List<Mount> mounts = compose.mounts("grafana");
     assertTrue(mounts.contains(new Mount(false, "./deploy/grafana/provisioning", "/etc/grafana/provisioning")),
         "grafana mounts deploy/grafana/provisioning: " + mounts);
@@ -282,21 +302,28 @@ class ComposeFilesTest {
           .resolve(home.substring(dashboardsDir.length() + 1))), "home dashboard exists: " + home);
     }
 
+    assertEquals(true, source.get("isDefault"),
+        "the provisioned Prometheus is the default: the dashboard's data-source variable starts there");
     Dashboard dashboard = Dashboard.load();
     assertNotNull(dashboard.json.get("uid"), "dashboard uid");
     assertTrue(((Double) dashboard.json.get("schemaVersion")) >= 36, "schemaVersion");
+    Map<String, Object> variable = dashboard.variable("datasource");
+    assertEquals("datasource", variable.get("type"));
+    assertEquals("prometheus", variable.get("query"), "a variable over Prometheus data sources");
     List<String> problems = new ArrayList<>();
     for (Panel p : dashboard.panels) {
       if (!p.exprs().isEmpty() && p.datasources().isEmpty()) {
         problems.add(p.title() + ": queries without a data source");
       }
       for (Map<String, Object> ref : p.datasources()) {
-        if (!uid.equals(ref.get("uid")) || !"prometheus".equals(ref.get("type"))) {
-          problems.add(p.title() + ": data source " + ref + " is not the provisioned uid " + uid);
+        if (!"${datasource}".equals(ref.get("uid")) || !"prometheus".equals(ref.get("type"))) {
+          problems.add(p.title() + ": data source " + ref + " is not the variable ${datasource}");
         }
       }
     }
     assertEquals(List.of(), problems);
+    assertFalse(Files.readString(RepoFiles.file(Dashboard.PATH)).contains("\"uid\": \"" + uid + "\""),
+        "no panel or variable names the provisioned uid " + uid + " itself");
   }
 
   /** Each topic the dashboard must show: a panel whose queries satisfy the predicate. */
@@ -344,7 +371,7 @@ class ComposeFilesTest {
   }
 
   @Test
-  void dashboard_hasAPanelForEveryTopic_andItsJobMatchersNameThePrometheusJob() {
+  void dashboard_hasAPanelForEveryTopic_andSelectsTheJobOfItsVariable() throws Exception {
     Dashboard dashboard = Dashboard.load();
     List<String> missing = new ArrayList<>();
     TOPICS.forEach((topic, covers) -> {
@@ -356,7 +383,8 @@ class ComposeFilesTest {
     assertFalse(dashboard.exprs().stream().anyMatch(e -> e.contains("_bucket")),
         "dplrf's timers and summaries publish no histogram buckets: use _sum, _count and _max");
 
-    String job = string(dplrfScrapeJob(), "job_name", PROMETHEUS_YML);
+    // Every query selects the job of the variable $job, which lists the jobs exporting dplrf's
+    // metrics; the scrape job of deploy/prometheus is one of them. No job name is written down.
     Pattern jobMatcher = Pattern.compile("\\bjob\\s*(=~|!=|!~|=)\\s*\"([^\"]*)\"");
     int matchers = 0;
     for (String e : dashboard.exprs()) {
@@ -364,10 +392,23 @@ class ComposeFilesTest {
       while (m.find()) {
         matchers++;
         assertEquals("=", m.group(1), "job matcher in " + e);
-        assertEquals(job, m.group(2), "job matcher in " + e + " must name the scrape job of " + PROMETHEUS_YML);
+        assertEquals("$job", m.group(2), "job matcher in " + e + " must be the variable $job");
       }
+      assertTrue(e.contains("job=\"$job\""), "every query selects the job: " + e);
     }
     assertTrue(matchers > 0, "queries select the dplrf scrape job");
+    Map<String, Object> job = dashboard.variable("job");
+    assertEquals("query", job.get("type"));
+    assertEquals("${datasource}", map(job, "datasource", "job").get("uid"));
+    String query = string(map(job, "query", "job"), "query", "job.query");
+    Matcher values = Pattern.compile("label_values\\((\\w+), job\\)").matcher(query);
+    assertTrue(values.matches(), "job lists label_values(METRIC, job): " + query);
+    assertTrue(dashboard.metricNames().contains(values.group(1)),
+        "the job variable's metric is one the panels query: " + values.group(1));
+    assertFalse(string(dplrfScrapeJob(), "job_name", PROMETHEUS_YML).isEmpty());
+    assertFalse(Files.readString(RepoFiles.file(Dashboard.PATH)).contains(
+        "job=\\\"" + string(dplrfScrapeJob(), "job_name", PROMETHEUS_YML) + "\\\""),
+        "no query names the scrape job itself");
   }
 
   private static String pomProperty(String name) throws Exception {

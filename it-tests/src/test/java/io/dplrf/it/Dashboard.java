@@ -89,4 +89,15 @@ final class Dashboard {
     }
     return out;
   }
+
+  /** The template variable {@code name} ({@code templating.list}). */
+  Map<String, Object> variable(String name) {
+    for (Object v : list(map(json, "templating", PATH), "list", PATH + ".templating")) {
+      Map<String, Object> variable = map(v, PATH + ".templating.list[]");
+      if (name.equals(variable.get("name"))) {
+        return variable;
+      }
+    }
+    throw new AssertionError(PATH + ": no template variable " + name);
+  }
 }

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.deploy.config.Spelling;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,7 +53,11 @@ public final class Args {
           value = argv[++x];
         }
       } else {
-        throw new UsageException(command + ": unknown option --" + name);
+        java.util.List<String> known = new java.util.ArrayList<>(options);
+        known.addAll(flags);
+        java.util.Collections.sort(known);
+        throw new UsageException(command + ": unknown option --" + name
+            + Spelling.didYouMean(name, known, "--"));
       }
       if (a.values.put(name, value) != null) {
         throw new UsageException(command + ": option --" + name + " given twice");

@@ -1,9 +1,12 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.deploy.config.SettingsHelp;
+import io.dplrf.deploy.config.Spelling;
 import io.dplrf.deploy.io.InputException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 
 /**
  * Dispatches {@code dplrf <command>}. Errors become one line on stderr: exit 2 for a usage or
@@ -21,12 +24,17 @@ public final class Cli {
         factorize   one-shot private factorization of a matrix file
         pca         one-shot row-level private PCA (one row per user) of a matrix file
         complete    private matrix completion (joint DP, Frank-Wolfe) of a ratings file, with test RMSE
+        plan        before any data: the noise floor of the service's releases at its settings
         bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench pca', 'dplrf bench ingest', 'dplrf bench release'
         health      exit 0 when a running service answers on /health (for container health checks)
         help        this text
 
       'dplrf <command> --help' describes a command.
       """;
+
+  /** The commands of {@link #USAGE}, for "did you mean". */
+  private static final List<String> COMMANDS = List.of("demo", "serve", "produce", "factorize",
+      "pca", "complete", "bench", "health", "help");
 
   private Cli() {}
 
@@ -38,10 +46,12 @@ public final class Cli {
     String command = args[0];
     boolean help = args.length > 1 && (args[1].equals("--help") || args[1].equals("-h"));
     return guarded(command, err, () -> switch (command) {
-      case "factorize" -> help ? usage(FactorizeCommand.USAGE, out) : FactorizeCommand.run(args, out);
-      case "pca" -> help ? usage(PcaCommand.USAGE, out) : PcaCommand.run(args, out);
+      case "factorize" -> help ? usage(FactorizeCommand.USAGE, out) : FactorizeCommand.run(args, out, err);
+      case "pca" -> help ? usage(PcaCommand.USAGE, out) : PcaCommand.run(args, out, err);
+      case "plan" -> help ? usage(PlanCommand.USAGE, out) : PlanCommand.run(args, out, err);
       case "complete" -> help ? usage(CompleteCommand.USAGE, out) : CompleteCommand.run(args, out, err);
-      case "serve" -> help ? usage(ServeCommand.USAGE, out) : ServeCommand.run(args, out);
+      case "serve" -> help ? usage(ServeCommand.USAGE + SettingsHelp.text(), out)
+          : ServeCommand.run(args, out);
       case "produce" -> help ? usage(ProduceCommand.USAGE, out) : ProduceCommand.run(args, out);
       case "demo" -> help ? usage(DemoCommand.USAGE, out) : DemoCommand.run(args, out);
       case "health" -> help ? usage(HealthCommand.USAGE, out)
@@ -53,7 +63,8 @@ public final class Cli {
         yield 2;
       }
       default -> {
-        err.println("dplrf: unknown command '" + command + "' (try 'dplrf help')");
+        err.println("dplrf: unknown command '" + command + "'"
+            + Spelling.didYouMean(command, COMMANDS, "") + " (try 'dplrf help')");
         yield 2;
       }
     });

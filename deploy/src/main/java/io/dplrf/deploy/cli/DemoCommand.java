@@ -5,6 +5,7 @@ import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.ServedRelease;
 import io.dplrf.deploy.serve.Service;
+import io.dplrf.ingest.IngestStats;
 import io.dplrf.ingest.UpdateVisitor;
 import io.dplrf.ingest.produce.UpdateProducer;
 import io.dplrf.release.Errors;
@@ -90,22 +91,26 @@ final class DemoCommand {
           Double.POSITIVE_INFINITY, (u, r) -> { })) {
         p.send(sink -> emit(stream, perEpoch, sofar, truth, sink));
       }
-      out.printf("%n%6s %12s %16s %10s %14s %14s%n", "epoch", "||A_e||_F", "||A_e - A~||_F",
-          "relative", "best rank-k", "reliable rank");
+      // The stream is exactly T epochs: ingest ends by itself at epoch T. Waiting for that (and
+      // its releases) first puts every log line of the service above the table.
+      service.awaitIngest();
+      StringBuilder table = new StringBuilder(String.format("%n%6s %12s %16s %10s %14s %14s%n",
+          "epoch", "||A_e||_F", "||A_e - A~||_F", "relative", "best rank-k", "reliable rank"));
       for (int e = 1; e <= epochs; e++) {
         ServedRelease r = await(service, e);
         Dense ae = truth.get(e - 1);
         double err = Errors.frobeniusError(ae, r.factorization());
         double best = Errors.bestRankKError(ae, k);
         double norm = SyntheticMatrix.frobeniusNorm(ae);
-        out.printf("%6d %12.4g %16.4g %10.3f %14.4g %14d%n", e, norm, err, err / norm, best,
-            r.utility().reliableRank());
+        table.append(String.format("%6d %12.4g %16.4g %10.3f %14.4g %14d%n", e, norm, err,
+            err / norm, best, r.utility().reliableRank()));
       }
-      out.println("\nThe error is the best rank-k error plus privacy noise, whose size depends on epsilon,"
-          + " C and the tree depth, not on the data: relative to ||A_e|| it shrinks as the matrix"
-          + " grows. 'reliable rank' counts released singular values above the noise floor"
-          + " (utility report, computed from public quantities only).\nExact counts (operator"
-          + " only, not private): " + service.stats());
+      out.print(table); // one write: nothing printed meanwhile can land inside the table
+      out.println("\nThe error is the best rank-k error plus privacy noise, whose size depends on"
+          + " epsilon, C and the tree depth, not on the data: relative to ||A_e|| it shrinks as the"
+          + " matrix grows. 'reliable rank' counts released singular values above the noise floor"
+          + " (utility report, computed from public quantities only).");
+      out.println(summary(service.stats()));
       out.println("The demo now stops the service; 'dplrf serve' runs one that keeps serving"
           + " (see README).");
     } finally {
@@ -114,6 +119,14 @@ final class DemoCommand {
       }
     }
     return 0;
+  }
+
+  /** The exact ingest counts in words (operator information: not private). */
+  static String summary(IngestStats s) {
+    return String.format("Ingested (exact counts, operator only, not private): %,d records holding"
+        + " %,d updates; %,d applied (%,d of them clipped), %,d dropped;"
+        + " %,d records dead-lettered.", s.recordsConsumed(), s.updatesConsumed(),
+        s.updatesApplied(), s.updatesClipped(), s.updatesDropped(), s.deadLetteredTotal());
   }
 
   /**

@@ -2,6 +2,7 @@ package io.dplrf.deploy.cli;
 
 import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.io.InputException;
+import io.dplrf.deploy.io.KeyedCsvInput;
 import io.dplrf.deploy.io.MatrixInput;
 import io.dplrf.deploy.io.RowInput;
 import io.dplrf.ingest.produce.RowProducer;
@@ -20,9 +21,14 @@ import java.util.Set;
 final class ProduceCommand {
   static final String USAGE = """
       usage: dplrf produce --input FILE [--topic dplrf-updates] [--bootstrap-servers 127.0.0.1:9092]
-                           [--rate UPDATES_PER_SECOND] [--batch 64] [--key KEY]
+                           [--rate UPDATES_PER_SECOND] [--batch 64]
+                           [--key KEY | --key-column NAME|INDEX]
         FILE   Matrix Market (.mtx, 1-based) or CSV lines i,j,delta (0-based)
-        --key  record key = privacy unit for the service's privacy-unit=key mode
+        --key         one record key for the whole file: the privacy unit of the service's
+                      privacy-unit=key mode
+        --key-column  each update's own key from a CSV column (a user id): its name in a header
+                      line or its 0-based index; fields 0-2 stay i,j,delta, and the column may
+                      be one of them. A line with an empty key is refused.
              dplrf produce --format rows --input FILE [--topic dplrf-rows] [--bootstrap-servers ...]
         FILE   CSV of dense rows (no header) or Matrix Market; one row record per row (mode rows)
              dplrf produce --local --input FILE --seed HEX --epsilon E --delta D [--clip 1]
@@ -45,7 +51,7 @@ final class ProduceCommand {
 
   private static final Set<String> OPTIONS = union(
       Set.of("input", "topic", "bootstrap-servers", "kafka-config", "rate", "batch", "key",
-          "format"),
+          "key-column", "format"),
       LocalProduceCommand.OPTIONS);
 
   private static Set<String> union(Set<String> a, Set<String> b) {
@@ -73,12 +79,26 @@ final class ProduceCommand {
     if (!format.equals("updates")) {
       throw new Args.UsageException("produce: --format must be updates or rows. Provided value: " + format);
     }
-    MatrixInput in = MatrixInput.open(Path.of(a.required("input")));
+    String key = a.string("key", null);
+    String keyColumn = a.string("key-column", null);
+    if (key != null && keyColumn != null) {
+      throw new Args.UsageException("produce: give --key (one key for the file) or --key-column"
+          + " (a key per line), not both");
+    }
+    Path input = Path.of(a.required("input"));
+    KeyedCsvInput keyed = keyColumn == null ? null : KeyedCsvInput.open(input, keyColumn);
+    MatrixInput in = keyed != null ? null : MatrixInput.open(input);
+    // The whole file is read once before any connection: a bad line is refused with its number
+    // before anything is sent, never after the lines above it are in the topic.
+    if (keyed != null) {
+      keyed.forEach((k, i, j, d) -> { });
+    } else {
+      in.forEach((i, j, d) -> { });
+    }
     String topic = a.string("topic", "dplrf-updates");
     String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
     double rate = a.number("rate", Double.POSITIVE_INFINITY);
     int batch = a.integer("batch", 64);
-    String key = a.string("key", null);
     boolean terminal = System.console() != null;
     long[] lastPrint = {0};
     UpdateProducer.Progress progress = (updates, records) -> {
@@ -92,7 +112,13 @@ final class ProduceCommand {
     long sent;
     try (UpdateProducer p = UpdateProducer.create(clientProperties(a, bootstrap), topic,
         batch, key == null ? null : key.getBytes(StandardCharsets.UTF_8), rate, progress)) {
-      sent = p.send(sink -> {
+      sent = keyed != null ? p.sendKeyed(sink -> {
+        try {
+          keyed.forEach(sink::accept);
+        } catch (InputException e) {
+          throw new IOException(e.getMessage(), e);
+        }
+      }) : p.send(sink -> {
         try {
           in.forEach(sink::accept);
         } catch (InputException e) {
@@ -106,7 +132,7 @@ final class ProduceCommand {
 
   /** {@code --format rows}: every row of a CSV / Matrix Market file as one row record. */
   private static int rows(Args a, PrintStream out) throws Exception {
-    for (String unsupported : new String[] {"rate", "batch", "key"}) {
+    for (String unsupported : new String[] {"rate", "batch", "key", "key-column"}) {
       if (a.string(unsupported, null) != null) {
         throw new Args.UsageException("produce: --" + unsupported + " is not supported with --format rows");
       }
@@ -125,8 +151,12 @@ final class ProduceCommand {
     return 0;
   }
 
-  /** {@code --kafka-config}'s settings (none without it) and {@code bootstrap.servers}. */
-  static Map<String, Object> clientProperties(Args a, String bootstrap) {
+  /**
+   * {@code --kafka-config}'s settings (none without it) and {@code bootstrap.servers}, once
+   * something listens at one of the bootstrap servers ({@link BrokerProbe}).
+   */
+  static Map<String, Object> clientProperties(Args a, String bootstrap) throws IOException {
+    BrokerProbe.requireListening(bootstrap, "--bootstrap-servers");
     String file = a.string("kafka-config", null);
     return KafkaClientSettings.withBootstrap(file == null ? Map.of()
         : KafkaClientSettings.load(Path.of(file), "--kafka-config"), bootstrap);

@@ -16,7 +16,7 @@ final class ServeCommand {
         Every setting can be a flag --name value, an environment variable DPLRF_NAME, or a line
         'name = value' of the config file; a flag wins over the environment, which wins over the file.
         Required: rows, cols, rank, epsilon, delta, epochs, and one of epoch-updates / epoch-seconds.
-        See README.md (Configuration) for every setting.
+        The settings (docs/user-guide.md, Configuration, says more):
       """;
 
   private ServeCommand() {}

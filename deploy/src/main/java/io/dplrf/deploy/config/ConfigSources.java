@@ -47,7 +47,7 @@ final class ConfigSources {
         throw new ConfigException("flag --" + name + " needs a value");
       }
       if (!name.equals("config") && !NAMES.contains(name)) {
-        throw new ConfigException("unknown setting in flag --" + name);
+        throw unknownFlag(name);
       }
       if (flags.put(name, value) != null) {
         throw new ConfigException("flag --" + name + " given twice");
@@ -79,11 +79,18 @@ final class ConfigSources {
     }
     for (Map.Entry<String, String> f : flags.entrySet()) {
       if (!NAMES.contains(f.getKey())) {
-        throw new ConfigException("unknown setting in flag --" + f.getKey());
+        throw unknownFlag(f.getKey());
       }
       raw.put(f.getKey(), new Raw(f.getValue().trim(), Source.FLAG, "flag --" + f.getKey()));
     }
     return raw;
+  }
+
+  private static ConfigException unknownFlag(String name) {
+    List<String> flags = new java.util.ArrayList<>(NAMES);
+    flags.add("config");
+    return new ConfigException("unknown setting in flag --" + name
+        + Spelling.didYouMean(name, flags, "--") + " ('dplrf serve --help' lists every setting)");
   }
 
   /** {@code epoch-updates} → {@code DPLRF_EPOCH_UPDATES}. */
@@ -114,7 +121,8 @@ final class ConfigSources {
       }
       String name = m.group(1);
       if (!NAMES.contains(name)) {
-        throw new ConfigException(where + ": unknown setting '" + name + "'");
+        throw new ConfigException(where + ": unknown setting '" + name + "'"
+            + Spelling.didYouMean(name, NAMES, ""));
       }
       if (raw.containsKey(name)) {
         throw new ConfigException(where + ": setting '" + name + "' given twice (first at "

@@ -158,6 +158,25 @@ public final class EmbeddedKafka implements AutoCloseable {
   /** A PKCS#12 key store holding the listener's private key and certificate, and its password. */
   public record TlsKeyStore(Path file, String password) {}
 
+  /**
+   * Throws if {@code host:port} cannot be bound now, as the broker's client listener would have
+   * to. A check before {@link #start}: the broker reports a taken port only after logging the
+   * failure of each of its components.
+   *
+   * @throws BindException if the port is taken (or the address is not local)
+   */
+  public static void requireFreePort(String host, int port) throws BindException {
+    try (ServerSocket socket = new ServerSocket()) {
+      // Reuse as the broker does: a port in TIME_WAIT is free for it.
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+    } catch (BindException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot check port " + host + ":" + port, e);
+    }
+  }
+
   private static EmbeddedKafka start(Path dataDir, String host, int port, Security security) {
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("port must be >= 0 and <= 65535. Provided value: " + port);

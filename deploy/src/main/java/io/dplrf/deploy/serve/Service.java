@@ -19,9 +19,7 @@ import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.BindException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -80,8 +78,13 @@ public final class Service implements AutoCloseable {
         // Loopback only, whatever `bind` says: the embedded broker has no authentication, and
         // `bind` is the address of the HTTP listeners (a container sets it to 0.0.0.0). Producers
         // elsewhere use a real cluster (bootstrap-servers).
-        createdKafka = EmbeddedKafka.start(config.stateDir().resolve("kafka"), LOOPBACK,
-            config.embeddedKafkaPort());
+        // A taken port is checked before the broker starts: the broker itself would log every
+        // failed component with its stack trace before giving up.
+        int port = config.embeddedKafkaPort();
+        createdKafka = listen("embedded-kafka-port", LOOPBACK, port, () -> {
+          EmbeddedKafka.requireFreePort(LOOPBACK, port);
+          return EmbeddedKafka.start(config.stateDir().resolve("kafka"), LOOPBACK, port);
+        });
         bootstrap = createdKafka.bootstrapServers();
       }
       embedded = createdKafka;
@@ -119,7 +122,7 @@ public final class Service implements AutoCloseable {
       // other settings, corrupt) is a failed start, never a healthy process without releases.
       createdLoop.restore();
       loop = createdLoop;
-      createdPublicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
+      createdPublicApi = listen("http-port", config.bind(), config.httpPort(), () -> PublicApi.start(
           new InetSocketAddress(config.bind(), config.httpPort()), mode.releases(),
           new StatusSource() {
             @Override
@@ -132,8 +135,8 @@ public final class Service implements AutoCloseable {
               return Service.this.health();
             }
           }, metrics, mode.routes()));
-      createdOperatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
-          new InetSocketAddress(config.bind(), config.operatorPort()), metrics,
+      createdOperatorApi = listen("operator-port", config.operatorBind(), config.operatorPort(), () -> OperatorApi.start(
+          new InetSocketAddress(config.operatorBind(), config.operatorPort()), metrics,
           this::ingestStats, config.adminToken(), mode.routes()));
       publicApi = createdPublicApi;
       operatorApi = createdOperatorApi;
@@ -195,20 +198,8 @@ public final class Service implements AutoCloseable {
   public static Service start(ServiceConfig config, PrintStream log) throws Exception {
     Service s = new Service(config, log);
     log.println(s.mode.banner(s.bootstrap, s.publicApi.port(), s.operatorApi.port()));
-    if (config.adminToken().isEmpty() && !isLoopback(config.bind())) {
-      log.println("dplrf: WARNING the operator port (exact counts, not private) listens on "
-          + config.bind() + " without an admin-token; set admin-token or bind to 127.0.0.1");
-    }
     s.mode.notes().forEach(log::println);
     return s;
-  }
-
-  private static boolean isLoopback(String host) {
-    try {
-      return InetAddress.getByName(host).isLoopbackAddress();
-    } catch (UnknownHostException e) {
-      return false;
-    }
   }
 
   /** Starting a listener; a taken port becomes an error naming the setting. */
@@ -216,12 +207,13 @@ public final class Service implements AutoCloseable {
     T start() throws IOException;
   }
 
-  private <T> T listen(String setting, int port, Listener<T> listener) throws IOException {
+  private static <T> T listen(String setting, String host, int port, Listener<T> listener)
+      throws IOException {
     try {
       return listener.start();
     } catch (BindException e) {
-      throw new IOException("cannot listen on " + config.bind() + ":" + port + " ("
-          + setting + "): " + e.getMessage(), e);
+      throw new IOException("cannot listen on " + host + ":" + port + " (--" + setting + "): "
+          + e.getMessage() + "; choose another port with --" + setting, e);
     }
   }
 

@@ -4,6 +4,7 @@ import io.dplrf.ingest.UpdateRecords;
 import io.dplrf.ingest.UpdateVisitor;
 import io.dplrf.sketch.params.Preconditions;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -16,8 +17,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Sends turnstile updates to the updates topic, {@code batch} updates per record (the last record
- * may hold fewer), every record with the same key (the privacy unit, or none), at most {@code
- * rate} updates per second.
+ * may hold fewer), at most {@code rate} updates per second. The record key is the privacy unit:
+ * with {@link #send}, one key for every record (or none); with {@link #sendKeyed}, each update's
+ * own key, a record holding updates of one key only (a change of key starts a new record, so a
+ * file grouped by key packs as densely as an unkeyed one).
  *
  * <p>Delivery: an idempotent {@code acks=all} producer, so retries do not duplicate records
  * within a run; {@link #send} flushes and fails if any record failed. Re-running a failed {@code
@@ -32,6 +35,18 @@ public final class UpdateProducer implements AutoCloseable {
   @FunctionalInterface
   public interface UpdateSource {
     void emit(UpdateVisitor sink) throws IOException;
+  }
+
+  /** Receives one update and its record key (the privacy unit; not null). */
+  @FunctionalInterface
+  public interface KeyedUpdateVisitor {
+    void accept(byte[] key, int i, int j, double delta);
+  }
+
+  /** Feeds keyed updates to the sink, in order; called once per {@link #sendKeyed}. */
+  @FunctionalInterface
+  public interface KeyedUpdateSource {
+    void emit(KeyedUpdateVisitor sink) throws IOException;
   }
 
   /** Told after each record is handed to the producer. */
@@ -59,6 +74,8 @@ public final class UpdateProducer implements AutoCloseable {
   private final int[] js;
   private final double[] ds;
   private int buffered;
+  /** The key of the buffered updates' record. */
+  private byte[] recordKey;
   private long updates;
   private long records;
   private long startNanos;
@@ -111,19 +128,53 @@ public final class UpdateProducer implements AutoCloseable {
    *     interrupted while rate limiting
    */
   public long send(UpdateSource source) throws IOException {
+    recordKey = key;
+    return run(base -> source.emit((i, j, d) -> add(base, i, j, d)));
+  }
+
+  /**
+   * Sends every update the source emits, each in a record keyed by its own key, then flushes.
+   *
+   * @return the number of updates sent by this call
+   * @throws IllegalStateException if this producer was made with a key for every record
+   * @throws IOException as {@link #send}
+   */
+  public long sendKeyed(KeyedUpdateSource source) throws IOException {
+    if (key != null) {
+      throw new IllegalStateException("this producer keys every record with its own key");
+    }
+    return run(base -> source.emit((k, i, j, d) -> {
+      Objects.requireNonNull(k, "key");
+      if (buffered > 0 && !Arrays.equals(k, recordKey)) {
+        flushBatch(base);
+      }
+      if (buffered == 0) {
+        recordKey = k.clone();
+      }
+      add(base, i, j, d);
+    }));
+  }
+
+  /** A call's emission; {@code base} is the count of updates sent before the call. */
+  private interface Emission {
+    void emit(long base) throws IOException;
+  }
+
+  private void add(long base, int i, int j, double d) {
+    is[buffered] = i;
+    js[buffered] = j;
+    ds[buffered] = d;
+    if (++buffered == batch) {
+      flushBatch(base);
+    }
+  }
+
+  private long run(Emission emission) throws IOException {
     long before = updates;
     startNanos = nanoTime.getAsLong();
     long base = updates;
-    UpdateVisitor sink = (i, j, d) -> {
-      is[buffered] = i;
-      js[buffered] = j;
-      ds[buffered] = d;
-      if (++buffered == batch) {
-        flushBatch(base);
-      }
-    };
     try {
-      source.emit(sink);
+      emission.emit(base);
       if (buffered > 0) {
         flushBatch(base);
       }
@@ -146,7 +197,7 @@ public final class UpdateProducer implements AutoCloseable {
     }
     pace(updates - base);
     byte[] value = UpdateRecords.encode(is, js, ds, 0, buffered);
-    producer.send(new ProducerRecord<>(topic, key, value), (m, e) -> {
+    producer.send(new ProducerRecord<>(topic, recordKey, value), (m, e) -> {
       if (e != null && failure == null) {
         failure = e;
       }

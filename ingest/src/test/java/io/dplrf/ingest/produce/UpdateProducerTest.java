@@ -50,6 +50,31 @@ class UpdateProducerTest {
   }
 
   @Test
+  void sendKeyed_recordsHoldOneKeyEach_aChangeOfKeyStartsARecord() throws Exception {
+    MockProducer<byte[], byte[]> mock = mock(true);
+    UpdateProducer p = new UpdateProducer(mock, "updates", 3, null, Double.POSITIVE_INFINITY, null);
+    String[] keys = {"a", "a", "a", "a", "b", "a", "a"};
+    long n = p.sendKeyed(sink -> {
+      for (int k = 0; k < keys.length; k++) {
+        sink.accept(keys[k].getBytes(java.nio.charset.StandardCharsets.UTF_8), k, 0, 1);
+      }
+    });
+    assertEquals(7, n);
+    List<String> records = new ArrayList<>();
+    for (ProducerRecord<byte[], byte[]> r : mock.history()) {
+      StringBuilder b = new StringBuilder(new String(r.key(), java.nio.charset.StandardCharsets.UTF_8))
+          .append(':');
+      UpdateRecords.forEach(r.value(), (i, j, d) -> b.append(i));
+      records.add(b.toString());
+    }
+    // Full at 3 updates; "b" interrupts the run of "a"; every update sent once, in order.
+    assertEquals(List.of("a:012", "a:3", "b:4", "a:56"), records);
+    UpdateProducer fixedKey = new UpdateProducer(mock(true), "updates", 3, new byte[] {1},
+        Double.POSITIVE_INFINITY, null);
+    assertThrows(IllegalStateException.class, () -> fixedKey.sendKeyed(sink -> {}));
+  }
+
+  @Test
   void send_isPacedToTheRateLimit() throws Exception {
     AtomicLong now = new AtomicLong();
     UpdateProducer p = new UpdateProducer(mock(true), "updates", 100, null, 1000.0, null,

@@ -1,0 +1,162 @@
+package io.dplrf.deploy.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.deploy.kafka.EmbeddedKafka;
+import io.dplrf.ingest.UpdateRecords;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code dplrf produce}: keys from a CSV column on a real (embedded) broker, refusals of a bad file
+ * before anything is sent, and a missing broker named within seconds.
+ */
+class ProduceCommandTest {
+  @TempDir Path dir;
+
+  /** A port nothing listens on: bound, then released. */
+  private static int closedPort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Test
+  void noBroker_failsWithinSeconds_sayingNothingListensThere() throws Exception {
+    Path input = Files.writeString(dir.resolve("u.csv"), "0,1,2.5\n");
+    int port = closedPort();
+    // A Kafka client alone waits max.block.ms = 60 s and then reports a missing topic.
+    CliRun r = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> CliRun.of("produce",
+        "--input", input.toString(), "--bootstrap-servers", "127.0.0.1:" + port));
+    assertEquals(1, r.code(), r.toString());
+    assertEquals(1, r.errLines().length, r.toString());
+    assertTrue(r.errLines()[0].startsWith("dplrf produce: nothing is listening at 127.0.0.1:"
+        + port), r.toString());
+    assertTrue(r.errLines()[0].contains("--bootstrap-servers"), r.toString());
+  }
+
+  @Test
+  void keyColumn_byNameOrIndex_keysEachRecordWithItsLinesUnit() throws Exception {
+    // Users interleaved, one of them in column 3 (by name) and the row index in column 0.
+    StringBuilder csv = new StringBuilder("i,j,delta,user\n");
+    Map<String, List<String>> expected = new TreeMap<>();
+    for (int line = 0; line < 40; line++) {
+      String user = "user-" + (line / 3 % 4);
+      int i = line % 7;
+      csv.append(i).append(',').append(line).append(',').append(line * 0.25).append(',')
+          .append(user).append('\n');
+      expected.computeIfAbsent(user, u -> new ArrayList<>()).add(i + "," + line + "," + line * 0.25);
+    }
+    Path input = Files.writeString(dir.resolve("keyed.csv"), csv.toString());
+    try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), "127.0.0.1", 0)) {
+      kafka.createTopic("by-name", 1);
+      kafka.createTopic("by-index", 1);
+      CliRun byName = CliRun.of("produce", "--input", input.toString(), "--topic", "by-name",
+          "--bootstrap-servers", kafka.bootstrapServers(), "--key-column", "user", "--batch", "2");
+      assertEquals(0, byName.code(), byName.toString());
+      assertTrue(byName.out().contains("sent 40 updates to by-name"), byName.out());
+      assertEquals(expected, byKey(consume(kafka.bootstrapServers(), "by-name", 40)));
+
+      CliRun byIndex = CliRun.of("produce", "--input", input.toString(), "--topic", "by-index",
+          "--bootstrap-servers", kafka.bootstrapServers(), "--key-column", "0");
+      assertEquals(0, byIndex.code(), byIndex.toString());
+      Map<String, List<String>> rows = byKey(consume(kafka.bootstrapServers(), "by-index", 40));
+      assertEquals(7, rows.size(), "one key per row index: " + rows.keySet());
+      rows.forEach((k, updates) -> updates.forEach(u ->
+          assertTrue(u.startsWith(k + ","), "update " + u + " under key " + k)));
+    }
+  }
+
+  /** The updates of each key, in order; every record's updates share its key. */
+  private static Map<String, List<String>> byKey(List<ConsumerRecord<byte[], byte[]>> records)
+      throws Exception {
+    Map<String, List<String>> m = new TreeMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      List<String> list = m.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8),
+          k -> new ArrayList<>());
+      UpdateRecords.forEach(r.value(), (i, j, d) -> list.add(i + "," + j + "," + d));
+    }
+    return m;
+  }
+
+  /** Every record of the topic's one partition, once {@code updates} updates have arrived. */
+  private static List<ConsumerRecord<byte[], byte[]>> consume(String bootstrap, String topic,
+      int updates) throws Exception {
+    Map<String, Object> config = Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID(),
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
+    int seen = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
+      TopicPartition p = new TopicPartition(topic, 0);
+      consumer.assign(List.of(p));
+      consumer.seekToBeginning(List.of(p));
+      long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (seen < updates && System.nanoTime() < end) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          got.add(r);
+          seen += UpdateRecords.count(r.value());
+        }
+      }
+    }
+    assertEquals(updates, seen, "updates in " + topic);
+    return got;
+  }
+
+  @Test
+  void keyColumnMistakes_areRefusedWithTheirLine_beforeAnyConnection() throws Exception {
+    String closed = "127.0.0.1:" + closedPort();
+    Path header = Files.writeString(dir.resolve("h.csv"), "i,j,delta,user\n0,0,1,a\n1,1,1,\n");
+    Path noHeader = Files.writeString(dir.resolve("n.csv"), "0,0,1,a\n1,1,1\n");
+    Path mtx = Files.writeString(dir.resolve("m.mtx"),
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+    String[][] cases = {
+        {header.toString(), "--key-column", "usr", "h.csv:1: --key-column usr: no such column"
+            + " in the header (columns: i, j, delta, user)"},
+        {header.toString(), "--key-column", "user", "h.csv:3: empty key in column user (3)"},
+        {header.toString(), "--key-column", "7", "h.csv:1: --key-column 7: the header has 4"
+            + " columns"},
+        {noHeader.toString(), "--key-column", "user", "n.csv:1: --key-column user names a"
+            + " column, but the file has no header line"},
+        {noHeader.toString(), "--key-column", "3", "n.csv:2: no key column 3: the line has 3"
+            + " fields"},
+        {mtx.toString(), "--key-column", "0", "m.mtx:1: --key-column needs a CSV file"},
+    };
+    for (String[] c : cases) {
+      CliRun r = CliRun.of("produce", "--input", c[0], c[1], c[2], "--bootstrap-servers", closed);
+      assertEquals(1, r.code(), r.toString());
+      assertEquals(1, r.errLines().length, r.toString());
+      assertTrue(r.errLines()[0].contains(c[3]), "expected '" + c[3] + "' in\n" + r);
+    }
+    CliRun both = CliRun.of("produce", "--input", header.toString(), "--key", "k",
+        "--key-column", "user", "--bootstrap-servers", closed);
+    assertEquals(2, both.code(), both.toString());
+    assertTrue(both.err().contains("not both"), both.toString());
+    CliRun rows = CliRun.of("produce", "--format", "rows", "--input", header.toString(),
+        "--key-column", "user", "--bootstrap-servers", closed);
+    assertEquals(2, rows.code(), rows.toString());
+    assertTrue(rows.err().contains("--key-column is not supported with --format rows"),
+        rows.toString());
+  }
+}
