@@ -2,6 +2,7 @@ package io.dplrf.deploy.serve.tree;
 
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.config.TreeSettings;
+import io.dplrf.deploy.http.Health;
 import io.dplrf.deploy.http.ModeRoutes;
 import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.ServedRelease;
@@ -253,15 +254,26 @@ public final class TreeMode implements ServiceMode {
 
   @Override
   public void epochClosed(int epoch) {
+    tree.releasable(epoch);
     releases.releaseLater(epoch);
   }
 
-  /** A release lost between its epoch's snapshot and a crash is made again, now. */
+  /**
+   * A release lost between its epoch's snapshot and a crash is made again, now; the closed-node
+   * files the restore did not read are checked in the background.
+   */
   @Override
   public void restored(int epochsClosed) {
+    tree.releasable(epochsClosed);
+    tree.checkNodeFiles();
     if (epochsClosed > 0) {
       releases.release(epochsClosed);
     }
+  }
+
+  @Override
+  public Health health() {
+    return tree.health();
   }
 
   @Override
@@ -318,6 +330,7 @@ public final class TreeMode implements ServiceMode {
     metrics.epochCurrent(released);
     metrics.epochsLeft(config.tree().epochs() - released);
     metrics.releaseExhausted(released >= config.tree().epochs());
+    metrics.stateFiles(tree.damagedFiles(), tree.verifiedFiles());
   }
 
   @Override
@@ -373,5 +386,6 @@ public final class TreeMode implements ServiceMode {
   @Override
   public void close() {
     releases.close();
+    tree.close();
   }
 }

@@ -64,6 +64,11 @@ final class TreeStream implements ContinualStream {
     return tree.config();
   }
 
+  /** The tree itself: its closed-node files, for the integrity check ({@link NodeFileCheck}). */
+  ContinualSketch sketch() {
+    return tree;
+  }
+
   @Override
   public void update(int i, int j, double delta) {
     tree.update(i, j, delta);
