@@ -157,6 +157,28 @@ class BltSnapshotTest {
     assertSameReleases(reference, dir.resolve("reference"), restored, dir.resolve("mid"), "mid");
   }
 
+  /**
+   * A temp file a crash or a refused write left behind is deleted when the directory is opened
+   * again; a write that fails deletes its own.
+   */
+  @Test
+  void tempFiles_leftByACrashOrAFailedWrite_areDeleted(@TempDir Path dir) throws IOException {
+    BltStream first = create(Mechanism.PRIV2_SPARSE, dir);
+    closeAndCommitThrough(first, 2);
+    byte[] snap = snapshot(first);
+    java.nio.file.Files.write(dir.resolve("blt-release-3.sketch.tmp"), new byte[] {1, 2});
+    BltStream restored = BltStream.readFrom(new ByteArrayInputStream(snap), KEY, dir);
+    assertEquals(2, restored.epochsClosed());
+    assertTrue(filesIn(dir).stream().noneMatch(f -> f.endsWith(".tmp")), filesIn(dir).toString());
+
+    BltFiles files = BltFiles.directory(dir);
+    assertThrows(java.io.UncheckedIOException.class, () -> files.put("blt-x.sketch", out -> {
+      out.write(new byte[8192]);
+      throw new IOException("no space left on device");
+    }));
+    assertTrue(filesIn(dir).stream().noneMatch(f -> f.startsWith("blt-x")), filesIn(dir).toString());
+  }
+
   private static List<String> filesIn(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       return files.map(p -> p.getFileName().toString()).sorted().toList();
