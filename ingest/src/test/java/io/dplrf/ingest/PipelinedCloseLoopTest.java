@@ -147,6 +147,7 @@ class PipelinedCloseLoopTest {
         "records are consumed while the close is held");
     assertTrue(run.epochs.isEmpty(), "no listener before the close is durable");
     assertFalse(new StateStore(dir).exists(), "no snapshot before the close finished");
+    assertEquals(2, run.loop.openEpoch().epoch(), "epoch 2 is filled while epoch 1 finishes");
 
     gate.countDown();
     run.loop.snapshot(); // waits for the close, then writes the current state

@@ -19,6 +19,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,8 +96,8 @@ public final class Service implements AutoCloseable {
             }
 
             @Override
-            public void restored(int epochsClosed) {
-              mode.restored(epochsClosed);
+            public void restored(int epochsClosed, Instant lastClosed) {
+              mode.restored(epochsClosed, lastClosed);
             }
           });
       createdLoop.bindClientMetrics(client -> {

@@ -117,7 +117,7 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
   }
 
   @Override
-  public void restored(int epochsClosed) {
+  public void restored(int epochsClosed, java.time.Instant lastClosed) {
     // The runs' bookkeeping and latest model were restored when the store opened.
   }
 

@@ -225,11 +225,15 @@ public final class TreeMode implements ServiceMode {
     releases.releaseLater(epoch);
   }
 
-  /** A release lost between its epoch's snapshot and a crash is made again, now. */
+  /**
+   * The release of the last closed epoch is made again (it may have been lost between its
+   * epoch's snapshot and a crash, and is never stored): the same nodes and noise, dated by the
+   * epoch's close.
+   */
   @Override
-  public void restored(int epochsClosed) {
+  public void restored(int epochsClosed, Instant lastClosed) {
     if (epochsClosed > 0) {
-      releases.release(epochsClosed);
+      releases.release(epochsClosed, lastClosed);
     }
   }
 
