@@ -66,6 +66,16 @@ import org.slf4j.LoggerFactory;
  * and re-reads the whole epoch. One close runs at a time: the loop waits for it before the next
  * close, before any other snapshot and before it returns.
  *
+ * <p><b>A state directory that refuses writes</b> (no space left, a quota, an I/O error) pauses
+ * ingest instead of failing it: every close and snapshot write is retried until it succeeds
+ * ({@link StateWrites}: idempotent writes that leave no temp file behind), {@link #stateWrites}
+ * says which write waits and why, and the loop goes on by itself once the write succeeds. The
+ * invariants above hold unchanged: nothing of a close is released before its snapshot is written.
+ *
+ * <p><b>A new run</b> writes the snapshot of epoch 0 before it consumes anything ({@link #start}),
+ * so that a crash at any step of the first close restarts from a snapshot like a crash at any
+ * later close: no person is needed (docs/privacy/recovery.md has the privacy argument).
+ *
  * <p><b>Dead letters</b> are sent with an idempotent {@code acks=all} producer; before each
  * snapshot the producer is flushed and any failed send fails the loop, so a snapshot never covers
  * a malformed record that is not in the dead-letter topic. After a crash, dead letters sent since
@@ -177,6 +187,9 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final CountDownLatch finished = new CountDownLatch(1);
   private volatile boolean running;
   private final EpochCloser closer = new EpochCloser();
+  /** Every write of the state (close, snapshot), retried while the state directory refuses it. */
+  private StateWrites writes =
+      new StateWrites(() -> stopRequested, Duration.ofSeconds(1), Duration.ofSeconds(30));
 
   /**
    * A loop over the given clients (which it then owns and closes).
@@ -236,6 +249,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       clean = true;
     } catch (WakeupException e) {
       clean = true; // close() interrupted a poll: we are at a record boundary
+    } catch (StateWrites.Abandoned e) {
+      abandoned(e);
     } catch (IOException e) {
       fail(new UncheckedIOException(e));
     } catch (RuntimeException | Error e) {
@@ -252,6 +267,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
           LOG.info("ingest stopped cleanly at {} ({} epochs closed)", nextOffsets,
               target.epochsClosed());
         }
+      } catch (StateWrites.Abandoned e) {
+        abandoned(e);
       } catch (IOException | RuntimeException e) {
         fail(e);
       } finally {
@@ -264,6 +281,18 @@ public final class IngestLoop implements Runnable, AutoCloseable {
         finished.countDown();
       }
     }
+  }
+
+  /**
+   * A stop while the state directory refused a write: not a failure of ingest — the state stays
+   * at the last snapshot written, as after a crash, and the next start replays from there.
+   */
+  private void abandoned(StateWrites.Abandoned e) {
+    if (state != State.FAILED) {
+      state = State.STOPPED;
+    }
+    LOG.warn("ingest stopped without a final snapshot: {}; the next start resumes from the last"
+        + " snapshot written", e.getMessage());
   }
 
   private void fail(Throwable e) {
@@ -321,6 +350,16 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   void start() throws IOException {
     restore();
     started = true;
+    if (!store.exists()) {
+      // A run exists on disk before its first epoch closes: the snapshot of epoch 0 (no offsets,
+      // the target's empty state, e.g. the tree's instance label) is written before anything is
+      // consumed, so that no file of a close (the tree's node files) is ever written without a
+      // snapshot beside it. A crash during the first close then restarts from this snapshot
+      // like any other (docs/privacy/recovery.md), and node files without a snapshot can only
+      // mean a snapshot lost after the fact, which the tree refuses.
+      snapshot();
+      LOG.info("new run: wrote the snapshot of epoch 0 to {}", store.file());
+    }
     if (target.exhausted()) {
       exhausted();
       return;
@@ -620,7 +659,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     closer.await();
     IngestTarget.ClosingEpoch closing = target.beginCloseEpoch();
     if (closing == null) {
-      target.closeEpoch();
+      // A close that fails on a node write has changed nothing and is tried again.
+      writes.run("closing epoch " + (target.epochsClosed() + 1), target::closeEpoch);
       epochsBegun = target.epochsClosed();
       updatesInEpoch = 0;
       epochStartMillis = clock.getAsLong();
@@ -642,10 +682,15 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       return;
     }
     closer.start(() -> {
-      closing.finish();
-      long t0 = System.nanoTime();
-      write.write(closing::writeState);
-      listener.snapshotWritten(Duration.ofNanos(System.nanoTime() - t0), store.sizeInBytes());
+      // Each step is retried while the state directory refuses it; finish resumes at the node
+      // write that failed. The listener (the release) comes only after the snapshot is written.
+      writes.run("closing epoch " + closing.epoch(), closing::finish);
+      long[] t0 = new long[1];
+      writes.run("the snapshot of epoch " + closing.epoch(), () -> {
+        t0[0] = System.nanoTime();
+        write.write(closing::writeState);
+      });
+      snapshotWritten(t0[0]);
       LOG.info("epoch {} closed at offsets {}", closing.epoch(), offsets);
       listener.epochClosed(closing.epoch());
     });
@@ -675,11 +720,27 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   void snapshot() throws IOException {
     closer.await();
     flushDeadLetters();
-    long t0 = System.nanoTime();
-    store.write(new StateStore.Header(config.topic(), nextOffsets, stats,
-        target.epochsClosed(), updatesInEpoch, epochStartMillis), bounds, target);
-    listener.snapshotWritten(java.time.Duration.ofNanos(System.nanoTime() - t0),
-        store.sizeInBytes());
+    StateStore.Header header = new StateStore.Header(config.topic(), nextOffsets, stats,
+        target.epochsClosed(), updatesInEpoch, epochStartMillis);
+    long[] t0 = new long[1];
+    writes.run("the snapshot of epoch " + header.epochsClosed(), () -> {
+      t0[0] = System.nanoTime();
+      store.write(header, bounds, target);
+    });
+    snapshotWritten(t0[0]);
+  }
+
+  /** Tells the listener how long the snapshot write begun at {@code t0} took, and its size. */
+  private void snapshotWritten(long t0) {
+    Duration took = Duration.ofNanos(System.nanoTime() - t0);
+    long bytes;
+    try {
+      bytes = store.sizeInBytes();
+    } catch (IOException e) {
+      LOG.warn("cannot read the size of {} for the metrics: {}", store.file(), e.getMessage());
+      return; // the snapshot is written; only its metric is lost
+    }
+    listener.snapshotWritten(took, bytes);
   }
 
   private void exhausted() {
@@ -741,6 +802,19 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     return state;
   }
 
+  /** Tests: shorter waits between attempts of a refused state write; before {@link #run}. */
+  void stateWriteWaits(Duration first, Duration max) {
+    writes = new StateWrites(() -> stopRequested, first, max);
+  }
+
+  /**
+   * Whether ingest waits for the state directory (a close or snapshot write it refused, retried
+   * until it succeeds), and how many writes failed; any thread.
+   */
+  public StateWrites stateWrites() {
+    return writes;
+  }
+
   /** Why the loop failed, or null. */
   public Throwable failure() {
     return failure;
@@ -753,6 +827,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   @Override
   public void close() {
     stopRequested = true;
+    writes.wake();
     if (!running) {
       closeClients();
       return;

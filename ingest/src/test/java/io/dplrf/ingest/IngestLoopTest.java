@@ -415,7 +415,10 @@ class IngestLoopTest {
     assertTrue(run.producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("x")));
     assertThrows(IOException.class, run.loop::pollOnce);
     assertThrows(IOException.class, run.loop::snapshot);
-    assertFalse(new StateStore(dir).exists());
+    var h = new StateStore(dir).read(new ContributionBounds(KEY_CLIP), new RecordingTarget(100))
+        .orElseThrow();
+    assertEquals(Map.of(), h.nextOffsets(), "the snapshot of epoch 0 only: " + h);
+    assertEquals(0, h.stats().recordsConsumed());
   }
 
   @Test

@@ -33,7 +33,9 @@ import java.util.regex.Pattern;
  * {@code dplrf_sketch_memory_bytes},
  * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running}, {@code dplrf_release_duration_seconds},
  * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
- * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters; mode
+ * {@code dplrf_http_requests_seconds{route,method,status}}, {@code dplrf_state_writes_blocked},
+ * {@code dplrf_state_write_failures_total}, {@code dplrf_state_damaged_files},
+ * {@code dplrf_state_files_verified} and the JVM binders' meters; mode
  * completion: {@code dplrf_ratings_applied_total}, {@code dplrf_ratings_dropped_total},
  * {@code dplrf_ratings_stored}, {@code dplrf_ratings_users}, {@code dplrf_completion_runs_total},
  * {@code dplrf_completion_runs_left}, {@code dplrf_completion_run_duration_seconds},
@@ -75,6 +77,11 @@ public final class Metrics implements AutoCloseable {
   private final AtomicLong iteration = new AtomicLong();
   private final AtomicLong iterations = new AtomicLong();
   private final AtomicLong lastRun = new AtomicLong();
+  private final AtomicLong stateWritesBlocked = new AtomicLong();
+  private final Counter stateWriteFailures;
+  private long stateWriteFailuresSeen;
+  private final AtomicLong stateDamagedFiles = new AtomicLong();
+  private final AtomicLong stateFilesVerified = new AtomicLong();
   private final Timer runDuration;
   private final Timer releaseDuration;
   private final Timer snapshotDuration;
@@ -146,6 +153,18 @@ public final class Metrics implements AutoCloseable {
     Gauge.builder("dplrf.ingest.running", ingestRunning, AtomicLong::get)
         .description("1 while the ingest loop restores, waits for its topic or consumes; 0 once it"
             + " has ended (failed, stopped, or exhausted at epoch T)").register(registry);
+    Gauge.builder("dplrf.state.writes.blocked", stateWritesBlocked, AtomicLong::get)
+        .description("1 while ingest waits for a state write (node file, snapshot) that the state"
+            + " directory refuses (no space left, I/O error); it is retried until it succeeds")
+        .register(registry);
+    stateWriteFailures = counter("dplrf.state.write.failures",
+        "failed attempts of state writes (each is retried; see dplrf_state_writes_blocked)");
+    Gauge.builder("dplrf.state.damaged.files", stateDamagedFiles, AtomicLong::get)
+        .description("state files found damaged (checksum, truncation, missing): range releases"
+            + " that need one answer 500 until it is restored").register(registry);
+    Gauge.builder("dplrf.state.files.verified", stateFilesVerified, AtomicLong::get)
+        .description("closed-node files checked by the background check since start")
+        .register(registry);
     releaseDuration = Timer.builder("dplrf.release.duration")
         .description("time to post-process the tree nodes into a release").register(registry);
     snapshotDuration = Timer.builder("dplrf.snapshot.duration")
@@ -304,6 +323,24 @@ public final class Metrics implements AutoCloseable {
   /** Whether the ingest loop is alive (see the gauge's description). */
   public void ingestRunning(boolean running) {
     ingestRunning.set(running ? 1 : 0);
+  }
+
+  /**
+   * The ingest loop's state writes: whether one waits now, and the failed attempts so far (the
+   * counter follows by difference).
+   */
+  public synchronized void stateWrites(boolean blocked, long failures) {
+    stateWritesBlocked.set(blocked ? 1 : 0);
+    if (failures > stateWriteFailuresSeen) {
+      stateWriteFailures.increment(failures - stateWriteFailuresSeen);
+      stateWriteFailuresSeen = failures;
+    }
+  }
+
+  /** Damaged state files known now, and files checked by the background check. */
+  public void stateFiles(long damaged, long verified) {
+    stateDamagedFiles.set(damaged);
+    stateFilesVerified.set(verified);
   }
 
   public Timer releaseDuration() {

@@ -2,15 +2,19 @@ package io.dplrf.deploy.serve;
 
 import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.deploy.http.Health;
 import io.dplrf.deploy.http.OperatorApi;
 import io.dplrf.deploy.http.PublicApi;
 import io.dplrf.deploy.http.ReleaseCache;
+import io.dplrf.deploy.http.Status;
+import io.dplrf.deploy.http.StatusSource;
 import io.dplrf.deploy.kafka.EmbeddedKafka;
 import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.ingest.DeadLetterReason;
 import io.dplrf.ingest.EpochListener;
 import io.dplrf.ingest.IngestLoop;
 import io.dplrf.ingest.IngestStats;
+import io.dplrf.ingest.StateWrites;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -117,8 +121,18 @@ public final class Service implements AutoCloseable {
       createdLoop.restore();
       loop = createdLoop;
       createdPublicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
-          new InetSocketAddress(config.bind(), config.httpPort()), mode.releases(), mode::status,
-          metrics, mode.routes()));
+          new InetSocketAddress(config.bind(), config.httpPort()), mode.releases(),
+          new StatusSource() {
+            @Override
+            public Status status() {
+              return mode.status();
+            }
+
+            @Override
+            public Health health() {
+              return Service.this.health();
+            }
+          }, metrics, mode.routes()));
       createdOperatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
           new InetSocketAddress(config.bind(), config.operatorPort()), metrics,
           this::ingestStats, config.adminToken(), mode.routes()));
@@ -241,6 +255,29 @@ public final class Service implements AutoCloseable {
     return m;
   }
 
+  /**
+   * {@code /health}: ingest waiting for a refused state write, then the mode's problems (damaged
+   * files). Public: host paths under the state directory are named relative to it.
+   */
+  Health health() {
+    Health h = Health.OK;
+    var blocked = loop.stateWrites().blocked();
+    if (blocked.isPresent()) {
+      StateWrites.Blocked b = blocked.get();
+      h = new Health(List.of(new Health.Reason("state-write-refused", relative("not ingesting: "
+          + b.what() + " failed (" + b.reason() + ") since " + b.since() + ", " + b.attempts()
+          + " attempt(s); retried every 30 s at most, ingest resumes by itself once it succeeds;"
+          + " the releases made so far stay available"))));
+    }
+    return h.and(mode.health());
+  }
+
+  /** {@code text} with the state directory's absolute path replaced by its setting's name. */
+  private String relative(String text) {
+    String dir = config.stateDir().toAbsolutePath().normalize().toString();
+    return text.replace(dir + java.io.File.separator, "").replace(dir, "<state-dir>");
+  }
+
   /** Turns the loop's exact counters into Prometheus counters (by difference) and gauges. */
   private synchronized void publish(PrintStream log) {
     try {
@@ -255,6 +292,7 @@ public final class Service implements AutoCloseable {
       lastStats = s;
       loop.lag().forEach((tp, lag) -> metrics.consumerLag(tp.partition(), lag));
       metrics.sketchMemory(mode.sizeInBytes());
+      metrics.stateWrites(loop.stateWrites().blocked().isPresent(), loop.stateWrites().failures());
       IngestLoop.State st = loop.state();
       metrics.ingestRunning(st == IngestLoop.State.NEW || st == IngestLoop.State.RUNNING);
     } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve;
 
+import io.dplrf.deploy.http.Health;
 import io.dplrf.deploy.http.ModeRoutes;
 import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.Status;
@@ -65,6 +66,14 @@ public interface ServiceMode extends AutoCloseable {
 
   /** {@code /v1/status} and the status page: derived from what is released, never ahead of it. */
   Status status();
+
+  /**
+   * What is wrong with this mode's state while it serves (e.g. the tree's damaged node files),
+   * for {@code /health}; the service adds what is wrong with ingest. Any thread, cheap.
+   */
+  default Health health() {
+    return Health.OK;
+  }
 
   /**
    * Adds this mode's exact counts to {@code /admin/ingest} (operator port only: not private),

@@ -48,6 +48,31 @@ class MetricsTest {
     }
   }
 
+  /** The state's health: refused writes (a gauge and a counter of attempts) and damaged files. */
+  @Test
+  void stateMeters_blockedWrites_failedAttemptsByDifference_damagedAndVerifiedFiles() {
+    try (Metrics m = new Metrics()) {
+      String s = m.scrape();
+      for (String line : new String[] {"dplrf_state_writes_blocked 0.0",
+          "dplrf_state_write_failures_total 0.0", "dplrf_state_damaged_files 0.0",
+          "dplrf_state_files_verified 0.0"}) {
+        assertTrue(s.contains(line), line + " in\n" + s);
+      }
+      m.stateWrites(true, 3);
+      m.stateWrites(true, 5);
+      m.stateFiles(1, 40);
+      s = m.scrape();
+      for (String line : new String[] {"dplrf_state_writes_blocked 1.0",
+          "dplrf_state_write_failures_total 5.0", "dplrf_state_damaged_files 1.0",
+          "dplrf_state_files_verified 40.0"}) {
+        assertTrue(s.contains(line), line + " in\n" + s);
+      }
+      m.stateWrites(false, 5);
+      assertTrue(m.scrape().contains("dplrf_state_writes_blocked 0.0"));
+      assertTrue(m.scrape().contains("dplrf_state_write_failures_total 5.0"));
+    }
+  }
+
   @Test
   void ingestRunning_isAGaugeOfOneWhileRunningAndZeroAfter() {
     try (Metrics m = new Metrics()) {

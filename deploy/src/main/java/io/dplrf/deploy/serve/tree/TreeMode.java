@@ -2,6 +2,7 @@ package io.dplrf.deploy.serve.tree;
 
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.config.TreeSettings;
+import io.dplrf.deploy.http.Health;
 import io.dplrf.deploy.http.ModeRoutes;
 import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.ServedRelease;
@@ -222,19 +223,27 @@ public final class TreeMode implements ServiceMode {
 
   @Override
   public void epochClosed(int epoch) {
+    tree.releasable(epoch);
     releases.releaseLater(epoch);
   }
 
   /**
    * The release of the last closed epoch is made again (it may have been lost between its
    * epoch's snapshot and a crash, and is never stored): the same nodes and noise, dated by the
-   * epoch's close.
+   * epoch's close. The closed-node files the restore did not read are checked in the background.
    */
   @Override
   public void restored(int epochsClosed, Instant lastClosed) {
+    tree.releasable(epochsClosed);
+    tree.checkNodeFiles();
     if (epochsClosed > 0) {
       releases.release(epochsClosed, lastClosed);
     }
+  }
+
+  @Override
+  public Health health() {
+    return tree.health();
   }
 
   @Override
@@ -291,6 +300,7 @@ public final class TreeMode implements ServiceMode {
     metrics.epochCurrent(released);
     metrics.epochsLeft(config.tree().epochs() - released);
     metrics.releaseExhausted(released >= config.tree().epochs());
+    metrics.stateFiles(tree.damagedFiles(), tree.verifiedFiles());
   }
 
   @Override
@@ -344,5 +354,6 @@ public final class TreeMode implements ServiceMode {
   @Override
   public void close() {
     releases.close();
+    tree.close();
   }
 }

@@ -68,6 +68,10 @@ public final class TreeTarget implements IngestTarget {
         }
       };
   private volatile ContinualSketch tree;
+  /** Epochs whose snapshot is durable: the only ones a release may read (0 before the first). */
+  private volatile int releasable;
+  /** Which closed-node files are damaged (checked at start and when read). */
+  final NodeFileCheck files;
   /** What every release of this tree says about its guarantee ({@link #describeReleases}). */
   private volatile Map<String, Object> releaseMetadata = Map.of();
   /** The most prefix nodes kept in memory ({@link #keepInMemoryAtMost}), for trees read later too. */
@@ -78,6 +82,8 @@ public final class TreeTarget implements IngestTarget {
     this.key = key;
     this.nodeStore = nodeStore;
     this.tree = tree;
+    Path stateDir = nodeStore.toAbsolutePath().getParent();
+    this.files = new NodeFileCheck(stateDir != null ? stateDir : nodeStore);
   }
 
   /**
@@ -89,11 +95,15 @@ public final class TreeTarget implements IngestTarget {
    * disk, a partial restore). Starting afresh would re-read the topic from the beginning with new
    * noise: every update the earlier run released would be used by a second, independent mechanism
    * and charged to the privacy budget a second time (the two runs compose). So that is refused;
-   * the operator decides a new run by giving an empty state directory. (A crash between the first
-   * node file and the first snapshot released nothing, but looks the same: refused too, which is
-   * the safe side.)
+   * the operator decides a new run by giving an empty state directory. A crash during the first
+   * close does not end here: a new run writes its snapshot of epoch 0 before it consumes anything
+   * ({@code IngestLoop.start}), so every node file has a snapshot beside it from the start, and
+   * the restart restores that snapshot (docs/privacy/recovery.md). Node files without a snapshot
+   * are therefore a snapshot lost after the fact — or a state directory of a build that wrote no
+   * snapshot of epoch 0, which is refused too, the safe side. Temp files of interrupted node
+   * writes do not count: they are deleted.
    *
-   * @throws IOException if there is no snapshot but {@code nodeStore} holds files
+   * @throws IOException if there is no snapshot but {@code nodeStore} holds node files
    */
   public static TreeTarget open(TreeConfig config, SecretKey key, Path nodeStore, boolean snapshotExists)
       throws IOException {
@@ -103,7 +113,7 @@ public final class TreeTarget implements IngestTarget {
     if (Files.isDirectory(nodeStore)) {
       long files;
       try (Stream<Path> list = Files.list(nodeStore)) {
-        files = list.count();
+        files = list.filter(f -> !f.getFileName().toString().endsWith(".tmp")).count();
       }
       if (files > 0) {
         throw new IOException(nodeStore + " holds " + files + " closed-node file(s) of an earlier"
@@ -270,13 +280,18 @@ public final class TreeTarget implements IngestTarget {
       }
     }
     Supplier<ReleasedSketches> sketches;
+    List<ContinualSketch.StoredNode> nodes;
     synchronized (lock) {
       ContinualSketch t = tree;
-      if (t == null || to > t.epochsClosed()) {
+      // Only epochs whose snapshot is durable: a close that is not (yet) durable may be redone
+      // on replayed data after a crash, with the same noise (docs/privacy/recovery.md).
+      if (t == null || to > Math.min(t.epochsClosed(), releasable)) {
         throw new IllegalStateException("epochs up to " + to + " have not closed yet");
       }
       sketches = t.rangeRelease(from, to);
+      nodes = t.storedNodes(from, to);
     }
+    files.requireIntact(from, to, nodes);
     if (!rangeSlots.tryAcquire()) {
       throw new IllegalStateException(RANGE_SLOTS + " range releases are already being computed"
           + " or waiting; retry in a few seconds");
@@ -289,7 +304,8 @@ public final class TreeTarget implements IngestTarget {
             + " of the sketches); retry in a few seconds");
       }
       try {
-        io.dplrf.release.ReportedFactorization f = PostProcessing.factorize(sketches.get(), config.sizes().k());
+        io.dplrf.release.ReportedFactorization f = PostProcessing.factorize(
+            files.reading(from, to, nodes, sketches), config.sizes().k());
         r = new ServedRelease(from, to, f.factorization(), f.report(), Instant.now(), releaseMetadata);
       } finally {
         computing.release();
@@ -308,6 +324,54 @@ public final class TreeTarget implements IngestTarget {
 
   TreeConfig config() {
     return config;
+  }
+
+  /**
+   * The snapshot holding epoch {@code epoch} is durable (the loop's listener, or the restore):
+   * ranges up to it may be released.
+   */
+  void releasable(int epoch) {
+    releasable = Math.max(releasable, epoch);
+  }
+
+  /**
+   * Starts the background check of the closed-node files the restore did not read (every closed
+   * node outside the latest prefix's decomposition; {@link NodeFileCheck}).
+   */
+  void checkNodeFiles() {
+    ContinualSketch t = tree;
+    if (t == null) {
+      return;
+    }
+    List<ContinualSketch.StoredNode> all = new java.util.ArrayList<>(t.storedNodes());
+    if (t.epochsClosed() > 0) {
+      all.removeAll(t.storedNodes(1, t.epochsClosed())); // decoded by the restore
+    }
+    files.start(all, n -> tree.verify(n));
+  }
+
+  /** Damaged closed-node files, for {@code /health}. */
+  io.dplrf.deploy.http.Health health() {
+    ContinualSketch t = tree;
+    if (files.damagedFiles() == 0 || t == null) {
+      return io.dplrf.deploy.http.Health.OK;
+    }
+    int closed = t.epochsClosed();
+    return files.health(closed == 0 ? List.of() : t.storedNodes(1, closed));
+  }
+
+  /** Damaged closed-node files known now; files the start-up check has read. */
+  int damagedFiles() {
+    return files.damagedFiles();
+  }
+
+  long verifiedFiles() {
+    return files.verifiedFiles();
+  }
+
+  /** Stops the background check. */
+  void close() {
+    files.close();
   }
 
   /** Sets the metadata (mechanism, relation, budget) every release of this tree carries. */
