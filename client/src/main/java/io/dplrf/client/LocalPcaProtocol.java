@@ -2,14 +2,14 @@ package io.dplrf.client;
 
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.lra.GaussianSketchNoise;
+import io.dplrf.sketch.noise.GridGaussian;
 import io.dplrf.sketch.params.Preconditions;
 import io.dplrf.sketch.params.PrivacyParams;
+import io.dplrf.sketch.pca.RowClipping;
 import io.dplrf.sketch.randomness.GaussianMatrices;
 import io.dplrf.sketch.randomness.PublicSeed;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.util.HexFormat;
+import io.dplrf.sketch.randomness.RandomBits;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -69,6 +69,9 @@ import java.util.Objects;
  * ({@link GaussianSketchNoise}; γ√(dt) is the grid-rounding slack). The noise comes from the
  * client's own randomness ({@link LocalRandomizer}), never from the public seed.
  *
+ * <p>A report has one part, Y (d×t, on the Gaussian grid), and no user slot; its wire format is
+ * {@link LocalReportCodec}'s "DPLP".
+ *
  * <h2>Utility</h2>
  *
  * <p>The aggregate is AᵀAΦ + N with N's entries independent, mean 0, variance m·σ². With t = d,
@@ -79,11 +82,12 @@ import java.util.Objects;
  * noise is ≈ √(2m) times larger. The error still falls relative to λ_k ∝ m, like 1/√m instead of
  * 1/m: the local model needs about 2m² users for the accuracy the central model has with m.
  */
-public final class LocalPcaProtocol {
+public final class LocalPcaProtocol extends LocalProtocol {
   /** Name and version of the protocol; part of the {@link #id()}. */
   public static final String FORMAT = "dplrf-local-pca/1";
 
   static final String PHI_LABEL = "local-pca/phi";
+  static final String NOISE_LABEL = "local-pca/noise";
 
   private final PublicSeed seed;
   private final int d;
@@ -94,6 +98,7 @@ public final class LocalPcaProtocol {
   private final double defect;
   private final double slack;
   private final GaussianSketchNoise noise;
+  private final List<ReportPart> parts;
   private final String id;
 
   private LocalPcaProtocol(PublicSeed seed, int d, int t, double clip, PrivacyParams privacy) {
@@ -108,6 +113,7 @@ public final class LocalPcaProtocol {
     double base = clip * clip * Math.sqrt(2 * (1 + defect + slack));
     this.noise = GaussianSketchNoise.calibrate(
         "Y", base, (long) d * t, AnalyticGaussian.mu(privacy.epsilon(), privacy.delta()));
+    this.parts = List.of(new ReportPart("Y", d, t, noise.grid().gamma()));
     this.id = fingerprint(seed, d, t, clip, privacy);
   }
 
@@ -134,10 +140,22 @@ public final class LocalPcaProtocol {
     return new LocalPcaProtocol(seed, dimension, sketchCols, clip, privacy);
   }
 
+  @Override
+  public String format() {
+    return FORMAT;
+  }
+
+  @Override
+  public String mechanism() {
+    return "local";
+  }
+
+  @Override
   public PublicSeed seed() {
     return seed;
   }
 
+  @Override
   public int dimension() {
     return d;
   }
@@ -146,12 +164,33 @@ public final class LocalPcaProtocol {
     return t;
   }
 
+  /** C, the ℓ2 row bound. */
+  @Override
   public double clip() {
     return clip;
   }
 
+  @Override
   public PrivacyParams privacy() {
     return privacy;
+  }
+
+  /** 0: a report carries no slot (every user uses the same Φ). */
+  @Override
+  public int slots() {
+    return 0;
+  }
+
+  /** Y, d×t, on the Gaussian noise grid. */
+  @Override
+  public List<ReportPart> parts() {
+    return parts;
+  }
+
+  /** ‖x‖₂. */
+  @Override
+  public double rowNorm(double[] row) {
+    return RowClipping.norm(row);
   }
 
   /** The noise of one report: grid, σ_eff, Δ₂ (with the grid slack), μ. */
@@ -168,6 +207,7 @@ public final class LocalPcaProtocol {
    * 16 hex digits identifying every parameter (format, seed, d, t, C, ε, δ): reports carry it,
    * and an aggregate refuses reports of another protocol.
    */
+  @Override
   public String id() {
     return id;
   }
@@ -177,9 +217,55 @@ public final class LocalPcaProtocol {
     return phi.clone();
   }
 
-  /** Φ without a copy, for the randomizer. */
-  double[] phi() {
-    return phi;
+  @Override
+  String noiseLabel() {
+    return NOISE_LABEL;
+  }
+
+  /** To ‖x‖₂ ≤ C (step 2 of the class comment needs the ℓ2 bound). */
+  @Override
+  void clipInPlace(double[] x) {
+    RowClipping.clipInPlace(x, clip);
+  }
+
+  /** q(x) = x (Φᵀx)ᵀ = x xᵀ Φ, row-major d×t; no slot. */
+  @Override
+  double[][] query(int slot, double[] x) {
+    double[] p = new double[t]; // Φᵀx
+    for (int i = 0; i < d; i++) {
+      double xi = x[i];
+      if (xi != 0) {
+        int o = i * t;
+        for (int c = 0; c < t; c++) {
+          p[c] += xi * phi[o + c];
+        }
+      }
+    }
+    double[] y = new double[d * t];
+    for (int i = 0; i < d; i++) {
+      double xi = x[i];
+      int o = i * t;
+      for (int c = 0; c < t; c++) {
+        y[o + c] = xi * p[c];
+      }
+    }
+    return new double[][] {y};
+  }
+
+  /** round_γ(q) + γ·N_ℤ(0, s²) per entry, the exact discrete Gaussian of {@link #noise()}. */
+  @Override
+  void addNoise(double[][] query, RandomBits bits) {
+    GridGaussian grid = noise.grid();
+    double gamma = grid.gamma();
+    double[] y = query[0];
+    for (int e = 0; e < y.length; e++) {
+      y[e] = GridGaussian.roundToGrid(y[e], gamma) + grid.sample(bits);
+    }
+  }
+
+  @Override
+  LocalReportCodec.Format wireFormat() {
+    return LocalReportCodec.DPLP;
   }
 
   /**
@@ -257,16 +343,6 @@ public final class LocalPcaProtocol {
     return fingerprint(FORMAT + "|seed=" + seed + "|d=" + d + "|t=" + t + "|clip="
         + Double.doubleToLongBits(clip) + "|epsilon=" + Double.doubleToLongBits(privacy.epsilon())
         + "|delta=" + Double.doubleToLongBits(privacy.delta()));
-  }
-
-  /** The first 8 bytes of SHA-256(text) in hex: the protocol ids of this package. */
-  static String fingerprint(String text) {
-    try {
-      byte[] h = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(h, 0, 8);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
-    }
   }
 
   @Override

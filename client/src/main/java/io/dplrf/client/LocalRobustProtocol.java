@@ -1,12 +1,20 @@
 package io.dplrf.client;
 
+import io.dplrf.sketch.lra.LaplaceSketchNoise;
+import io.dplrf.sketch.lra.NoiseScale;
 import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.sketch.lra.RobustPlan;
+import io.dplrf.sketch.lra.RobustSketches;
+import io.dplrf.sketch.matrix.Dense;
+import io.dplrf.sketch.noise.GridLaplace;
 import io.dplrf.sketch.params.Preconditions;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.pca.RowClipping;
 import io.dplrf.sketch.randomness.PublicSeed;
+import io.dplrf.sketch.randomness.RandomBits;
 import io.dplrf.sketch.randomness.StableMatrices;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -60,12 +68,17 @@ import java.util.Objects;
  *
  * <p>Why m is public: Φ and S have one column per user slot. In the local model the relation is
  * replacing a user's row, which leaves m unchanged; m is part of the protocol, like d.
+ *
+ * <p>A report has two parts, Yr_i (t×d) and Z_i (v×v), each on its own Laplace grid, and carries
+ * its slot i ({@link #slots()} = m); its wire format is {@link LocalReportCodec}'s "DPLR". The
+ * sums of the reports are handed to ROBUST-PCA's release as {@link #sketches}.
  */
-public final class LocalRobustProtocol {
+public final class LocalRobustProtocol extends LocalProtocol {
   /** Name and version of the protocol; part of the {@link #id()}. */
   public static final String FORMAT = "dplrf-local-robust-pca/1";
 
   static final String INSTANCE = "local-robust-pca";
+  static final String NOISE_LABEL = "local-robust-pca/noise";
 
   private final PublicSeed seed;
   private final SketchSizes sizes;
@@ -76,6 +89,7 @@ public final class LocalRobustProtocol {
   private final RobustMatrices matrices;
   private final RobustPlan plan;
   private final double[] transposedT; // Tᵀ (v×d) column-major: column j = T[j, :]
+  private final List<ReportPart> parts;
   private final String id;
 
   private LocalRobustProtocol(PublicSeed seed, SketchSizes sizes, double p, double clip,
@@ -91,6 +105,9 @@ public final class LocalRobustProtocol {
     this.plan = RobustPlan.calibrate(privacy, 2 * clip, matrices);
     this.transposedT = new double[sizes.v() * sizes.n()];
     matrices.tTransposed().columns(0, sizes.n(), transposedT);
+    this.parts = List.of(
+        new ReportPart("Yr", sizes.t(), sizes.n(), plan.yr().grid().gamma()),
+        new ReportPart("Z", sizes.v(), sizes.v(), plan.z().grid().gamma()));
     this.id = fingerprint();
   }
 
@@ -131,6 +148,17 @@ public final class LocalRobustProtocol {
     return new LocalRobustProtocol(seed, sizes, p, clip, stableClip, privacy);
   }
 
+  @Override
+  public String format() {
+    return FORMAT;
+  }
+
+  @Override
+  public String mechanism() {
+    return "local-robust";
+  }
+
+  @Override
   public PublicSeed seed() {
     return seed;
   }
@@ -140,10 +168,13 @@ public final class LocalRobustProtocol {
     return sizes;
   }
 
-  public int users() {
+  /** m: user i reports under slot i, with the columns Φ[:, i] and S[:, i]. */
+  @Override
+  public int slots() {
     return sizes.m();
   }
 
+  @Override
   public int dimension() {
     return sizes.n();
   }
@@ -153,6 +184,7 @@ public final class LocalRobustProtocol {
   }
 
   /** C, the ℓ1 row bound. */
+  @Override
   public double clip() {
     return clip;
   }
@@ -161,8 +193,21 @@ public final class LocalRobustProtocol {
     return stableClip;
   }
 
+  @Override
   public PrivacyParams privacy() {
     return privacy;
+  }
+
+  /** Yr (t×d) and Z (v×v), each on its Laplace grid. */
+  @Override
+  public List<ReportPart> parts() {
+    return parts;
+  }
+
+  /** ‖x‖₁. */
+  @Override
+  public double rowNorm(double[] row) {
+    return RowClipping.l1Norm(row);
   }
 
   /** The public p-stable matrices (Φ, S, Tᵀ) and their exact column-norm maxima. */
@@ -184,12 +229,109 @@ public final class LocalRobustProtocol {
    * 16 hex digits identifying every parameter (format, seed, m, d, k, t, v, p, C, stable clip,
    * ε): reports carry it, and an aggregate refuses reports of another protocol.
    */
+  @Override
   public String id() {
     return id;
   }
 
+  /**
+   * The summed parts as ROBUST-PCA's released bundle (paper 001, Algorithm 3 line 9, handed to
+   * lines 10–14, {@code release.RobustRelease.basis}): Yr (t×d), Z (v×v), the public S and Tᵀ,
+   * and per part the noise of the sum of {@code reports} reports (σ = √(reports)·√2·b, the ℓ1
+   * sensitivity of one report).
+   */
+  public RobustSketches sketches(Dense yr, Dense z, long reports) {
+    List<NoiseScale> noise = List.of(summed(plan.yr(), parts.get(0).size(), reports),
+        summed(plan.z(), parts.get(1).size(), reports));
+    return new RobustSketches(sizes.m(), sizes.n(), p, yr, null, z, matrices.s(),
+        matrices.tTransposed(), noise);
+  }
+
+  private static NoiseScale summed(LaplaceSketchNoise n, long entries, long reports) {
+    NoiseScale one = n.scale(entries);
+    return new NoiseScale(one.sketch(), one.sigma() * Math.sqrt(reports), one.sensitivity(),
+        one.entries());
+  }
+
+  @Override
+  String noiseLabel() {
+    return NOISE_LABEL;
+  }
+
+  /** To ‖x‖₁ ≤ C (the Laplace calibration is in ℓ1: class comment). */
+  @Override
+  void clipInPlace(double[] x) {
+    RowClipping.clipL1InPlace(x, clip);
+  }
+
+  /**
+   * {Yr_i, Z_i} = {Φ[:, i] xᵀ (t×d), S[:, i] (xᵀT) (v×v)}, row-major, for the user of slot i
+   * (Algorithm 3 line 5, in dplrf's orientation: class comment).
+   */
+  @Override
+  double[][] query(int slot, double[] x) {
+    if (slot < 0 || slot >= sizes.m()) {
+      throw new IllegalArgumentException(
+          "user slot must be in 0.." + (sizes.m() - 1) + ". Provided value: " + slot);
+    }
+    int t = sizes.t();
+    int d = sizes.n();
+    int v = sizes.v();
+    double[] phi = new double[t];
+    matrices.phi().columns(slot, slot + 1, phi);
+    double[] s = new double[v];
+    matrices.s().columns(slot, slot + 1, s);
+    double[] yr = new double[t * d];
+    for (int r = 0; r < t; r++) {
+      for (int j = 0; j < d; j++) {
+        yr[r * d + j] = phi[r] * x[j];
+      }
+    }
+    double[] xt = new double[v]; // xᵀT; column j of Tᵀ is T[j, :]
+    for (int j = 0; j < d; j++) {
+      double xj = x[j];
+      if (xj != 0) {
+        for (int b = 0; b < v; b++) {
+          xt[b] += xj * transposedT[j * v + b];
+        }
+      }
+    }
+    double[] z = new double[v * v];
+    for (int a = 0; a < v; a++) {
+      for (int b = 0; b < v; b++) {
+        z[a * v + b] = s[a] * xt[b];
+      }
+    }
+    return new double[][] {yr, z};
+  }
+
+  /**
+   * Each part rounded to its grid plus γ·DLap(s) per entry (line 3's N1_i, N0_i "using its
+   * private coin"), the exact discrete Laplace of {@link #plan()}: Yr's noise, then Z's.
+   */
+  @Override
+  void addNoise(double[][] query, RandomBits bits) {
+    noisy(query[0], plan.yr(), bits);
+    noisy(query[1], plan.z(), bits);
+  }
+
+  private static void noisy(double[] data, LaplaceSketchNoise noise, RandomBits bits) {
+    GridLaplace grid = noise.grid();
+    double gamma = grid.gamma();
+    double[] n = new double[data.length];
+    grid.fill(bits, n, 0, n.length);
+    for (int e = 0; e < data.length; e++) {
+      data[e] = GridLaplace.roundToGrid(data[e], gamma) + n[e];
+    }
+  }
+
+  @Override
+  LocalReportCodec.Format wireFormat() {
+    return LocalReportCodec.DPLR;
+  }
+
   private String fingerprint() {
-    return LocalPcaProtocol.fingerprint(FORMAT + "|seed=" + seed + "|m=" + sizes.m() + "|d="
+    return fingerprint(FORMAT + "|seed=" + seed + "|m=" + sizes.m() + "|d="
         + sizes.n() + "|k=" + sizes.k() + "|t=" + sizes.t() + "|v=" + sizes.v() + "|p="
         + Double.doubleToLongBits(p) + "|clip=" + Double.doubleToLongBits(clip) + "|stableClip="
         + Double.doubleToLongBits(stableClip) + "|epsilon="

@@ -44,8 +44,8 @@ class NeighbouringRowsPrivacyTest {
       y[i] = clip * phi[i * t + 1];
     }
     double gamma = p.noise().grid().gamma();
-    double[] qx = rounded(LocalRandomizer.sketch(p, LocalRandomizer.clipped(p, x)), gamma);
-    double[] qy = rounded(LocalRandomizer.sketch(p, LocalRandomizer.clipped(p, y)), gamma);
+    double[] qx = rounded(LocalPcaProtocolTest.query(p, x), gamma);
+    double[] qy = rounded(LocalPcaProtocolTest.query(p, y), gamma);
     double[] u = new double[qx.length];
     double dist = 0;
     for (int e = 0; e < u.length; e++) {
@@ -67,8 +67,8 @@ class NeighbouringRowsPrivacyTest {
     double cx = dot(qx, u);
     double cy = dot(qy, u);
     for (int n = 0; n < N; n++) {
-      a[n] = dot(rx.report(x).valuesUnsafe(), u);
-      b[n] = dot(ry.report(y).valuesUnsafe(), u);
+      a[n] = dot(rx.report(x).valuesUnsafe(0), u);
+      b[n] = dot(ry.report(y).valuesUnsafe(0), u);
       ha[n] = cx + 0.5 * (a[n] - cx);
       hb[n] = cy + 0.5 * (b[n] - cy);
     }

@@ -32,7 +32,7 @@ class NeighbouringRowsRobustPrivacyTest {
     // with N = 2·10⁵ (with more entries the loss spreads out and δ̂ of halved noise shrinks).
     int m = 4;
     int d = 1;
-    LocalRobustProtocol p = LocalRobustRandomizerTest.protocol(m, d, 1, clip, EPSILON);
+    LocalRobustProtocol p = LocalRobustProtocolTest.protocol(m, d, 1, clip, EPSILON);
     int t = p.sizes().t();
     int v = p.sizes().v();
     double[] phi = new double[t * m];
@@ -48,24 +48,24 @@ class NeighbouringRowsRobustPrivacyTest {
     double[] y = new double[d];
     x[feature] = clip;
     y[feature] = -clip;
-    double[][] qx = rounded(p, LocalRobustRandomizer.sketch(p, slot, LocalRobustRandomizer.clipped(p, x)));
-    double[][] qy = rounded(p, LocalRobustRandomizer.sketch(p, slot, LocalRobustRandomizer.clipped(p, y)));
+    double[][] qx = rounded(p, LocalRobustProtocolTest.query(p, slot, x));
+    double[][] qy = rounded(p, LocalRobustProtocolTest.query(p, slot, y));
     double maxLoss = loss(p, qx, qy, qx, 1); // y = r(q(x)): the largest possible loss
     assertTrue(maxLoss <= EPSILON * (1 + 1e-12), "worst-case loss " + maxLoss + " > " + EPSILON);
     assertTrue(maxLoss > 0.5 * EPSILON, "the pair should be near the worst case: " + maxLoss);
 
-    LocalRobustRandomizer rx = LocalRobustRandomizer.withBits(p, KeyStream.of(SecretKey.forTesting(SEED), "x").bits());
-    LocalRobustRandomizer ry = LocalRobustRandomizer.withBits(p, KeyStream.of(SecretKey.forTesting(SEED), "y").bits());
+    LocalRandomizer rx = LocalRandomizer.withBits(p, KeyStream.of(SecretKey.forTesting(SEED), "x").bits());
+    LocalRandomizer ry = LocalRandomizer.withBits(p, KeyStream.of(SecretKey.forTesting(SEED), "y").bits());
     double[] lx = new double[N];
     double[] ly = new double[N];
     double[] hx = new double[N];
     double[] hy = new double[N];
     double worst = Double.NEGATIVE_INFINITY;
     for (int n = 0; n < N; n++) {
-      LocalRobustReport a = rx.report(slot, x);
-      LocalRobustReport b = ry.report(slot, y);
-      double[][] ra = {a.yrUnsafe(), a.zUnsafe()};
-      double[][] rb = {b.yrUnsafe(), b.zUnsafe()};
+      LocalReport a = rx.report(slot, x);
+      LocalReport b = ry.report(slot, y);
+      double[][] ra = {a.valuesUnsafe(0), a.valuesUnsafe(1)};
+      double[][] rb = {b.valuesUnsafe(0), b.valuesUnsafe(1)};
       lx[n] = loss(p, qx, qy, ra, 1);
       ly[n] = loss(p, qx, qy, rb, 1);
       worst = Math.max(worst, lx[n]);

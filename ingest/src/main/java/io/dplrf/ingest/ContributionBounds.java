@@ -47,11 +47,10 @@ public final class ContributionBounds {
      */
     ROW_RECORD,
     /**
-     * Local mode: one local-DP report ({@code io.dplrf.client.LocalReport}), decoded and checked by
-     * {@link LocalReportDecoder}, or with the local-robust mechanism one {@code
-     * LocalRobustReport} ({@link LocalRobustReportDecoder}, each user slot counted once); no
-     * clipping or budgets (each report is already private). The
-     * turnstile methods of this class refuse it.
+     * Local mode: one local-DP report ({@code io.dplrf.client.LocalReport}) of either local
+     * protocol, decoded and checked by {@link LocalReportDecoder} (with the local-robust
+     * mechanism each user slot counted once); no clipping or budgets (each report is already
+     * private). The turnstile methods of this class refuse it.
      */
     LOCAL_REPORT,
     /**

@@ -8,7 +8,8 @@ package io.dplrf.ingest;
 public enum DeadLetterReason {
   /**
    * The value's length is 0 (or the value is null) or not a multiple of 16 bytes; rows mode: not
-   * 8 + 12·nnz bytes; local mode: shorter than the report header or not 24 + 8·d·t bytes.
+   * 8 + 12·nnz bytes; local mode: shorter than the report header or not the report's length (24 + 8·d·t bytes for
+   * local, 32 + 8·(t·d + v·v) for local-robust).
    */
   BAD_LENGTH,
   /**
@@ -26,8 +27,8 @@ public enum DeadLetterReason {
   /** Rows mode: a column index appears twice in one row. */
   DUPLICATE_INDEX,
   /**
-   * Local mode: not a local report (wrong magic or version of {@code LocalReportCodec}, or for
-   * local-robust of {@code LocalRobustReportCodec}, whose version 1 had no slot).
+   * Local mode: not a report of the protocol's format (wrong magic or version of {@code
+   * LocalReportCodec}'s "DPLP", or for local-robust of its "DPLR", whose version 1 had no slot).
    */
   NOT_A_REPORT,
   /** Local mode: a report made under another protocol (other seed, d, t, C, ε or δ). */

@@ -1,7 +1,5 @@
 package io.dplrf.ingest;
 
-import io.dplrf.client.LocalReport;
-import io.dplrf.client.LocalRobustReport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

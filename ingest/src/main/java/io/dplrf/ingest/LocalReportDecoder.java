@@ -1,44 +1,50 @@
 package io.dplrf.ingest;
 
-import io.dplrf.client.LocalPcaProtocol;
+import io.dplrf.client.LocalProtocol;
 import io.dplrf.client.LocalReport;
 import io.dplrf.client.LocalReportCodec;
+import io.dplrf.client.ReportPart;
+import java.util.List;
 import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.function.Predicate;
 
 /**
  * Local mode ({@link ContributionBounds.Unit#LOCAL_REPORT}): one record value is one local-DP
- * report in the {@link LocalReportCodec} wire format, made by a user's {@code LocalRandomizer}
- * under the service's published {@link LocalPcaProtocol}. The decoder checks it whole and hands
- * it to its sink (the aggregate), which sums it; the server never clips, scales or noises
- * a report (each one is already (ε, δ)-DP for its user's row: docs/privacy/local-pca.md §2).
+ * report in its protocol's {@link LocalReportCodec} wire format ("DPLP" for local-DP PCA, "DPLR"
+ * version 2, with the user's slot, for LOCAL-ROBUST-PCA), made by a user's {@code
+ * LocalRandomizer} under the service's published {@link LocalProtocol}. The decoder checks it
+ * whole and hands it to its sink (the aggregate), which sums it — unless the protocol has slots
+ * and the slot is counted already; the server never clips, scales or noises a report (each one
+ * is private for its user's row by itself: docs/privacy/local-pca.md §2, §4).
  *
  * <p><b>Validation</b> (the codec's checks, mapped to dead-letter reasons; nothing applied on
- * failure): a null value or a length other than 24 + 8·d·t ({@link DeadLetterReason#BAD_LENGTH}),
- * wrong magic or version ({@link DeadLetterReason#NOT_A_REPORT}), another protocol id ({@link
- * DeadLetterReason#FOREIGN_PROTOCOL}), another d×t ({@link DeadLetterReason#WRONG_SHAPE}), a value
- * NaN, infinite or off the noise grid γℤ ({@link DeadLetterReason#BAD_VALUE}). One more check
- * is the server's own: every |value| ≤ 2⁶²·γ (also {@code BAD_VALUE}), so that value/γ is an
- * exact {@code long} and the target can sum up to 2⁶⁵ reports exactly in 128-bit integers. The
- * grid step is γ ≈ σ·2⁻³⁰ (sketch-store's PowerOfTwoGrid, K = 30), so an honest entry, C² plus
- * a few σ of noise, is about 2³⁰–2³⁶ grid steps: the bound is never reached by noise. A
- * dishonest client can still send large values below it: local DP protects each user's privacy,
- * not the accuracy of the sum.
+ * failure): a null value or a length other than the format's ({@link
+ * DeadLetterReason#BAD_LENGTH}), wrong magic or version, DPLR version 1 included ({@link
+ * DeadLetterReason#NOT_A_REPORT}), another protocol id ({@link
+ * DeadLetterReason#FOREIGN_PROTOCOL}), another shape ({@link DeadLetterReason#WRONG_SHAPE}), a
+ * slot outside [0, m) ({@link DeadLetterReason#INDEX_OUT_OF_RANGE}), a value NaN, infinite, off
+ * its part's noise grid γℤ or beyond 2⁶²·γ ({@link DeadLetterReason#BAD_VALUE}; the bound keeps
+ * the aggregate's 128-bit grid sums exact, and an honest entry is far below it: {@link
+ * ReportPart#exactBound()}). A dishonest client can still send large values below it: local DP
+ * protects each user's privacy, not the accuracy of the sum. Then the sink's own check: a slot
+ * already counted ({@link DeadLetterReason#DUPLICATE_SLOT}); which slots are counted depends on
+ * the slots alone (public), never on a report's values.
  *
  * <p><b>Positions</b> for epochs cut by count: one per record, whatever its content. Keys are
- * ignored (a client should send none: a key would link reports to users).
+ * ignored (a client should send none: a key would link reports to users; with slots, the slot
+ * already names the user to the server, as in Algorithm 3).
  *
- * <p>Work per report O(d·t); allocates the decoded report. Not thread-safe.
+ * <p>Work per report O(values); allocates the decoded report. Not thread-safe.
  */
 final class LocalReportDecoder implements RecordDecoder {
-  private final LocalPcaProtocol protocol;
-  private final double limit;
+  private final LocalProtocol protocol;
+  private final Predicate<LocalReport> sink;
 
-  private final java.util.function.Consumer<LocalReport> sink;
-
-  LocalReportDecoder(LocalPcaProtocol protocol, java.util.function.Consumer<LocalReport> sink) {
+  /** {@code sink} returns false for a report whose slot is counted already. */
+  LocalReportDecoder(LocalProtocol protocol, Predicate<LocalReport> sink) {
     this.protocol = Objects.requireNonNull(protocol, "protocol");
     this.sink = Objects.requireNonNull(sink, "sink");
-    this.limit = Math.scalb(protocol.noise().grid().gamma(), 62);
   }
 
   @Override
@@ -50,7 +56,11 @@ final class LocalReportDecoder implements RecordDecoder {
   public void apply(byte[] key, byte[] value, IngestStats stats)
       throws MalformedRecordException {
     LocalReport report = decode(value);
-    sink.accept(report);
+    if (!sink.test(report)) {
+      throw new MalformedRecordException(DeadLetterReason.DUPLICATE_SLOT, "user slot "
+          + report.slot().getAsInt() + " already has a report in the sum: one report per slot is"
+          + " counted");
+    }
     stats.appliedReport(reportHash(report));
   }
 
@@ -63,23 +73,11 @@ final class LocalReportDecoder implements RecordDecoder {
     if (value == null) {
       throw new MalformedRecordException(DeadLetterReason.BAD_LENGTH, "null value: no report");
     }
-    LocalReport report;
     try {
-      report = LocalReportCodec.decode(value, protocol);
+      return LocalReportCodec.decode(value, protocol);
     } catch (LocalReportCodec.MalformedReportException e) {
       throw new MalformedRecordException(reason(e.problem()), e.getMessage());
     }
-    int t = report.cols();
-    for (int i = 0; i < report.rows(); i++) {
-      for (int c = 0; c < t; c++) {
-        double x = report.get(i, c);
-        if (!(Math.abs(x) <= limit)) {
-          throw new MalformedRecordException(DeadLetterReason.BAD_VALUE, "local report value "
-              + (i * t + c) + " (" + x + ") exceeds 2^62 grid steps (" + limit + ")");
-        }
-      }
-    }
-    return report;
   }
 
   static DeadLetterReason reason(LocalReportCodec.Problem p) {
@@ -94,14 +92,24 @@ final class LocalReportDecoder implements RecordDecoder {
   }
 
   /**
-   * The checksum term of one applied report: {@code mix(Σ_e updateHash(i_e, c_e, y_e))} over its
-   * d·t entries (sum mod 2⁶⁴), as {@link IngestStats#rowHash} for rows.
+   * The checksum term of one applied report (part of the snapshot's checksum, so it never
+   * changes): {@code mix(Σ_e updateHash(a_e, b_e, value_e))} (sum mod 2⁶⁴) over every value of
+   * every part, in order, keyed like the updates of the other modes — by the slot and the index
+   * e across the parts when the report has a slot (LOCAL-ROBUST-PCA: Yr then Z), else by the
+   * entry's row and column in its part (local-DP PCA: y_ic of the d×t sketch).
    */
   static long reportHash(LocalReport r) {
+    OptionalInt slot = r.slot();
+    List<ReportPart> parts = r.parts();
     long h = 0;
-    for (int i = 0; i < r.rows(); i++) {
-      for (int c = 0; c < r.cols(); c++) {
-        h += IngestStats.updateHash(i, c, r.get(i, c));
+    int index = 0;
+    for (int p = 0; p < parts.size(); p++) {
+      int cols = parts.get(p).cols();
+      double[] v = r.values(p);
+      for (int e = 0; e < v.length; e++, index++) {
+        h += slot.isPresent()
+            ? IngestStats.updateHash(slot.getAsInt(), index, v[e])
+            : IngestStats.updateHash(e / cols, e % cols, v[e]);
       }
     }
     return IngestStats.mix(h);

@@ -1,10 +1,7 @@
 package io.dplrf.ingest;
 
-import io.dplrf.client.LocalPcaProtocol;
+import io.dplrf.client.LocalProtocol;
 import io.dplrf.client.LocalReport;
-import io.dplrf.client.LocalRobustProtocol;
-import io.dplrf.client.LocalRobustReport;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -59,17 +56,11 @@ public interface RecordDecoder {
     return new RatingDecoder(bounds, sink);
   }
 
-  /** Local mode: reports of {@code protocol} ({@link LocalReportDecoder}). */
-  static RecordDecoder localReports(LocalPcaProtocol protocol, Consumer<LocalReport> sink) {
-    return new LocalReportDecoder(protocol, sink);
-  }
-
   /**
-   * Local mode, local-robust: reports of {@code protocol}; the sink returns false for a slot
-   * already counted ({@link LocalRobustReportDecoder}).
+   * Local mode: reports of {@code protocol}, either local protocol; the sink returns false for a
+   * report whose slot is counted already ({@link LocalReportDecoder}).
    */
-  static RecordDecoder localRobustReports(LocalRobustProtocol protocol,
-      Predicate<LocalRobustReport> sink) {
-    return new LocalRobustReportDecoder(protocol, sink);
+  static RecordDecoder localReports(LocalProtocol protocol, Predicate<LocalReport> sink) {
+    return new LocalReportDecoder(protocol, sink);
   }
 }

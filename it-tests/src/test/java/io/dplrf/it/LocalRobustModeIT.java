@@ -6,12 +6,12 @@ import static io.dplrf.it.Http.objectOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.client.LocalAggregate;
+import io.dplrf.client.LocalRandomizer;
+import io.dplrf.client.LocalReport;
+import io.dplrf.client.LocalReportCodec;
 import io.dplrf.client.LocalReportCodec.MalformedReportException;
-import io.dplrf.client.LocalRobustAggregate;
 import io.dplrf.client.LocalRobustProtocol;
-import io.dplrf.client.LocalRobustRandomizer;
-import io.dplrf.client.LocalRobustReport;
-import io.dplrf.client.LocalRobustReportCodec;
 import io.dplrf.deploy.cli.Cli;
 import io.dplrf.it.Stream.Rec;
 import io.dplrf.release.Pca;
@@ -113,10 +113,10 @@ class LocalRobustModeIT {
     int firstBatch = PER_EPOCH - 3;
     produce(kafka, topic, protocol, rows, 0, firstBatch);
     byte[] junk = "not a report".getBytes(StandardCharsets.US_ASCII);
-    byte[] duplicate = LocalRobustReportCodec.encode(
-        LocalRobustRandomizer.create(protocol).report(10, rows[10]));
-    byte[] outside = LocalRobustReportCodec.encode(
-        LocalRobustRandomizer.create(protocol).report(M - 1, rows[M - 1]));
+    byte[] duplicate = LocalReportCodec.encode(
+        LocalRandomizer.create(protocol).report(10, rows[10]));
+    byte[] outside = LocalReportCodec.encode(
+        LocalRandomizer.create(protocol).report(M - 1, rows[M - 1]));
     ByteBuffer.wrap(outside).putInt(28, M); // the slot field of DPLR version 2
     Stream.sendAll(kafka.bootstrapServers(), topic,
         List.of(new Rec(null, junk), new Rec(null, duplicate), new Rec(null, outside)));
@@ -173,7 +173,7 @@ class LocalRobustModeIT {
     // restart: the slot bits were restored, so it is a duplicate).
     produce(kafka, topic, protocol, rows, firstBatch, PER_EPOCH - 1);
     Stream.sendAll(kafka.bootstrapServers(), topic, List.of(new Rec(null,
-        LocalRobustReportCodec.encode(LocalRobustRandomizer.create(protocol).report(5, rows[5])))));
+        LocalReportCodec.encode(LocalRandomizer.create(protocol).report(5, rows[5])))));
     Map<String, Object> release2 = Poll.until("release of epoch 2", DEADLINE,
         () -> Http.object(running.api("/v1/release/latest")), r -> longOf(r, "epoch") == 2);
     Map<String, Object> ingest2 = running.ingest();
@@ -243,17 +243,17 @@ class LocalRobustModeIT {
     List<byte[]> records = new ArrayList<>();
     for (int r = 0; r < m; r++) {
       int slot = order.get(r);
-      records.add(LocalRobustReportCodec.encode(
-          LocalRobustRandomizer.create(protocol).report(slot, row(rnd, w))));
+      records.add(LocalReportCodec.encode(
+          LocalRandomizer.create(protocol).report(slot, row(rnd, w))));
       if (r >= 100 && order.get(r - 100) % 10 == 0) { // slot sent 100 records ago, again
-        records.add(LocalRobustReportCodec.encode(
-            LocalRobustRandomizer.create(protocol).report(order.get(r - 100), row(rnd, w))));
+        records.add(LocalReportCodec.encode(
+            LocalRandomizer.create(protocol).report(order.get(r - 100), row(rnd, w))));
       }
     }
     for (int r = m - 100; r < m; r++) { // the last 100 slots' repeats at the end
       if (order.get(r) % 10 == 0) {
-        records.add(LocalRobustReportCodec.encode(
-            LocalRobustRandomizer.create(protocol).report(order.get(r), row(rnd, w))));
+        records.add(LocalReportCodec.encode(
+            LocalRandomizer.create(protocol).report(order.get(r), row(rnd, w))));
       }
     }
     int duplicates = records.size() - m;
@@ -351,7 +351,7 @@ class LocalRobustModeIT {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
       int code = Cli.run(new String[] {"produce", "--local", "--mechanism", "local-robust",
-          "--input", csv.toString(), "--seed", p.seed().toString(), "--rows", "" + p.users(),
+          "--input", csv.toString(), "--seed", p.seed().toString(), "--rows", "" + p.slots(),
           "--rank", "" + K, "--sketch-cols", "" + p.sizes().t(), "--sketch-rows",
           "" + p.sizes().v(), "--p", "" + p.p(), "--clip", "" + p.clip(), "--epsilon",
           "" + p.privacy().epsilon(), "--first-slot", "" + from, "--protocol-id", p.id(),
@@ -372,20 +372,20 @@ class LocalRobustModeIT {
    */
   private static double[][] offlineBasis(KafkaEnvironment kafka, String topic,
       LocalRobustProtocol p, int count) {
-    LocalRobustAggregate agg = new LocalRobustAggregate(p);
+    LocalAggregate agg = new LocalAggregate(p);
     Set<Integer> slots = new HashSet<>();
     for (ConsumerRecord<byte[], byte[]> r : TestData.readAll(kafka, topic, count)) {
-      LocalRobustReport rep;
+      LocalReport rep;
       try {
-        rep = LocalRobustReportCodec.decode(r.value(), p);
+        rep = LocalReportCodec.decode(r.value(), p);
       } catch (MalformedReportException e) {
         continue;
       }
-      if (slots.add(rep.slot())) {
+      if (slots.add(rep.slot().getAsInt())) {
         agg.add(rep);
       }
     }
-    return toArray(RobustRelease.basis(agg.sketches(), K).v());
+    return toArray(RobustRelease.basis(p.sketches(agg.sum(0), agg.sum(1), agg.reports()), K).v());
   }
 
   private static void assertSameSubspace(double[][] v, double[][] w, String what) {

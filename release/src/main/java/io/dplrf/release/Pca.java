@@ -85,7 +85,7 @@ public final class Pca {
 
   /**
    * The principal subspace of a noisy range sketch Y = AᵀAΦ + N (d×t, t ≥ k), as aggregated by
-   * local-DP PCA ({@code io.dplrf.client.LocalPcaAggregate}): V = the top-k left singular vectors
+   * local-DP PCA ({@code io.dplrf.client.LocalAggregate}): V = the top-k left singular vectors
    * of Y (the estimate [Y]_k of paper 002 §3). With Φ orthonormal and t = d, YΦᵀ = AᵀA + NΦᵀ
    * has the same left singular vectors, so V estimates the top-k eigenvectors of AᵀA. The
    * singular values estimate λ_i(AᵀA) (exactly, without noise, when t = d) and are ≥ 0.

@@ -37,69 +37,41 @@ public final class Cli {
     }
     String command = args[0];
     boolean help = args.length > 1 && (args[1].equals("--help") || args[1].equals("-h"));
-    try {
-      switch (command) {
-        case "factorize" -> {
-          if (help) {
-            out.print(FactorizeCommand.USAGE);
-            return 0;
-          }
-          return FactorizeCommand.run(args, out);
-        }
-        case "pca" -> {
-          if (help) {
-            out.print(PcaCommand.USAGE);
-            return 0;
-          }
-          return PcaCommand.run(args, out);
-        }
-        case "complete" -> {
-          if (help) {
-            out.print(CompleteCommand.USAGE);
-            return 0;
-          }
-          return CompleteCommand.run(args, out);
-        }
-        case "serve" -> {
-          if (help) {
-            out.print(ServeCommand.USAGE);
-            return 0;
-          }
-          return ServeCommand.run(args, out);
-        }
-        case "produce" -> {
-          if (help) {
-            out.print(ProduceCommand.USAGE);
-            return 0;
-          }
-          return ProduceCommand.run(args, out);
-        }
-        case "demo" -> {
-          if (help) {
-            out.print(DemoCommand.USAGE);
-            return 0;
-          }
-          return DemoCommand.run(args, out);
-        }
-        case "bench" -> {
-          if (help) {
-            out.print(BenchCommand.USAGE);
-            return 0;
-          }
-          return BenchCommand.run(args, out);
-        }
-        case "health" -> {
-          if (help) {
-            out.print(HealthCommand.USAGE);
-            return 0;
-          }
-          return HealthCommand.run(args, out, err, System.getenv());
-        }
-        default -> {
-          err.println("dplrf: unknown command '" + command + "' (try 'dplrf help')");
-          return 2;
-        }
+    return guarded(command, err, () -> switch (command) {
+      case "factorize" -> help ? usage(FactorizeCommand.USAGE, out) : FactorizeCommand.run(args, out);
+      case "pca" -> help ? usage(PcaCommand.USAGE, out) : PcaCommand.run(args, out);
+      case "complete" -> help ? usage(CompleteCommand.USAGE, out) : CompleteCommand.run(args, out, err);
+      case "serve" -> help ? usage(ServeCommand.USAGE, out) : ServeCommand.run(args, out);
+      case "produce" -> help ? usage(ProduceCommand.USAGE, out) : ProduceCommand.run(args, out);
+      case "demo" -> help ? usage(DemoCommand.USAGE, out) : DemoCommand.run(args, out);
+      case "health" -> help ? usage(HealthCommand.USAGE, out)
+          : HealthCommand.run(args, out, err, System.getenv());
+      case "bench" -> {
+        // The benchmarks are their own jar (module bench), outside the production one.
+        err.println("dplrf bench: the benchmarks are not in this jar; run them with the launcher,"
+            + " ./dplrf bench (bench/target/dplrf-bench.jar)");
+        yield 2;
       }
+      default -> {
+        err.println("dplrf: unknown command '" + command + "' (try 'dplrf help')");
+        yield 2;
+      }
+    });
+  }
+
+  /** A command's body: its exit code, or an exception that {@link #guarded} turns into one line. */
+  @FunctionalInterface
+  public interface Command {
+    int run() throws Exception;
+  }
+
+  /**
+   * Runs {@code body}, printing any error as one line on {@code err}: exit 2 for a usage or
+   * parameter mistake, 1 for bad input or a failure while running. Shared with the benchmark jar.
+   */
+  public static int guarded(String command, PrintStream err, Command body) {
+    try {
+      return body.run();
     } catch (Args.UsageException e) {
       err.println("dplrf " + e.getMessage());
       return 2;
@@ -116,6 +88,11 @@ public final class Cli {
       err.println("dplrf " + command + ": internal error: " + oneLine(e));
       return 1;
     }
+  }
+
+  private static int usage(String text, PrintStream out) {
+    out.print(text);
+    return 0;
   }
 
   private static String oneLine(Throwable e) {

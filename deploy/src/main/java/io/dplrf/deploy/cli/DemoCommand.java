@@ -1,6 +1,6 @@
 package io.dplrf.deploy.cli;
 
-import io.dplrf.deploy.bench.Datasets;
+import io.dplrf.deploy.io.SyntheticMatrix;
 import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.ServedRelease;
@@ -55,7 +55,7 @@ final class DemoCommand {
     int epochs = a.integer("epochs", 8);
     long seed = a.integer("seed", 1);
     double maxEntry = a.number("max-entry", 80);
-    List<Update> all = syntheticStream(Datasets.lowRank(m, n, k, maxEntry, seed), seed);
+    List<Update> all = syntheticStream(SyntheticMatrix.lowRank(m, n, k, maxEntry, seed), seed);
     // Epochs close at record boundaries (BATCH updates per record): make every epoch a whole
     // number of records so that the true prefix matrix of epoch e is exactly known.
     long perEpoch = all.size() / epochs / BATCH * BATCH;
@@ -97,7 +97,7 @@ final class DemoCommand {
         Dense ae = truth.get(e - 1);
         double err = Errors.frobeniusError(ae, r.factorization());
         double best = Errors.bestRankKError(ae, k);
-        double norm = Datasets.frobeniusNorm(ae);
+        double norm = SyntheticMatrix.frobeniusNorm(ae);
         out.printf("%6d %12.4g %16.4g %10.3f %14.4g %14d%n", e, norm, err, err / norm, best,
             r.utility().reliableRank());
       }

@@ -134,12 +134,9 @@ final class PcaCommand {
           + ". Provided value: " + k);
     }
     checkMaxDim(a, mechanism, d);
-    if (mechanism == Mechanism.LOCAL) {
-      return LocalPcaCommand.run(a, in, d, k, privacy, clip, dimsFromData, outDir, overwrite, out);
-    }
-    if (mechanism == Mechanism.LOCAL_ROBUST) {
-      return LocalRobustPcaCommand.run(
-          a, in, d, k, privacy, clip, dimsFromData, outDir, overwrite, out);
+    if (local) {
+      return LocalPcaCommand.run(
+          a, mechanism, in, d, k, privacy, clip, dimsFromData, outDir, overwrite, out);
     }
     SketchSizes sizes = mechanism == Mechanism.ATA_SKETCH
         ? SketchSizes.of(d, d, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),

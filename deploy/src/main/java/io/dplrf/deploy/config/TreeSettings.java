@@ -23,10 +23,12 @@ import java.util.OptionalInt;
  * @param sketchRows v; empty: the default
  * @param alpha the accuracy parameter of the default sketch sizes
  * @param p the ℓp exponent of robust-lra and robust-pca, in [1, 2); 1 otherwise
+ * @param rowRecords true in mode rows (each record is one row x of A, the sketches those of
+ *     AᵀA), false in mode updates (each record is one turnstile update of A)
  */
 public record TreeSettings(int rows, int cols, int rank, int epochs, Mechanism mechanism,
     PrivacyUnit privacyUnit, BudgetPolicy budgetPolicy, OptionalInt sketchCols,
-    OptionalInt sketchRows, double alpha, double p) {
+    OptionalInt sketchRows, double alpha, double p, boolean rowRecords) {
 
   /** The privacy unit of mode updates (DESIGN.md "Privacy model"). */
   public enum PrivacyUnit { UPDATE, KEY, ROW }
@@ -74,6 +76,6 @@ public record TreeSettings(int rows, int cols, int rank, int epochs, Mechanism m
       throw parse.invalid("rank", "<= min(rows, cols) = " + min);
     }
     return new TreeSettings(rows, cols, rank, epochs, mechanism, unit, policy, sketchCols,
-        sketchRows, alpha, p);
+        sketchRows, alpha, p, rowsMode);
   }
 }

@@ -125,6 +125,29 @@ final class LineReader implements Closeable {
     return v;
   }
 
+  /**
+   * A decimal value as {@link #value} reads it, except that NaN and infinities (any spelling, or
+   * a literal that overflows) are returned as NaN or ±infinity instead of failing.
+   */
+  double valueOrNonFinite(String token) throws InputException {
+    boolean negative = token.startsWith("-");
+    String t = negative || token.startsWith("+") ? token.substring(1) : token;
+    if (t.equalsIgnoreCase("nan")) {
+      return Double.NaN;
+    }
+    if (t.equalsIgnoreCase("inf") || t.equalsIgnoreCase("infinity")) {
+      return negative ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+    }
+    if (!isDecimalAlphabet(token)) {
+      throw error("value is not a number: " + quote(token));
+    }
+    try {
+      return Double.parseDouble(token.replace('d', 'e').replace('D', 'e'));
+    } catch (NumberFormatException e) {
+      throw error("value is not a number: " + quote(token));
+    }
+  }
+
   /** Quotes a token or line for an error message, shortened so the message stays one line. */
   static String quote(String s) {
     String t = s.length() > QUOTE_MAX ? s.substring(0, QUOTE_MAX) + "..." : s;

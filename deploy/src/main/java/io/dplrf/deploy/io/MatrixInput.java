@@ -39,6 +39,15 @@ public final class MatrixInput {
     void accept(int i, int j, double delta);
   }
 
+  /**
+   * Receives one record and the 1-based line it came from, for {@link #forEachRecord}: the value
+   * may be non-finite and an index negative (below the format's base).
+   */
+  @FunctionalInterface
+  public interface RecordSink {
+    void accept(long line, int i, int j, double value);
+  }
+
   /** Matrix dimensions: rows and columns, both non-negative. */
   public record Dimensions(int rows, int cols) {
     public Dimensions {
@@ -122,18 +131,36 @@ public final class MatrixInput {
     read(sink, rows, cols);
   }
 
+  /**
+   * Streams every record to {@code sink} with its line number, leaving the validity of values and
+   * indices to the sink: a value spelled NaN or inf (or a literal that overflows a double) is
+   * delivered as NaN or ±infinity, and an index below the format's base as a negative index,
+   * instead of failing the read. Every problem of form still fails it with a one-line {@link
+   * InputException}: a wrong number of fields, a token that is not a number, a header line, an
+   * index above a Matrix Market file's declared size.
+   */
+  public void forEachRecord(RecordSink sink) throws InputException {
+    read(sink, Integer.MAX_VALUE, Integer.MAX_VALUE, true);
+  }
+
   private void read(UpdateSink sink, int rows, int cols) throws InputException {
+    read((line, i, j, v) -> sink.accept(i, j, v), rows, cols, false);
+  }
+
+  private void read(RecordSink sink, int rows, int cols, boolean lenient)
+      throws InputException {
     try (LineReader in = LineReader.open(file)) {
       if (header == null) {
-        readCsv(in, sink, rows, cols);
+        readCsv(in, sink, rows, cols, lenient);
       } else {
-        readMatrixMarket(in, sink, Math.min(rows, header.rows()), Math.min(cols, header.cols()));
+        readMatrixMarket(in, sink, Math.min(rows, header.rows()), Math.min(cols, header.cols()),
+            lenient);
       }
     }
   }
 
-  private static void readCsv(LineReader in, UpdateSink sink, int rows, int cols)
-      throws InputException {
+  private static void readCsv(LineReader in, RecordSink sink, int rows, int cols,
+      boolean lenient) throws InputException {
     String[] f = new String[3];
     boolean first = true;
     for (String s; (s = in.next()) != null; ) {
@@ -153,15 +180,15 @@ public final class MatrixInput {
       }
       int i = in.index(f[0], "row index");
       int j = in.index(f[1], "column index");
-      double delta = in.value(f[2], false);
-      checkRange(in, "row index", i, 0, rows, "CSV indices are 0-based");
-      checkRange(in, "column index", j, 0, cols, "CSV indices are 0-based");
-      sink.accept(i, j, delta);
+      double delta = lenient ? in.valueOrNonFinite(f[2]) : in.value(f[2], false);
+      checkRange(in, "row index", i, 0, rows, "CSV indices are 0-based", lenient);
+      checkRange(in, "column index", j, 0, cols, "CSV indices are 0-based", lenient);
+      sink.accept(in.lineNumber(), i, j, delta);
     }
   }
 
-  private void readMatrixMarket(LineReader in, UpdateSink sink, int rows, int cols)
-      throws InputException {
+  private void readMatrixMarket(LineReader in, RecordSink sink, int rows, int cols,
+      boolean lenient) throws InputException {
     MatrixMarketHeader h = MatrixMarketHeader.read(in);
     if (!h.equals(header)) {
       throw in.error("the header changed since the file was opened");
@@ -195,9 +222,10 @@ public final class MatrixInput {
       if (h.coordinate()) {
         i = in.index(t[0], "row index");
         j = in.index(t[1], "column index");
-        v = pattern ? 1.0 : in.value(t[2], integer);
-        checkRange(in, "row index", i, 1, rows, note);
-        checkRange(in, "column index", j, 1, cols, note);
+        v = pattern ? 1.0 : lenient && !integer ? in.valueOrNonFinite(t[2])
+            : in.value(t[2], integer);
+        checkRange(in, "row index", i, 1, rows, note, lenient);
+        checkRange(in, "column index", j, 1, cols, note, lenient);
         i--;
         j--;
         if (h.symmetry() == Symmetry.SYMMETRIC && i < j
@@ -210,22 +238,22 @@ public final class MatrixInput {
       } else {
         i = r;
         j = c;
-        v = in.value(t[0], integer);
-        checkRange(in, "row index", i + 1, 1, rows, note + "; entry " + (seen + 1));
-        checkRange(in, "column index", j + 1, 1, cols, note + "; entry " + (seen + 1));
+        v = lenient && !integer ? in.valueOrNonFinite(t[0]) : in.value(t[0], integer);
+        checkRange(in, "row index", i + 1, 1, rows, note + "; entry " + (seen + 1), false);
+        checkRange(in, "column index", j + 1, 1, cols, note + "; entry " + (seen + 1), false);
         if (++r == h.rows()) {
           c++;
           r = h.symmetry() == Symmetry.GENERAL ? 0 : c + first;
         }
       }
       seen++;
-      sink.accept(i, j, v);
+      sink.accept(in.lineNumber(), i, j, v);
       if (h.symmetry() != Symmetry.GENERAL && i != j) {
         if (j >= rows || i >= cols) {
           throw in.error("mirrored entry (" + (j + 1) + ", " + (i + 1) + ") is outside "
               + rows + "x" + cols);
         }
-        sink.accept(j, i, h.symmetry() == Symmetry.SKEW_SYMMETRIC ? -v : v);
+        sink.accept(in.lineNumber(), j, i, h.symmetry() == Symmetry.SKEW_SYMMETRIC ? -v : v);
       }
     }
     if (seen < h.entries()) {
@@ -233,8 +261,12 @@ public final class MatrixInput {
     }
   }
 
+  /** With {@code lenient}, an index below the base passes (the caller drops it). */
   private static void checkRange(LineReader in, String name, int index, int base, int size,
-      String note) throws InputException {
+      String note, boolean lenient) throws InputException {
+    if (index < base && lenient) {
+      return;
+    }
     if (index < base) {
       throw in.error(name + " " + index + " out of range: indices start at " + base
           + " (" + note + ")");

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.oneshot;
 
+import io.dplrf.release.completion.BiasedModel;
 import io.dplrf.release.completion.CompletionModel;
 import io.dplrf.release.completion.Ratings;
 import java.util.ArrayList;
@@ -51,6 +52,22 @@ public final class CompletionOneShot {
    * ratings gets the model's prediction for an empty row (0).
    */
   public static double[] predict(CompletionModel model, Ratings train, Triples pairs) {
+    return predict(train, pairs, (row, query) -> model.predictUser(row.items(), row.values(),
+        query));
+  }
+
+  /**
+   * Predictions at {@code pairs} (same order): user u's come from {@link
+   * BiasedModel#predictUser} on u's bounded training row only (a user without training ratings
+   * gets g + b_j).
+   */
+  public static double[] predict(BiasedModel model, Ratings train, Triples pairs) {
+    return predict(train, pairs, (row, query) -> model.predictUser(row.items(), row.values(),
+        query));
+  }
+
+  private static double[] predict(Ratings train, Triples pairs,
+      java.util.function.BiFunction<Ratings.Row, int[], double[]> local) {
     int users = train.users();
     List<List<Integer>> byUser = new ArrayList<>(users);
     for (int u = 0; u < users; u++) {
@@ -73,8 +90,7 @@ public final class CompletionOneShot {
       for (int q = 0; q < query.length; q++) {
         query[q] = pairs.item()[idx.get(q)];
       }
-      Ratings.Row row = train.row(u);
-      double[] p = model.predictUser(row.items(), row.values(), query);
+      double[] p = local.apply(train.row(u), query);
       for (int q = 0; q < query.length; q++) {
         out[idx.get(q)] = p[q];
       }

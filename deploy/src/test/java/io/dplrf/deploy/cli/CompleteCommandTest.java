@@ -58,7 +58,8 @@ class CompleteCommandTest {
   private String[] args(Path out, String... extra) {
     List<String> a = new ArrayList<>(List.of("complete", "--train", train.toString(), "--test",
         test.toString(), "--epsilon", "1", "--delta", "1e-6", "--out", out.toString(), "--key",
-        key.toString(), "--iterations", "4"));
+        key.toString(), "--iterations", "4", "--rating-min", "0", "--rating-max", "3",
+        "--users", "300", "--items", "12"));
     a.addAll(Arrays.asList(extra));
     return a.toArray(String[]::new);
   }
@@ -85,17 +86,109 @@ class CompleteCommandTest {
       assertTrue(Double.isFinite(Double.parseDouble(q[2])));
     }
     Map<String, Object> doc = json(out);
-    assertEquals("private-frank-wolfe", doc.get("mechanism"));
+    assertEquals("private-biased-frank-wolfe", doc.get("mechanism"));
     assertEquals(true, doc.get("private"));
+    assertEquals(false, doc.get("dimensionsFromData"));
     assertEquals("one user (joint DP)", doc.get("relation"));
     assertEquals(1.0, ((Number) doc.get("epsilon")).doubleValue());
+    assertEquals(12, ((List<?>) doc.get("itemBiases")).size());
+    List<?> parts = (List<?>) doc.get("components");
+    assertTrue(parts.size() >= 3, parts.toString());
+    double mu2 = 0;
+    for (Object c : parts) {
+      double mu = ((Number) ((Map<?, ?>) c).get("mu")).doubleValue();
+      mu2 += mu * mu;
+    }
+    assertEquals(((Number) doc.get("mu")).doubleValue(), Math.sqrt(mu2), 1e-9,
+        "the components spend the whole budget, no more");
+    assertEquals("privately", doc.get("userShrinkageEstimated"));
+    assertTrue(parts.stream().anyMatch(c -> String.valueOf(((Map<?, ?>) c).get("component"))
+        .startsWith("users' spread")), parts.toString());
+    for (String line : Files.readAllLines(out.resolve("predictions.csv"))) {
+      double p = Double.parseDouble(line.split(",")[2]);
+      assertTrue(p >= 0 && p <= 3, "clamped to the declared range: " + line);
+    }
+    assertTrue(r.err().isEmpty(), r.err());
+  }
+
+  @Test
+  void complete_withAFixedUserShrinkage_makesNoSpreadRelease() throws IOException {
+    Path out = dir.resolve("fixed");
+    Run r = run(args(out, "--user-shrinkage", "3"));
+    assertEquals(0, r.code(), r.err());
+    Map<String, Object> doc = json(out);
+    assertEquals("fixed by the user", doc.get("userShrinkageEstimated"));
+    assertEquals(3.0, ((Number) doc.get("userShrinkage")).doubleValue());
+    assertFalse(doc.get("components").toString().contains("spread"), doc.toString());
+  }
+
+  /**
+   * "privately" is written only for a private run: a --seed run says the mechanism ran but the
+   * release is not private; with --max-ratings below 6 nothing is estimated and λ_u is 5.
+   */
+  @Test
+  void complete_labelsHowTheUserShrinkageWasSet_honestly() throws IOException {
+    Path seeded = dir.resolve("seeded");
+    List<String> a = new ArrayList<>(Arrays.asList(args(seeded)));
+    int k = a.indexOf("--key");
+    a.set(k, "--seed");
+    a.set(k + 1, "5");
+    Run r = run(a.toArray(String[]::new));
+    assertEquals(0, r.code(), r.err());
+    Map<String, Object> doc = json(seeded);
+    assertEquals(false, doc.get("private"));
+    assertEquals("by the private mechanism, but this release is NOT private (see warning)",
+        doc.get("userShrinkageEstimated"));
+    Path few = dir.resolve("few");
+    Run f = run(args(few, "--max-ratings", "5"));
+    assertEquals(0, f.code(), f.err());
+    Map<String, Object> fewDoc = json(few);
+    assertTrue(String.valueOf(fewDoc.get("userShrinkageEstimated")).startsWith(
+        "fixed at the default: with xi = 5 < 6"), fewDoc.toString());
+    assertEquals(5.0, ((Number) fewDoc.get("userShrinkage")).doubleValue());
+    assertFalse(fewDoc.get("components").toString().contains("spread"), fewDoc.toString());
+  }
+
+  @Test
+  void complete_fwModel_isAlgorithm1CentredOnTheMidpoint() throws IOException {
+    Path out = dir.resolve("fw");
+    Run r = run(args(out, "--model", "fw"));
+    assertEquals(0, r.code(), r.err());
+    Map<String, Object> doc = json(out);
+    assertEquals("private-frank-wolfe", doc.get("mechanism"));
+    assertEquals(1.5, ((Number) doc.get("offset")).doubleValue());
     assertEquals(4, ((Number) doc.get("iterations")).intValue());
     assertTrue(((Number) doc.get("rho")).doubleValue() > 0);
-    @SuppressWarnings("unchecked")
-    Map<String, Object> acc = (Map<String, Object>) doc.get("accounting");
-    List<?> noise = (List<?>) acc.get("noise");
-    assertEquals(1, noise.size());
-    assertTrue(((Number) ((Map<?, ?>) noise.get(0)).get("sigma")).doubleValue() > 0);
+  }
+
+  @Test
+  void complete_withoutTheRatingRange_isRefused() {
+    Path out = dir.resolve("norange");
+    List<String> a = new ArrayList<>(Arrays.asList(args(out)));
+    int at = a.indexOf("--rating-min");
+    a.subList(at, at + 4).clear();
+    Run r = run(a.toArray(String[]::new));
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("--rating-min and --rating-max"), r.err());
+    assertFalse(Files.exists(out));
+  }
+
+  /** Issue "safe by default": dimensions from the data change with one user, so δ = 1. */
+  @Test
+  void complete_withDimensionsFromTheData_isLabelledNotPrivateOnStderrAndInTheRelease()
+      throws IOException {
+    Path out = dir.resolve("dims");
+    List<String> a = new ArrayList<>(Arrays.asList(args(out)));
+    int at = a.indexOf("--users");
+    a.subList(at, at + 4).clear();
+    Run r = run(a.toArray(String[]::new));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("NOT differentially private"), r.err());
+    assertTrue(r.out().contains("NOT PRIVATE (dimensions from the data)"), r.out());
+    Map<String, Object> doc = json(out);
+    assertEquals(false, doc.get("private"));
+    assertEquals(true, doc.get("dimensionsFromData"));
+    assertTrue(String.valueOf(doc.get("warning")).contains("NOT differentially private"));
   }
 
   @Test
@@ -105,7 +198,8 @@ class CompleteCommandTest {
     assertEquals(false, json(a).get("private"));
     assertFalse(json(a).containsKey("epsilon"));
     Path b = dir.resolve("b");
-    assertEquals(0, run(args(b, "--seed", "4", "--solver", "oja", "--oja-steps", "5")).code());
+    assertEquals(0, run(args(b, "--seed", "4", "--model", "fw", "--solver", "oja",
+        "--oja-steps", "5")).code());
     assertEquals(false, json(b).get("private"));
     assertTrue(String.valueOf(json(b).get("warning")).contains("NOT differentially private"));
     assertEquals(5, ((Number) json(b).get("ojaSteps")).intValue());
@@ -133,6 +227,44 @@ class CompleteCommandTest {
     Run m = run(args(out, "--max-ratings", "0"));
     assertEquals(2, m.code());
     assertFalse(Files.exists(out));
+  }
+
+  /**
+   * Training records with a non-finite rating or an id outside the declared catalogue are
+   * dropped, counted on stderr (with the first offending line) and never mentioned in the
+   * release; the run equals one on the file without them (same test key).
+   */
+  @Test
+  void complete_dropsUnusableTrainingRecords_andMatchesTheCleanRun() throws IOException {
+    Path dirty = dir.resolve("dirty.csv");
+    List<String> lines = new ArrayList<>(Files.readAllLines(train));
+    lines.add(3, "5,2,NaN");
+    lines.add(7, "300,1,2");
+    lines.add(9, "4,12,1");
+    lines.add(10, "7,3,inf");
+    lines.add("-1,0,1");
+    Files.write(dirty, lines);
+    Path clean = dir.resolve("clean");
+    Path out = dir.resolve("dropped");
+    Run a = run(args(clean, "--seed", "5"));
+    List<String> d = new ArrayList<>(Arrays.asList(args(out, "--seed", "5")));
+    d.set(d.indexOf(train.toString()), dirty.toString());
+    Run b = run(d.toArray(String[]::new));
+    assertEquals(0, a.code(), a.err());
+    assertEquals(0, b.code(), b.err());
+    assertTrue(b.err().contains("dropped 5 training record(s)"), b.err());
+    assertTrue(b.err().contains("2 with a non-finite rating (first at " + dirty + ":4)"),
+        b.err());
+    assertTrue(b.err().contains("3 with an id outside --users 300 x --items 12 (first at "
+        + dirty + ":8)"), b.err());
+    assertEquals(1, b.err().strip().lines().count(), b.err());
+    assertEquals(Files.readString(clean.resolve("predictions.csv")),
+        Files.readString(out.resolve("predictions.csv")));
+    Map<String, Object> ja = json(clean);
+    Map<String, Object> jb = json(out);
+    ja.remove("runId");
+    jb.remove("runId");
+    assertEquals(ja, jb, "the release is that of the clean file");
   }
 
   @Test

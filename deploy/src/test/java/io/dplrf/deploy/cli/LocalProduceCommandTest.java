@@ -3,13 +3,11 @@ package io.dplrf.deploy.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dplrf.client.LocalPcaAggregate;
+import io.dplrf.client.LocalAggregate;
 import io.dplrf.client.LocalPcaProtocol;
+import io.dplrf.client.LocalReport;
 import io.dplrf.client.LocalReportCodec;
-import io.dplrf.client.LocalRobustAggregate;
 import io.dplrf.client.LocalRobustProtocol;
-import io.dplrf.client.LocalRobustReport;
-import io.dplrf.client.LocalRobustReportCodec;
 import io.dplrf.sketch.lra.RobustMatrices;
 import io.dplrf.deploy.io.RowInput;
 import io.dplrf.sketch.params.PrivacyParams;
@@ -41,9 +39,9 @@ class LocalProduceCommandTest {
     LocalPcaProtocol p = LocalPcaProtocol.of(PublicSeed.parse(SEED), 3, 2, 1,
         new PrivacyParams(1, 1e-6));
     List<byte[]> sent = new ArrayList<>();
-    LocalProduceCommand.reports(p, RowInput.open(csv()), sent::add);
+    LocalProduceCommand.reports(p, 0, RowInput.open(csv()), sent::add);
     assertEquals(3, sent.size());
-    LocalPcaAggregate server = new LocalPcaAggregate(p);
+    LocalAggregate server = new LocalAggregate(p);
     for (byte[] b : sent) {
       assertEquals(24 + 8 * 6, b.length);
       server.add(LocalReportCodec.decode(b, p));
@@ -56,12 +54,12 @@ class LocalProduceCommandTest {
     LocalRobustProtocol p = LocalRobustProtocol.of(PublicSeed.parse(SEED), 8, 3, 1, null, null,
         1, 1, RobustMatrices.DEFAULT_STABLE_CLIP, new PrivacyParams(1, Double.MIN_VALUE));
     List<byte[]> sent = new ArrayList<>();
-    LocalRobustProduceCommand.reports(p, 4, RowInput.open(csv()), sent::add);
+    LocalProduceCommand.reports(p, 4, RowInput.open(csv()), sent::add);
     assertEquals(3, sent.size());
-    LocalRobustAggregate server = new LocalRobustAggregate(p);
+    LocalAggregate server = new LocalAggregate(p);
     for (int r = 0; r < 3; r++) {
-      LocalRobustReport rep = LocalRobustReportCodec.decode(sent.get(r), p);
-      assertEquals(4 + r, rep.slot(), "row " + r + " in slot first-slot + r");
+      LocalReport rep = LocalReportCodec.decode(sent.get(r), p);
+      assertEquals(4 + r, rep.slot().getAsInt(), "row " + r + " in slot first-slot + r");
       server.add(rep);
     }
     assertEquals(3, server.reports());

@@ -33,6 +33,36 @@ class MatrixInputTest {
     return out;
   }
 
+  /**
+   * forEachRecord leaves values' and indices' validity to the sink (with the line number): NaN,
+   * inf and overflowing literals arrive as non-finite values, indices below the base as negative
+   * ones; a line that is not a record still fails the read.
+   */
+  @Test
+  void forEachRecord_deliversNonFiniteValuesAndNegativeIndices_butNotMalformedLines()
+      throws Exception {
+    List<String> out = new ArrayList<>();
+    MatrixInput.open(file("r.csv", "0,1,2\n# c\n1,2,NaN\n-1,0,3\n2,-4,-inf\n3,3,1e999\n"))
+        .forEachRecord((line, i, j, v) -> out.add(line + ":" + i + "," + j + "," + v));
+    assertEquals(List.of("1:0,1,2.0", "3:1,2,NaN", "4:-1,0,3.0", "5:2,-4,-Infinity",
+        "6:3,3,Infinity"), out);
+    List<String> mm = new ArrayList<>();
+    MatrixInput.open(file("r.mtx", """
+        %%MatrixMarket matrix coordinate real general
+        3 3 2
+        1 2 nan
+        0 1 4
+        """)).forEachRecord((line, i, j, v) -> mm.add(line + ":" + i + "," + j + "," + v));
+    assertEquals(List.of("3:0,1,NaN", "4:-1,0,4.0"), mm);
+    InputException e = assertThrows(InputException.class, () -> MatrixInput.open(
+        file("bad.csv", "0,1,2\n1,x,3\n")).forEachRecord((line, i, j, v) -> { }));
+    assertTrue(e.getMessage().contains("bad.csv:2"), e.getMessage());
+    assertThrows(InputException.class, () -> MatrixInput.open(file("bad2.csv", "0,1,abc\n"))
+        .forEachRecord((line, i, j, v) -> { }));
+    assertThrows(InputException.class, () -> updates(MatrixInput.open(
+        file("strict.csv", "0,1,NaN\n"))), "forEach stays strict");
+  }
+
   @Test
   void mtxCoordinateReal_isOneBasedAndKeepsHeaderDims() throws Exception {
     MatrixInput in = MatrixInput.open(file("a.mtx", """

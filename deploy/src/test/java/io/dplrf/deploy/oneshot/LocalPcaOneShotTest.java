@@ -5,21 +5,30 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.client.LocalPcaProtocol;
+import io.dplrf.client.LocalRobustProtocol;
 import io.dplrf.release.Pca;
+import io.dplrf.release.RobustRelease;
+import io.dplrf.sketch.lra.RobustMatrices;
+import io.dplrf.sketch.lra.RobustSketch;
+import io.dplrf.sketch.lra.RobustSketches;
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.pca.Gram;
+import io.dplrf.sketch.pca.RowClipping;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.PublicSeed;
+import io.dplrf.sketch.randomness.SecretKey;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The offline simulation of local-DP PCA end to end (clients, sum, SVD). The recovery test takes
- * its tolerance from the perturbation bound, evaluated on the noise the clients actually drew.
+ * The offline simulation of both local protocols end to end (clients, sums, post-processing).
+ * Local-DP PCA's recovery test takes its tolerance from the perturbation bound, evaluated on the
+ * noise the clients actually drew; LOCAL-ROBUST-PCA's release at ε → ∞ is central ROBUST-PCA's.
  */
 class LocalPcaOneShotTest {
   private static final long DATA_SEED = 12;
   private static final PublicSeed SEED = PublicSeed.parse("c0ffee".repeat(10) + "c0ff");
+  private static final PublicSeed ROBUST_SEED = PublicSeed.parse("1ace".repeat(16));
 
   /** Gaussian rows, scale 1 on the first k axes and 0.2 elsewhere, clipped to norm 1. */
   static double[][] spikedRows(int n, int d, int k, long seed) {
@@ -72,7 +81,7 @@ class LocalPcaOneShotTest {
     }
     Dense ata = g.toDense();
     Pca.Subspace truth = Pca.topEigenvectors(ata, d);
-    Dense y = r.aggregate();
+    Dense y = r.aggregate().sum(0);
     double[] phi = p.sketchMatrix();
     Dense e = new Dense(d, d);
     for (int i = 0; i < d; i++) {
@@ -95,10 +104,106 @@ class LocalPcaOneShotTest {
   }
 
   @Test
-  void rankAboveTheSketchWidth_isRefused() {
+  void rankAboveTheSketchWidth_orNoRows_isRefused() {
     LocalPcaProtocol p = LocalPcaProtocol.of(SEED, 6, 2, 1, new PrivacyParams(1, 1e-6));
     assertThrows(IllegalArgumentException.class,
         () -> LocalPcaOneShot.run(p, 3, sink -> sink.accept(new double[6])));
+    assertThrows(IllegalArgumentException.class, () -> LocalPcaOneShot.run(p, 2, sink -> { }));
+  }
+
+  /** Rank-2 rows in ℝ^d plus a few large sparse outliers (the robust setting). */
+  static double[][] robustRows(int m, int d, long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    double[][] x = new double[m][d];
+    for (double[] row : x) {
+      double a = r.nextDouble() * 2 - 1;
+      double b = r.nextDouble() - 0.5;
+      for (int j = 0; j < d; j++) {
+        row[j] = a * (j < d / 2 ? 1 : 0) + b * (j % 2 == 0 ? 1 : -1);
+      }
+      if (r.nextInt(20) == 0) {
+        row[r.nextInt(d)] += 5 * (r.nextDouble() - 0.5);
+      }
+    }
+    return x;
+  }
+
+  private static LocalRobustProtocol robust(int m, int d, int k, double eps) {
+    return LocalRobustProtocol.of(ROBUST_SEED, m, d, k, null, null, 1, 10,
+        RobustMatrices.DEFAULT_STABLE_CLIP, new PrivacyParams(eps, 1e-6));
+  }
+
+  /**
+   * LOCAL-ROBUST-PCA at ε → ∞ (ε = 10¹²: each report's Laplace scale is ~10⁻¹¹ of C) gives the
+   * release of the central ROBUST-PCA on the noiseless sketch of the same clipped rows with the
+   * same matrices: the projections V Vᵀ agree to 10⁻⁶ (the aggregated noise is ~10⁻⁹ of the
+   * sketch entries, and the data's spectrum has a large gap at k = 2).
+   */
+  @Test
+  void robust_epsilonToInfinity_equalsCentralRobustPcaOnTheSummedSketch() throws Exception {
+    int m = 300;
+    int d = 8;
+    int k = 2;
+    double[][] x = robustRows(m, d, 3);
+    LocalRobustProtocol p = robust(m, d, k, 1e12);
+    LocalPcaOneShot.Result r = LocalPcaOneShot.run(p, k, sink -> {
+      for (double[] row : x) {
+        sink.accept(row);
+      }
+    });
+    assertEquals(m, r.reports());
+    RobustSketch central = RobustSketch.createWithoutNoise(
+        p.plan(), p.matrices(), SecretKey.forTesting(2), "central");
+    for (int i = 0; i < m; i++) {
+      double[] c = x[i].clone();
+      RowClipping.clipL1InPlace(c, p.clip());
+      for (int j = 0; j < d; j++) {
+        central.update(i, j, c[j]);
+      }
+    }
+    Pca.Subspace expected = RobustRelease.basis((RobustSketches) central.release(), k);
+    assertOrthonormal(r.subspace().v());
+    double dist = projectionDistance(expected.v(), r.subspace().v());
+    assertTrue(dist < 1e-6, "||V V^T - V' V'^T||_F = " + dist);
+  }
+
+  @Test
+  void robust_rowCountMustEqualTheUserSlots_andTheRankTheProtocols() {
+    LocalRobustProtocol p = robust(10, 4, 1, 1);
+    double[][] x = robustRows(11, 4, 1);
+    assertThrows(IllegalArgumentException.class, () -> LocalPcaOneShot.run(p, 1, sink -> {
+      for (double[] row : x) {
+        sink.accept(row);
+      }
+    }));
+    assertThrows(IllegalArgumentException.class, () -> LocalPcaOneShot.run(p, 1, sink -> {
+      for (int i = 0; i < 9; i++) {
+        sink.accept(x[i]);
+      }
+    }));
+    assertThrows(IllegalArgumentException.class, () -> LocalPcaOneShot.run(p, 2, sink -> {
+      for (int i = 0; i < 10; i++) {
+        sink.accept(x[i]);
+      }
+    }));
+  }
+
+  /** ‖AAᵀ − BBᵀ‖_F for orthonormal A, B (d×k). */
+  static double projectionDistance(Dense a, Dense b) {
+    int d = a.rows();
+    double s = 0;
+    for (int i = 0; i < d; i++) {
+      for (int j = 0; j < d; j++) {
+        double pa = 0;
+        double pb = 0;
+        for (int c = 0; c < a.cols(); c++) {
+          pa += a.get(i, c) * a.get(j, c);
+          pb += b.get(i, c) * b.get(j, c);
+        }
+        s += (pa - pb) * (pa - pb);
+      }
+    }
+    return Math.sqrt(s);
   }
 
   private static Dense gramOf(Dense e) {

@@ -62,9 +62,18 @@ final class CompletionPlan {
   }
 
   static CompletionPlan calibrate(CompletionParams p, int iterations, int items) {
+    return calibrate(p, iterations, items,
+        AnalyticGaussian.mu(p.privacy().epsilon(), p.privacy().delta()));
+  }
+
+  /**
+   * The calibration for a run that spends μ-GDP in total (a share of a larger budget, as the
+   * residual component of {@link BiasedCompletion}); {@link CompletionAccount#privacy} stays the
+   * (ε, δ) of the whole budget.
+   */
+  static CompletionPlan calibrate(CompletionParams p, int iterations, int items, double mu) {
     double eps = p.privacy().epsilon();
     double delta = p.privacy().delta();
-    double mu = AnalyticGaussian.mu(eps, delta);
     double l2 = p.clip() * p.clip();
     int xi = p.maxRatingsPerUser();
     GaussianSketchNoise eigen;
@@ -97,6 +106,19 @@ final class CompletionPlan {
         releases, mu, mu / Math.sqrt(releases), rho, Zcdp.epsilon(rho, delta), scales,
         paperSigma);
     return new CompletionPlan(iterations, p.ojaSteps(), p.solver(), eigen, lambda, account);
+  }
+
+  /**
+   * The noise of the releases made by {@code iterationsRun} iterations, each scale with its
+   * number of releases: W once per iteration (FULL), or W·v̂ Γ times and λ̂² once (OJA).
+   */
+  List<BiasedAccount.Part> parts(int iterationsRun) {
+    List<NoiseScale> n = account.noise();
+    if (solver == EigenSolver.FULL) {
+      return List.of(new BiasedAccount.Part(n.get(0), iterationsRun));
+    }
+    return List.of(new BiasedAccount.Part(n.get(0), (long) iterationsRun * ojaSteps),
+        new BiasedAccount.Part(n.get(1), iterationsRun));
   }
 
   int iterations() {

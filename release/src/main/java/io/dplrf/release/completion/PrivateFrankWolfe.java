@@ -1,6 +1,7 @@
 package io.dplrf.release.completion;
 
 import io.dplrf.sketch.randomness.SecretKey;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.IntConsumer;
@@ -48,15 +49,77 @@ public final class PrivateFrankWolfe {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(runLabel, "runLabel");
     checkMatches(ratings, params);
-    int d = ratings.items();
-    int t = params.iterationsFor(ratings.users(), d);
-    CompletionPlan plan = CompletionPlan.calibrate(params, t, d);
+    int t = params.iterationsFor(ratings.users(), ratings.items());
+    CompletionPlan plan = CompletionPlan.calibrate(params, t, ratings.items());
+    return run(ratings, params, t, global(ratings, params, plan, key, runLabel),
+        "private-frank-wolfe", Optional.of(plan.account()), progress, false);
+  }
+
+  /**
+   * A Frank–Wolfe run on a share of a larger budget: the model, or null when the signal test
+   * stopped it after its first iteration, and the calibration its releases used.
+   */
+  record ShareRun(CompletionModel model, CompletionPlan plan) {
+    /** The noise of the releases made: all T iterations, or the first one when stopped. */
+    List<BiasedAccount.Part> parts() {
+      return plan.parts(model == null ? 1 : plan.iterations());
+    }
+  }
+
+  /**
+   * The private fit spending μ-GDP (a share of a larger budget), stopped after its first
+   * iteration when {@code gated} and the first release fails the signal test λ̂₁² &lt; {@link
+   * #signalThreshold}(σ, d): the caller then owns the unspent part μ·√((T − 1)/T) of the share.
+   */
+  static ShareRun fitShare(Ratings ratings, CompletionParams params, double mu, SecretKey key,
+      String runLabel, boolean gated, IntConsumer progress) {
+    Objects.requireNonNull(key, "key");
+    checkMatches(ratings, params);
+    int t = params.iterationsFor(ratings.users(), ratings.items());
+    CompletionPlan plan = CompletionPlan.calibrate(params, t, ratings.items(), mu);
+    return new ShareRun(run(ratings, params, t, global(ratings, params, plan, key, runLabel),
+        "private-frank-wolfe", Optional.of(plan.account()), progress, gated), plan);
+  }
+
+  /**
+   * The signal test's overlap term, 3/√2 ≈ 2.12 (of σ√d). A heuristic (docs/privacy/completion.md
+   * §7) whose basis is the spiked Wigner model: for Ŵ = θ·u uᵀ + N, N symmetric Gaussian (σ per
+   * entry, d×d), the noise alone has top eigenvalue ≈ 2σ√d (semicircle edge), and as d → ∞ a
+   * spike θ &gt; σ√d shows as a top eigenvalue θ + σ²d/θ whose eigenvector has squared overlap
+   * 1 − σ²d/θ² with u (Benaych-Georges and Nadakuditi 2011, Thm 2.1). Overlap² ≥ 1/2 — the
+   * direction carries at least as much signal as noise — is θ ≥ √2·σ√d, a top eigenvalue ≥
+   * (3/√2)·σ√d. W is not rank one and d is finite, so this is no guarantee.
+   */
+  static final double SIGNAL_GATE = 3 / Math.sqrt(2);
+
+  /**
+   * The signal test's finite-d term, of σ·d^(−1/6): the noise's top eigenvalue fluctuates about
+   * 2σ√d on the scale σ·d^(−1/6) (Tracy–Widom, GOE edge), and 3.3 is about the upper 10⁻³ point
+   * of TW₁. It matters for small d only: it sets the threshold for d &lt; 140.
+   */
+  static final double EDGE_QUANTILE = 3.3;
+
+  /**
+   * The signal test on the first release: λ̂₁² must reach max((3/√2)·σ√d, 2σ√d + 3.3·σ·d^(−1/6))
+   * — a direction at least half signal, and a top eigenvalue that the noise alone reaches in
+   * under 10⁻³ of draws (simulated for this noise, docs/privacy/signal_test_simulation.py:
+   * 8.9·10⁻⁵ at d = 12, 2.4·10⁻⁴ at d = 40, 4.6·10⁻⁴ at d = 140 where the two terms are about
+   * equal, none of 5,000 at d = 400). With the Oja solver λ̂₁² is instead the released
+   * energy v̂ᵀW v̂ along the Oja direction (no σ²d/θ inflation) and σ that of W·v̂, so the same
+   * threshold asks more of it.
+   */
+  static double signalThreshold(double sigma, int d) {
+    return sigma * Math.max(SIGNAL_GATE * Math.sqrt(d),
+        2 * Math.sqrt(d) + EDGE_QUANTILE * Math.pow(d, -1.0 / 6));
+  }
+
+  private static GlobalComponent global(Ratings ratings, CompletionParams params,
+      CompletionPlan plan, SecretKey key, String runLabel) {
+    Objects.requireNonNull(runLabel, "runLabel");
     String label = runLabel + "/completion";
-    GlobalComponent global = params.solver() == EigenSolver.FULL
+    return params.solver() == EigenSolver.FULL
         ? GlobalComponent.full(ratings, params.privacy(), plan.eigen(), key, label)
         : GlobalComponent.oja(ratings, plan, key, label);
-    return run(ratings, params, t, global, "private-frank-wolfe", Optional.of(plan.account()),
-        progress);
   }
 
   /** The non-private baseline: the same FW iterations with the exact top eigenpair. */
@@ -64,7 +127,7 @@ public final class PrivateFrankWolfe {
     checkMatches(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()));
     int t = params.iterationsFor(ratings.users(), ratings.items());
     return run(ratings, params.withSolver(EigenSolver.FULL, params.ojaSteps()), t,
-        GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty(), done -> { });
+        GlobalComponent.exact(ratings), "frank-wolfe", Optional.empty(), done -> { }, false);
   }
 
   /**
@@ -88,7 +151,7 @@ public final class PrivateFrankWolfe {
 
   private static CompletionModel run(Ratings ratings, CompletionParams params, int iterations,
       GlobalComponent global, String mechanism, Optional<CompletionAccount> account,
-      IntConsumer progress) {
+      IntConsumer progress, boolean gated) {
     int d = ratings.items();
     double k = params.nuclearNormFor(ratings.users(), d);
     double clip = params.clip();
@@ -106,6 +169,9 @@ public final class PrivateFrankWolfe {
         residual[x] = y[x] - target[x]; // A^{(t−1)} = P_Ω(Y^{(t−1)} − Y*)
       }
       GlobalComponent.Eigenpair top = global.top(t, residual);
+      if (t == 1 && gated && top.lambdaSquared() < signalThreshold(global.sigma(), d)) {
+        return null;
+      }
       factors[t - 1] = top.v();
       lambdaHat[t - 1] = Math.sqrt(Math.max(0, top.lambdaSquared()));
       lambdaPrime[t - 1] = lambdaHat[t - 1] + correction;

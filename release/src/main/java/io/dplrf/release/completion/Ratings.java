@@ -33,9 +33,10 @@ public final class Ratings {
   private final double[] vals;
   private final long dropped;
   private final int clippedRows;
+  private final long unusable;
 
   private Ratings(int users, int items, int maxPerUser, double clip, int[] rowStart, int[] cols,
-      double[] vals, long dropped, int clippedRows) {
+      double[] vals, long dropped, int clippedRows, long unusable) {
     this.users = users;
     this.items = items;
     this.maxPerUser = maxPerUser;
@@ -45,6 +46,7 @@ public final class Ratings {
     this.vals = vals;
     this.dropped = dropped;
     this.clippedRows = clippedRows;
+    this.unusable = unusable;
   }
 
   /** One user's normalised row: strictly increasing item ids and their (clipped) values. */
@@ -118,7 +120,48 @@ public final class Ratings {
       rowStart[u + 1] = out;
     }
     return new Ratings(users, items, maxPerUser, clip, rowStart, Arrays.copyOf(outCols, out),
-        Arrays.copyOf(outVals, out), dropped, clippedRows);
+        Arrays.copyOf(outVals, out), dropped, clippedRows, 0);
+  }
+
+  /**
+   * As {@link #of}, except that a record with a user id outside [0, users), an item id outside
+   * [0, items) or a non-finite value is dropped and counted ({@link #unusable()}) instead of
+   * failing. It is dropped before the ξ bound, so it takes none of its user's ξ places: the
+   * result is exactly {@link #of} on the other records, and dropping one user's record changes
+   * that user's row only (which the neighbouring relation covers), never whether there is a
+   * result. Mismatched array lengths and invalid dimensions still fail.
+   */
+  public static Ratings ofUsable(int users, int items, int maxPerUser, double clip, int[] user,
+      int[] item, double[] value) {
+    if (user.length != item.length || user.length != value.length) {
+      throw new IllegalArgumentException("triples need equal lengths: " + user.length + " users, "
+          + item.length + " items, " + value.length + " values");
+    }
+    int usable = 0;
+    for (int r = 0; r < user.length; r++) {
+      usable += isUsable(users, items, user[r], item[r], value[r]) ? 1 : 0;
+    }
+    if (usable == user.length) {
+      return of(users, items, maxPerUser, clip, user, item, value);
+    }
+    int[] u = new int[usable];
+    int[] it = new int[usable];
+    double[] v = new double[usable];
+    int out = 0;
+    for (int r = 0; r < user.length; r++) {
+      if (isUsable(users, items, user[r], item[r], value[r])) {
+        u[out] = user[r];
+        it[out] = item[r];
+        v[out++] = value[r];
+      }
+    }
+    Ratings kept = of(users, items, maxPerUser, clip, u, it, v);
+    return new Ratings(users, items, maxPerUser, clip, kept.rowStart, kept.cols, kept.vals,
+        kept.dropped, kept.clippedRows, user.length - usable);
+  }
+
+  private static boolean isUsable(int users, int items, int u, int j, double v) {
+    return u >= 0 && u < users && j >= 0 && j < items && Double.isFinite(v);
   }
 
   /**
@@ -222,6 +265,14 @@ public final class Ratings {
   /** Records dropped by the ξ bound: NOT private (an operator statistic). */
   public long dropped() {
     return dropped;
+  }
+
+  /**
+   * Records dropped by {@link #ofUsable} for an id out of range or a non-finite value (0 from
+   * {@link #of}): NOT private (an operator statistic).
+   */
+  public long unusable() {
+    return unusable;
   }
 
   /** Users whose row was scaled down to norm L: NOT private. */

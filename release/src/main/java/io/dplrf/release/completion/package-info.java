@@ -1,7 +1,9 @@
 /**
  * Private matrix completion with joint differential privacy (Jain, Thakkar, Thakurta, ICML 2018 —
  * paper 004): private Frank–Wolfe (Algorithm 1) with a dense noisy eigen step or private Oja
- * (Algorithm 2), and its non-private twin as the baseline.
+ * (Algorithm 2), and its non-private twin as the baseline; and the biased model built on it
+ * ({@link io.dplrf.release.completion.BiasedCompletion}: global offset, item biases, each
+ * user's own bias, private Frank–Wolfe on the residuals, one (ε, δ) budget).
  *
  * <p>Public: {@link io.dplrf.release.completion.Ratings} (bounded sparse rows),
  * {@link io.dplrf.release.completion.CompletionParams},

@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Set;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class PrivateFrankWolfeTest {
@@ -109,5 +111,53 @@ class PrivateFrankWolfeTest {
     double expected = Math.pow(1000, 4.0 / 3) / Math.cbrt(1e4 * 80 * (1e4 + 100));
     assertEquals((int) Math.ceil(expected), p.iterationsFor(10_000, 100));
     assertEquals(7, p.withIterations(7).iterationsFor(10_000, 100));
+  }
+
+  /**
+   * What the signal test does on the model it is built on: Ŵ = θ·uuᵀ + N with N symmetric,
+   * independent N(0, σ²) entries on and above the diagonal (as Analyze Gauss draws its noise;
+   * here test data from a seeded {@link SplittableRandom}, σ = 2.5). Pure noise at d = 12 passes
+   * it in about 10⁻⁴ of draws (docs/privacy/completion.md §7): at most 10 of 20,000 here, where
+   * the overlap term alone, (3/√2)σ√d, passes about 2.7% (≈ 540). At d = 400, where the overlap
+   * term sets the threshold, a spike θ = 2σ√d (overlap² 3/4 as d → ∞) passes in each of 4 draws
+   * and one at the BBP point θ = σ√d (overlap → 0 as d → ∞) in none (it passes about 1 in 200
+   * draws at d = 200: finite d blurs the BBP transition).
+   */
+  @Test
+  void signalThreshold_keepsPureNoiseOut_andLetsAHalfSignalDirectionThrough() {
+    double sigma = 2.5;
+    SplittableRandom rnd = new SplittableRandom(17);
+    int d = 12;
+    int draws = 20_000;
+    int passes = 0;
+    int overlapOnly = 0;
+    for (int k = 0; k < draws; k++) {
+      double top = GlobalComponent.topOf(spiked(rnd, d, sigma, 0)).lambdaSquared();
+      passes += top >= PrivateFrankWolfe.signalThreshold(sigma, d) ? 1 : 0;
+      overlapOnly += top >= PrivateFrankWolfe.SIGNAL_GATE * sigma * Math.sqrt(d) ? 1 : 0;
+    }
+    assertTrue(passes <= 10, passes + " of " + draws + " pure-noise draws passed at d = 12");
+    assertTrue(overlapOnly > 400, "the overlap term alone passed " + overlapOnly);
+    int big = 400;
+    for (int k = 0; k < 4; k++) {
+      double theta = 2 * sigma * Math.sqrt(big);
+      assertTrue(GlobalComponent.topOf(spiked(rnd, big, sigma, theta)).lambdaSquared()
+          >= PrivateFrankWolfe.signalThreshold(sigma, big), "spike 2 sigma sqrt d, draw " + k);
+      assertTrue(GlobalComponent.topOf(spiked(rnd, big, sigma, theta / 2)).lambdaSquared()
+          < PrivateFrankWolfe.signalThreshold(sigma, big), "spike sigma sqrt d, draw " + k);
+    }
+  }
+
+  /** θ·uuᵀ (u a fixed unit vector) plus symmetric noise, σ per entry on and above the diagonal. */
+  private static Dense spiked(SplittableRandom rnd, int d, double sigma, double theta) {
+    Dense w = new Dense(d, d);
+    for (int i = 0; i < d; i++) {
+      for (int j = i; j < d; j++) {
+        double v = sigma * rnd.nextGaussian() + theta / d; // u = (1, ..., 1)/√d
+        w.set(i, j, v);
+        w.set(j, i, v);
+      }
+    }
+    return w;
   }
 }

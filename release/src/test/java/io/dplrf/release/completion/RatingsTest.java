@@ -56,4 +56,30 @@ class RatingsTest {
     assertThrows(IllegalArgumentException.class,
         () -> Ratings.of(2, 3, 0, 1, new int[] {0}, new int[] {0}, new double[] {1}));
   }
+
+  /**
+   * ofUsable drops (and counts) each record with an id out of range or a non-finite value before
+   * the ξ bound: the result is {@link Ratings#of} on the other records, so user 0's bad records
+   * (arriving first) take none of her ξ = 2 places and user 1's row is untouched.
+   */
+  @Test
+  void ofUsable_dropsUnusableRecordsAsIfNeverSent_andCountsThem() {
+    int[] u = {0, 0, 0, 0, 2, -1, 0, 1, 0, 0};
+    int[] it = {0, 3, -1, 1, 0, 0, 1, 2, 2, 0};
+    double[] v = {Double.NaN, 1, 1, Double.POSITIVE_INFINITY, 1, 1, 4, 5, 6, 7};
+    Ratings r = Ratings.ofUsable(2, 3, 2, 100, u, it, v);
+    Ratings clean = Ratings.of(2, 3, 2, 100, new int[] {0, 1, 0, 0}, new int[] {1, 2, 2, 0},
+        new double[] {4, 5, 6, 7});
+    assertEquals(6, r.unusable());
+    assertEquals(0, clean.unusable());
+    for (int i = 0; i < 2; i++) {
+      assertArrayEquals(clean.row(i).items(), r.row(i).items(), "user " + i);
+      assertArrayEquals(clean.row(i).values(), r.row(i).values(), "user " + i);
+    }
+    assertArrayEquals(new int[] {1, 2}, r.row(0).items());
+    assertEquals(clean.dropped(), r.dropped());
+    assertEquals(1, r.dropped(), "item 0's 7 arrives after two kept items");
+    assertThrows(IllegalArgumentException.class,
+        () -> Ratings.ofUsable(2, 3, 2, 100, new int[] {0}, new int[0], new double[0]));
+  }
 }

@@ -17,8 +17,10 @@ import java.util.function.IntConsumer;
  * chunks ({@link #run}, {@link NoisyLinearSketch#addNoise}). Not the common fork-join pool: on 2
  * cores its one worker is the banded flush's second thread ({@code BandedUpdates}), which a
  * release must not hold up. Threads are made as releases need them and end after a minute idle.
+ * Public for the BLT stream's epoch close ({@code io.dplrf.sketch.continual}), which encodes,
+ * noises and decodes its chunks on the same threads ({@link #run}).
  */
-final class NoiseWorkers {
+public final class NoiseWorkers {
   private static final AtomicInteger COUNT = new AtomicInteger();
   private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "dplrf-release-noise-" + COUNT.incrementAndGet());
@@ -39,7 +41,7 @@ final class NoiseWorkers {
    * ended, so nothing still writes after the return. Waits through interrupts and restores the
    * flag.
    */
-  static void run(int tasks, int threads, IntConsumer task) {
+  public static void run(int tasks, int threads, IntConsumer task) {
     if (tasks <= 0) {
       return;
     }

@@ -229,6 +229,27 @@ public abstract sealed class NoisyLinearSketch
     return parent;
   }
 
+  /**
+   * The live state arrays of a noiseless sketch ({@link #isNoiseless}), after its buffered updates
+   * are applied: for Priv2, {Y (m×t), Zᵀ (n×v)}, both row-major. For a mechanism that adds its
+   * noise outside the sketch and works on the data in place (the BLT stream of {@code
+   * io.dplrf.sketch.continual}, which encodes an epoch's accumulator chunk by chunk and keeps its
+   * buffers in noiseless sketches so that {@link SketchCodec} writes them). A noiseless sketch's
+   * {@link #release} hands out the same values as copies, so this reveals nothing more; writes to
+   * the arrays change the sketch.
+   *
+   * @throws IllegalStateException for a noisy sketch, whose data leaves only through its release,
+   *     with the noise in; or one handed over to a node
+   */
+  public final double[][] noiselessState() {
+    requireNotHandedOver();
+    if (!noiseless) {
+      throw new IllegalStateException("only a noiseless sketch hands out its state: " + nodeLabel);
+    }
+    flushPending();
+    return state();
+  }
+
   /** Frees the memory this sketch holds for buffering updates (empty; {@link #intoNode}). */
   void dropUpdateBuffers() {}
 

@@ -173,11 +173,26 @@ public final class SketchCodec {
    */
   public static NoisyLinearSketch read(InputStream in, SecretKey key, RobustMatrices shared)
       throws IOException {
-    return read(in, key, false, shared);
+    return read(in, key, false, shared, null);
+  }
+
+  /**
+   * As {@link #read(InputStream, SecretKey, boolean)}, reusing {@code shared} for a Priv2 sketch of
+   * the same instance, sizes and sparsity (the BLT stream's state sketches share one copy) instead
+   * of regenerating them.
+   */
+  public static NoisyLinearSketch read(InputStream in, SecretKey key, Priv2Matrices shared)
+      throws IOException {
+    return read(in, key, false, null, shared);
   }
 
   private static NoisyLinearSketch read(InputStream in, SecretKey key, boolean cacheUpdateColumns,
       RobustMatrices shared) throws IOException {
+    return read(in, key, cacheUpdateColumns, shared, null);
+  }
+
+  private static NoisyLinearSketch read(InputStream in, SecretKey key, boolean cacheUpdateColumns,
+      RobustMatrices shared, Priv2Matrices sharedPriv2) throws IOException {
     CRC32C crc = new CRC32C();
     DataInputStream d =
         new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
@@ -222,7 +237,7 @@ public final class SketchCodec {
       // while reading, not two (a node is hundreds of MB at the service's sizes).
       NoisyLinearSketch sketch =
           build(mechanism, noiseless, key, instance, node, m, n, k, t, v, privacy, clip, plan,
-              cacheUpdateColumns, shared);
+              cacheUpdateColumns, shared, sharedPriv2);
       double[][] live = sketch.state();
       if (count != live.length) {
         throw new IOException("corrupt sketch snapshot: " + count + " arrays, expected " + live.length);
@@ -324,7 +339,8 @@ public final class SketchCodec {
 
   private static NoisyLinearSketch build(int mechanism, boolean noiseless, SecretKey key,
       String instance, String node, int m, int n, int k, int t, int v, PrivacyParams privacy,
-      double clip, double[] p, boolean cache, RobustMatrices shared) throws IOException {
+      double clip, double[] p, boolean cache, RobustMatrices shared, Priv2Matrices sharedPriv2)
+      throws IOException {
     switch (mechanism) {
       case 1 -> {
         expect(p, 16);
@@ -339,7 +355,7 @@ public final class SketchCodec {
         SketchSizes sz = new SketchSizes(m, n, k, t, v);
         Priv2Plan plan = new Priv2Plan(privacy, clip, sz, p[0], p[1], p[2], noise("Y", p, 3),
             noise("Z", p, 7), 0);
-        return Priv2Sketch.restore(plan, Priv2Matrices.generate(key, instance, sz, cache), key,
+        return Priv2Sketch.restore(plan, priv2(sharedPriv2, key, instance, sz, cache, 0), key,
             node, noiseless);
       }
       case 4 -> {
@@ -356,8 +372,8 @@ public final class SketchCodec {
         } catch (IllegalArgumentException e) {
           throw new IOException("corrupt sketch snapshot: " + e.getMessage(), e);
         }
-        return Priv2Sketch.restore(plan,
-            Priv2Matrices.generate(key, instance, sz, cache, sparsity), key, node, noiseless);
+        return Priv2Sketch.restore(plan, priv2(sharedPriv2, key, instance, sz, cache, sparsity),
+            key, node, noiseless);
       }
       case 5, 6 -> {
         boolean pca = mechanism == 6;
@@ -385,6 +401,14 @@ public final class SketchCodec {
       }
       default -> throw new IOException("unknown mechanism code " + mechanism + " in sketch snapshot");
     }
+  }
+
+  /** {@code shared} if it is the instance's matrices of these sizes and sparsity, else new ones. */
+  private static Priv2Matrices priv2(Priv2Matrices shared, SecretKey key, String instance,
+      SketchSizes sz, boolean cache, int sparsity) {
+    return shared != null && shared.instance.equals(instance) && shared.sizes.equals(sz)
+        && shared.sparsity == sparsity
+        ? shared : Priv2Matrices.generate(key, instance, sz, cache, sparsity);
   }
 
   private static double[] noise(GaussianSketchNoise g) {

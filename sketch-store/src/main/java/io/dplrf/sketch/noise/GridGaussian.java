@@ -132,8 +132,20 @@ public final class GridGaussian {
    * @param gamma a positive normal power of two
    */
   public static void roundToGrid(double[] data, double gamma) {
+    roundToGrid(data, 0, data.length, gamma);
+  }
+
+  /**
+   * Entries [from, to) of {@code data} rounded in place as {@link #roundToGrid(double[], double)}
+   * rounds them: for work done chunk by chunk (the BLT stream's epoch close).
+   *
+   * @param data finite entries in [from, to)
+   * @param gamma a positive normal power of two
+   */
+  public static void roundToGrid(double[] data, int from, int to, double gamma) {
     PowerOfTwoGrid.checkPowerOfTwo(gamma);
-    for (int i = 0; i < data.length; i++) {
+    java.util.Objects.checkFromToIndex(from, to, data.length);
+    for (int i = from; i < to; i++) {
       double x = data[i];
       if (!Double.isFinite(x)) {
         throw Preconditions.invalid("x", "finite", x);

@@ -16,7 +16,7 @@ public record SketchSizes(int m, int n, int k, int t, int v) {
 
   /**
    * The constant that stands for O(·)·log(k/δ) in the paper's size formulas. 2.5 was chosen by
-   * the accuracy benchmark (docs/benchmarks.md): on the 2000×3000 rank-10 matrix at ε = 1 it
+   * the accuracy benchmark (docs/benchmarks-accuracy.md): on the 2000×3000 rank-10 matrix at ε = 1 it
    * brings Priv2 from 2.7× (c = 1) to under 2× the dense baseline's error at ≤ 25% of its memory;
    * a wider t mainly shrinks the χ² sensitivity factor of Y = AΦ + N1.
    */

@@ -95,6 +95,27 @@ class Priv2SketchTest {
     assertEquals(plan.zNoise().sigma(), r.noise().get(1).sigma());
   }
 
+  /**
+   * A noiseless sketch hands out its live arrays (buffered updates applied), the same values its
+   * release copies; a noisy one refuses, since its data may leave only with its noise.
+   */
+  @Test
+  void noiselessState_isTheLiveDataOfANoiselessSketchOnly() {
+    Priv2Matrices mats = Priv2Matrices.generate(key, "p2", sizes, false);
+    Priv2Sketch s = Priv2Sketch.createWithoutNoise(plan, mats, key, "state");
+    s.update(1, 2, 1.5);
+    double[][] st = s.noiselessState();
+    assertEquals(2, st.length);
+    Priv2Sketches r = s.release();
+    org.junit.jupiter.api.Assertions.assertArrayEquals(r.y().data(), st[0]);
+    st[0][0] += 1;
+    assertEquals(r.y().data()[0] + 1, s.release().y().data()[0], "live, not a copy");
+    Priv2Sketch noisy = Priv2Sketch.create(plan, mats, key, "noisy");
+    noisy.update(1, 2, 1.5);
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+        noisy::noiselessState);
+  }
+
   @Test
   void noiselessSketch_isExactAndSaysSo() {
     Priv2Sketch s = Priv2Sketch.createWithoutNoise(plan, Priv2Matrices.generate(key, "p2", sizes, false), key, "n4");

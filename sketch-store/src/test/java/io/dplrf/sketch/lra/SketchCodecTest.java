@@ -82,6 +82,26 @@ class SketchCodecTest {
     assertArrayEquals(d.release().noisyA().data(), rd.release().noisyA().data());
   }
 
+  /**
+   * Read with the instance's matrices shared, a Priv2 sketch is the same sketch; matrices of
+   * another instance are not used (the sketch regenerates its own).
+   */
+  @Test
+  void roundTrip_priv2_withSharedMatrices() throws IOException {
+    Priv2Sketch p2 = priv2();
+    byte[] b = bytes(p2);
+    Priv2Sketch shared = (Priv2Sketch) SketchCodec.read(new ByteArrayInputStream(b), KEY,
+        Priv2Matrices.generate(KEY, "golden/p2", SIZES, true));
+    Priv2Sketch foreign = (Priv2Sketch) SketchCodec.read(new ByteArrayInputStream(b), KEY,
+        Priv2Matrices.generate(KEY, "another", SIZES, false));
+    for (Priv2Sketch r : new Priv2Sketch[] {shared, foreign}) {
+      assertEquals(p2.plan(), r.plan());
+      assertArrayEquals(p2.release().y().data(), r.release().y().data());
+      assertArrayEquals(p2.release().z().data(), r.release().z().data());
+      assertArrayEquals(p2.release().s().column(3), r.release().s().column(3), "the sketch's S");
+    }
+  }
+
   @Test
   void corruptTruncatedOrForeignSnapshots_areRefusedWithAClearMessage() throws IOException {
     byte[] good = bytes(priv2());

@@ -126,6 +126,22 @@ class GridGaussianTest {
         () -> GridGaussian.roundToGrid(new double[] {1.0, Double.POSITIVE_INFINITY}, 1.0));
   }
 
+  /** The range form rounds [from, to) as the one-value form does and leaves the rest alone. */
+  @Test
+  void roundToGrid_range_roundsOnlyItsEntries() {
+    double g = 0x1.0p-3;
+    double[] data = {0.3 * g, 2.5 * g, -0.5 * g, 1.7 * g, Double.NaN};
+    double[] copy = data.clone();
+    GridGaussian.roundToGrid(data, 1, 3, g);
+    assertEquals(copy[0], data[0]);
+    assertEquals(GridGaussian.roundToGrid(copy[1], g), data[1]);
+    assertEquals(GridGaussian.roundToGrid(copy[2], g), data[2]);
+    assertEquals(copy[3], data[3]);
+    assertThrows(IllegalArgumentException.class, () -> GridGaussian.roundToGrid(data, 3, 5, g));
+    assertThrows(IndexOutOfBoundsException.class, () -> GridGaussian.roundToGrid(data, 2, 6, g));
+    assertThrows(IllegalArgumentException.class, () -> GridGaussian.roundToGrid(data, 0, 1, 0.3));
+  }
+
   @Test
   void roundingSlack_isGammaSqrtK_roundedUp() {
     assertEquals(0.0, GridGaussian.roundingSlack(0.25, 0), 0.0);

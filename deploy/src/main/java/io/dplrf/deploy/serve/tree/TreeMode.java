@@ -56,7 +56,7 @@ public final class TreeMode implements ServiceMode {
 
   private TreeMode(ServiceConfig config, StateStore store, TreeTarget tree, ModeContext context) {
     this.config = config;
-    this.rows = config.mode() == ServiceConfig.Mode.ROWS;
+    this.rows = config.tree().rowRecords();
     this.store = store;
     this.tree = tree;
     this.bounds = bounds(config);
@@ -74,7 +74,7 @@ public final class TreeMode implements ServiceMode {
    * analysis needs the same rank-one difference in every node: one update).
    */
   public static void check(ServiceConfig config) {
-    if (config.mode() == ServiceConfig.Mode.UPDATES && config.tree().mechanism() == Mechanism.PRIV1
+    if (!config.tree().rowRecords() && config.tree().mechanism() == Mechanism.PRIV1
         && config.tree().privacyUnit() != TreeSettings.PrivacyUnit.UPDATE) {
       throw new IllegalArgumentException("mechanism priv1 protects one update only (its privacy"
           + " argument needs the same rank-one difference in every tree node); use mechanism"
@@ -96,7 +96,7 @@ public final class TreeMode implements ServiceMode {
     // Rows mode: the tree sketches the d×d matrix AᵀA, to which one row adds x xᵀ with
     // ‖x xᵀ‖_F = ‖x‖₂² ≤ C²; the Priv2 plan is private for every difference of Frobenius norm
     // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
-    boolean rows = config.mode() == ServiceConfig.Mode.ROWS;
+    boolean rows = config.tree().rowRecords();
     double treeClip = rows ? config.clip() * config.clip() : config.clip();
     TreeConfig tree = new TreeConfig(mechanism, relation(config), sizes,
         new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.tree().epochs(), true,
@@ -114,7 +114,7 @@ public final class TreeMode implements ServiceMode {
    */
   static ContributionBounds.Config bounds(ServiceConfig config) {
     return new ContributionBounds.Config(config.tree().rows(), config.tree().cols(), config.clip(),
-        config.mode() == ServiceConfig.Mode.ROWS ? ContributionBounds.Unit.ROW_RECORD
+        config.tree().rowRecords() ? ContributionBounds.Unit.ROW_RECORD
             : ContributionBounds.Unit.valueOf(config.tree().privacyUnit().name()),
         ContributionBounds.BudgetPolicy.valueOf(config.tree().budgetPolicy().name()));
   }
@@ -130,7 +130,7 @@ public final class TreeMode implements ServiceMode {
    * entries and epochs; priv1 covers one rank-one update.
    */
   public static NeighbouringRelation relation(ServiceConfig config) {
-    if (config.mode() == ServiceConfig.Mode.ROWS) {
+    if (config.tree().rowRecords()) {
       return NeighbouringRelation.FROBENIUS;
     }
     return switch (config.tree().mechanism()) {
@@ -144,13 +144,13 @@ public final class TreeMode implements ServiceMode {
 
   /** The mechanism as /v1/status names it: rows mode runs Priv2 on AᵀA, the ata-sketch. */
   static String mechanismName(ServiceConfig config) {
-    return config.mode() == ServiceConfig.Mode.ROWS ? Mechanism.ATA_SKETCH.cliName()
+    return config.tree().rowRecords() ? Mechanism.ATA_SKETCH.cliName()
         : config.tree().mechanism().cliName();
   }
 
   /** "update", "key" or "row" in mode updates; "row" (one row record) in rows mode. */
   static String privacyUnit(ServiceConfig config) {
-    return config.mode() == ServiceConfig.Mode.ROWS ? "row"
+    return config.tree().rowRecords() ? "row"
         : config.tree().privacyUnit().name().toLowerCase(Locale.ROOT);
   }
 
@@ -160,7 +160,7 @@ public final class TreeMode implements ServiceMode {
    */
   public static String neighbouring(ServiceConfig config) {
     String c = String.valueOf(config.clip());
-    if (config.mode() == ServiceConfig.Mode.ROWS) {
+    if (config.tree().rowRecords()) {
       return "streams differing in one row record x, clipped to ||x||_2 <= " + c + " (one row"
           + " added or removed: AᵀA changes by x xᵀ, ||x xᵀ||_F <= " + config.clip() * config.clip()
           + ")" + (config.epochUpdates().isPresent()
