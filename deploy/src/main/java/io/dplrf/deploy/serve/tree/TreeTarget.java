@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve.tree;
 
+import io.dplrf.deploy.config.SettingsDiff;
 import io.dplrf.deploy.http.ServedRelease;
 import io.dplrf.ingest.IngestTarget;
 import io.dplrf.ingest.StateStore;
@@ -236,8 +237,8 @@ public final class TreeTarget implements IngestTarget {
       ContinualSketch restored = ContinualSketch.readFrom(in, key, nodeStore, nodesInMemory);
       if (!restored.config().equals(config)) {
         throw new IOException("the state directory holds a stream created with other settings ("
-            + restored.config() + ") than the ones configured now (" + config + "); changing them"
-            + " mid-stream would break the privacy accounting: use a new state directory");
+            + SettingsDiff.of(restored.config(), config) + "); changing them mid-stream would"
+            + " break the privacy accounting: keep them, or use a new state directory");
       }
       tree = restored;
     }
