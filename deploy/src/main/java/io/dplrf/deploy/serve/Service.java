@@ -55,7 +55,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the broker answers again.
  *
  * <p><b>No zombie.</b> The snapshot is restored before the HTTP listeners open, so one that cannot
- * be used fails {@link #start}; a later failure of the ingest loop, or of one of the mode's threads
+ * be used, or a state directory whose run cut its epochs otherwise ({@link EpochCut}), fails
+ * {@link #start}; a later failure of the ingest loop, or of one of the mode's threads
  * (a release, a fit), is reported by {@link #awaitIngestFailure}, and {@code dplrf serve} then
  * closes the service and exits non-zero instead of answering /health with nothing behind it.
  */
@@ -83,6 +84,8 @@ public final class Service implements AutoCloseable {
 
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
+    EpochCut cut = EpochCut.of(config);
+    cut.check(config.stateDir());
     mode = Modes.open(config, new ModeContext(metrics, log, failure::complete));
     IngestLoop createdLoop = null;
     PublicApi createdPublicApi = null;
@@ -133,6 +136,7 @@ public final class Service implements AutoCloseable {
       // Restore before any listener accepts a request: a snapshot that cannot be used (other key,
       // other settings, corrupt) is a failed start, never a healthy process without releases.
       createdLoop.restore();
+      cut.pin(config.stateDir());
       loop = createdLoop;
       createdPublicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
           new InetSocketAddress(config.bind(), config.httpPort()), mode.releases(),
