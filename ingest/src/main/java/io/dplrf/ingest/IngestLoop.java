@@ -92,13 +92,14 @@ import org.slf4j.LoggerFactory;
  * <p><b>Epochs</b> close every {@code epochUpdates} update positions read (every update of every
  * record counts, whatever becomes of it; at the end of the record that reaches the count: see
  * {@link #epochDue} for why not applied updates) or every {@code epochLength} (any length, fractions of a second too;
- * checked after each record and after each poll). The first epoch opens at the first start on an
- * empty state directory, and every later one at the previous close; the snapshot keeps that time
- * across restarts. With epochs by count, an epoch that holds at least one update position also
+ * checked after each record and after each poll). The first epoch opens when the run's first
+ * record is read (so a service started before its producers spends no release on an empty
+ * epoch), and every later one at the previous close; the snapshot keeps that time across
+ * restarts. With epochs by count, an epoch that holds at least one update position also
  * closes after {@code idleClose} without a record read (when set), or at once on {@link
  * #requestClose} (an operator's action), so that a stream that ends inside an epoch is released
- * (docs/privacy/epoch-boundaries.md: why these rules keep the cut public, and why the first epoch
- * does not wait for the first record). <b>Exhaustion:</b> once the target says all T epochs are
+ * (docs/privacy/epoch-boundaries.md: which neighbours these rules cut alike, and what the first
+ * record's time makes public). <b>Exhaustion:</b> once the target says all T epochs are
  * closed, the loop stops consuming, logs "epoch T reached", keeps its offsets at the last applied
  * record and {@link #run} returns with state {@link State#EXHAUSTED}.
  *
@@ -158,6 +159,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final List<TopicPartition> assigned = new ArrayList<>();
   /** Update positions read in the open epoch (see {@link #epochDue}). */
   private long updatesInEpoch;
+  /** When the open epoch opened; 0 until the run's first record is read. */
   private long epochStartMillis;
   /**
    * Epochs whose close has begun: the target's count, ahead of it while a pipelined close
@@ -333,7 +335,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       LOG.info("restored snapshot: {} epochs closed, offsets {}, {}", h.epochsClosed(),
           h.nextOffsets(), stats);
     } else {
-      epochStartMillis = clock.getAsLong();
+      epochStartMillis = 0; // the first epoch opens with the first record read
       LOG.info("no snapshot in {}: consuming '{}' from the beginning", store.file().getParent(),
           config.topic());
     }
@@ -498,6 +500,10 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   }
 
   private void process(ConsumerRecord<byte[], byte[]> r) {
+    if (epochStartMillis == 0) {
+      epochStartMillis = clock.getAsLong();
+      LOG.info("the first record is read: epoch 1 opens");
+    }
     stats.recordConsumed();
     try {
       decoder.apply(r.key(), r.value(), stats);
@@ -545,13 +551,14 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    * nodes differ by other units' updates. Positions depend only on the stream's shape (which
    * records, how long, in which order), which is public: protected are the values of a unit's
    * updates (the neighbour has zeros in their place), not how many it sent. Epochs by time are
-   * cut by the clock at which records are read.
+   * cut by the clock at which records are read, from the time the first record is read: under
+   * the same relation that time is public too (docs/privacy/epoch-boundaries.md).
    */
   private boolean epochDue() {
     if (config.epochUpdates() > 0) {
       return updatesInEpoch >= config.epochUpdates();
     }
-    return clock.getAsLong() - epochStartMillis >= epochMillis;
+    return epochStartMillis != 0 && clock.getAsLong() - epochStartMillis >= epochMillis;
   }
 
   /**

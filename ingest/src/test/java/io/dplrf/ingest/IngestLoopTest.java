@@ -255,11 +255,41 @@ class IngestLoopTest {
     assertEquals(Map.of(1, 1L), run.target.updatesPerEpoch);
   }
 
+  /**
+   * The first epoch by the clock opens with the first record read, not at the start: an hour
+   * without records closes nothing and spends no release; the snapshot keeps "not opened".
+   */
+  @Test
+  void epochSeconds_theFirstEpochOpensWithTheFirstRecord_notAtTheStart() throws Exception {
+    Run run = new Run(dir, IngestConfig.bySeconds(TOPIC, KEY_CLIP, 10), 100, true);
+    run.start(List.of());
+    run.clock.addAndGet(3_600_000);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(), run.epochs, "no epoch before the first record");
+    assertEquals(0, run.loop.openEpoch().startMillis());
+    run.loop.snapshot();
+    assertEquals(0, new StateStore(dir).read(new ContributionBounds(KEY_CLIP), new RecordingTarget(100)).orElseThrow()
+        .epochStartMillis(), "the snapshot keeps the first epoch unopened");
+
+    run.consumer.addRecord(record(P0, 0, new byte[] {1}, updates(1, 1)));
+    run.clock.addAndGet(5);
+    assertTrue(run.loop.pollOnce());
+    long opened = run.clock.get();
+    assertEquals(opened, run.loop.openEpoch().startMillis());
+    run.clock.addAndGet(9_999);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(), run.epochs);
+    run.clock.addAndGet(1);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs, "ten seconds after the first record");
+  }
+
   @Test
   void epochs_ofAFractionalLength_closeAfterExactlyThatTime() throws Exception {
     Run run = new Run(dir, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofMillis(1500)),
         100, true);
     run.start(List.of(record(P0, 0, new byte[] {1}, updates(1, 1))));
+    assertTrue(run.loop.pollOnce()); // the first record opens epoch 1
     run.clock.addAndGet(1499);
     assertTrue(run.loop.pollOnce());
     assertEquals(List.of(), run.epochs);

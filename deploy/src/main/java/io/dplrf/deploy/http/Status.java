@@ -24,7 +24,8 @@ import java.util.Objects;
  * @param extra the mode's own fields of {@code /v1/status} (mode completion: {@code
  *     "completion"}); empty for the others
  * @param nextEpochClose with epochs cut by the clock, when the open epoch closes (public: a
- *     function of the clock alone); null otherwise
+ *     function of the clock and of when the first record was read); null otherwise, and before
+ *     the first record
  */
 public record Status(int epoch, int epochs, double epsilon, double delta, String mechanism,
     String relation, String neighbouring, double clip, String privacyUnit, boolean exhausted, String message,

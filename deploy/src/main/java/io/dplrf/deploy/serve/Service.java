@@ -292,12 +292,14 @@ public final class Service implements AutoCloseable {
       return s;
     }
     if (config.epochDuration().isPresent() && config.mode() != ServiceConfig.Mode.COMPLETION) {
-      Instant close = Instant.ofEpochMilli(loop.openEpoch().startMillis())
-          .plus(config.epochDuration().get());
+      Instant close = nextClose(loop.openEpoch());
       s = s.withNextEpochClose(close);
       if (s.epoch() == 0) {
-        s = s.withMessage("waiting for the first epoch to close at " + close + " (epochs are cut"
-            + " by the clock from the first start, whether or not data arrives)");
+        s = s.withMessage(close == null
+            ? "waiting for the first record: the first epoch opens when it is read and closes "
+                + seconds(config.epochDuration().get()) + " s later"
+            : "waiting for the first epoch to close at " + close + " (it opened with the first"
+                + " record read)");
       }
     }
     BrokerContact c = brokerWhileConsuming();
@@ -414,10 +416,20 @@ public final class Service implements AutoCloseable {
           : Instant.ofEpochMilli(e.lastRecordMillis()).toString());
       m.put("idleCloseSeconds", config.epochIdle().toMillis() / 1000.0);
     } else {
-      m.put("closesAt", Instant.ofEpochMilli(e.startMillis()).plus(config.epochDuration().get())
-          .toString());
+      Instant close = nextClose(e);
+      m.put("closesAt", close == null ? null : close.toString());
     }
     return m;
+  }
+
+  /** With epochs by the clock, when {@code e} closes; null until the first record opens it. */
+  private Instant nextClose(OpenEpoch e) {
+    return e.startMillis() == 0 ? null
+        : Instant.ofEpochMilli(e.startMillis()).plus(config.epochDuration().orElseThrow());
+  }
+
+  private static String seconds(Duration d) {
+    return java.math.BigDecimal.valueOf(d.toNanos(), 9).stripTrailingZeros().toPlainString();
   }
 
   /** How long a partial epoch waits without records before the log says how to close it. */
