@@ -122,23 +122,33 @@ class EpochEndAndRestartIT {
   }
 
   /**
-   * Epochs by the clock start at the first start on an empty state directory, data or not, and
-   * a restart keeps that start: {@code /v1/status} says when the first epoch closes.
+   * Epochs by the clock open with the first record read, not at the start: before it, {@code
+   * /v1/status} says so and names no close; after it, the close is an epoch length after the
+   * record, and a restart keeps that time.
    */
   @Test
-  void epochSeconds_statusSaysWhenTheOpenEpochCloses_andARestartKeepsTheClock(
+  void epochSeconds_theFirstEpochOpensWithTheFirstRecord_andARestartKeepsTheClock(
       KafkaEnvironment kafka) throws Exception {
     String topic = topic(kafka, "clock-start");
     Path state = Files.createTempDirectory("dplrf-it-clock-start");
     Map<String, String> hourly = settings("epoch-updates", null, "epoch-seconds", "3600");
-    Instant before = Instant.now();
     RunningService first = RunningService.start(kafka, topic, state, hourly);
-    Map<String, Object> status = Http.object(first.api("/v1/status"));
+    Map<String, Object> waiting = Http.object(first.api("/v1/status"));
+    assertEquals("waiting for the first record: the first epoch opens when it is read and closes"
+        + " 3600 s later", waiting.get("message"), "" + waiting);
+    assertEquals(null, waiting.get("nextEpochClose"), "" + waiting);
+    assertEquals(null, objectOf(first.ingest(), "openEpoch").get("closesAt"));
+
+    Instant before = Instant.now();
+    Stream.sendAll(kafka.bootstrapServers(), topic,
+        Stream.unkeyed(Stream.records(updates(10, 5), 10)));
+    Map<String, Object> status = Poll.until("the first epoch opened", DEADLINE,
+        () -> Http.object(first.api("/v1/status")), st -> st.get("nextEpochClose") != null);
     Instant closes = Instant.parse((String) status.get("nextEpochClose"));
     assertTrue(!closes.isBefore(before.plusSeconds(3600))
-        && closes.isBefore(Instant.now().plusSeconds(3600)), "" + status);
-    assertEquals("waiting for the first epoch to close at " + closes + " (epochs are cut by the"
-        + " clock from the first start, whether or not data arrives)", status.get("message"));
+        && !closes.isAfter(Instant.now().plusSeconds(3600)), "" + status);
+    assertEquals("waiting for the first epoch to close at " + closes + " (it opened with the"
+        + " first record read)", status.get("message"));
     assertEquals(closes.toString(), objectOf(first.ingest(), "openEpoch").get("closesAt"));
     first.service.close();
 
