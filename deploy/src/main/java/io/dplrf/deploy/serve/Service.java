@@ -452,8 +452,8 @@ public final class Service implements AutoCloseable {
       log.println("dplrf: epoch " + e.epoch() + " holds " + e.updatePositions() + " of "
           + config.epochUpdates().getAsLong() + " update positions and no record has arrived for "
           + IDLE_HINT.toSeconds() + " s; it stays open until the count is reached. To release"
-          + " what it holds now: POST /admin/close-epoch on the operator port, or set"
-          + " epoch-idle-seconds");
+          + " what it holds now: POST /admin/close-epoch on the operator port (epoch-idle-seconds,"
+          + " set at a run's first start, closes such an epoch by itself)");
     }
   }
 
