@@ -21,7 +21,7 @@ import java.time.Duration;
 public record BrokerContact(long lastAnswerMillis, long silentMillis) {
   /**
    * Asking this long without an answer makes the broker unreachable: 30 fetch waits of 500 ms,
-   * well inside the 60 s outage that must show (issue #28), and far from a busy broker's
+   * well inside a one-minute outage, and far from a busy broker's
    * slowest fetch.
    */
   public static final Duration UNREACHABLE_AFTER = Duration.ofSeconds(15);
