@@ -291,7 +291,7 @@ public final class Service implements AutoCloseable {
     if (s.exhausted()) {
       return s;
     }
-    if (config.epochDuration().isPresent() && config.mode() != ServiceConfig.Mode.COMPLETION) {
+    if (config.epochDuration().isPresent() && mode.releasesEveryEpoch()) {
       Instant close = nextClose(loop.openEpoch());
       s = s.withNextEpochClose(close);
       if (s.epoch() == 0) {

@@ -68,6 +68,15 @@ public interface ServiceMode extends AutoCloseable {
   Status status();
 
   /**
+   * Whether {@code /v1/status}'s epoch is the release of each closed epoch, so that the service
+   * may add when the open epoch closes by the clock; false where releases follow another
+   * schedule (completion's fits).
+   */
+  default boolean releasesEveryEpoch() {
+    return true;
+  }
+
+  /**
    * What is wrong with this mode's state while it serves (e.g. the tree's damaged node files),
    * for {@code /health}; the service adds what is wrong with ingest. Any thread, cheap.
    */

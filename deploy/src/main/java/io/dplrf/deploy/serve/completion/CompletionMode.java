@@ -126,6 +126,12 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
     return noReleases;
   }
 
+  /** A fit runs every {@code completion-every-epochs} epochs, not a release per epoch. */
+  @Override
+  public boolean releasesEveryEpoch() {
+    return false;
+  }
+
   @Override
   public ModeRoutes routes() {
     return ModeRoutes.completion(this);
