@@ -156,7 +156,7 @@ public final class TreeMode implements ServiceMode {
 
   /**
    * The neighbouring relation on streams, in words (DESIGN.md privacy model), including what the
-   * epoch cut makes public (docs/privacy/continual-release.md §7).
+   * epoch cut makes public (docs/privacy/continual-release.md §7, epoch-boundaries.md).
    */
   public static String neighbouring(ServiceConfig config) {
     String c = String.valueOf(config.clip());
@@ -166,7 +166,8 @@ public final class TreeMode implements ServiceMode {
           + ")" + (config.epochUpdates().isPresent()
           ? "; with epochs cut by row count the other stream holds an all-zero row in its place"
               + " (which records arrive, their lengths, ids, order and times are public)"
-          : "; the other stream lacks it (epochs are cut by the clock: arrival times are public)");
+          : "; the other stream lacks it (epochs are cut by the clock from the run's first record:"
+              + " arrival times are public, and so is when the first record came)");
     }
     String unit = switch (config.tree().privacyUnit()) {
       case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
@@ -180,7 +181,8 @@ public final class TreeMode implements ServiceMode {
     return relation + unit + (config.epochUpdates().isPresent()
         ? "; the other stream holds zero updates in their place (epochs are cut by update count:"
             + " which records arrive, their lengths, keys, order and times are public)"
-        : "; the other stream lacks them (epochs are cut by the clock: arrival times are public)");
+        : "; the other stream lacks them (epochs are cut by the clock from the run's first record:"
+            + " arrival times are public, and so is when the first record came)");
   }
 
   /**
