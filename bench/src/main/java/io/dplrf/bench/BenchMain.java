@@ -54,6 +54,8 @@ public final class BenchMain {
              dplrf bench update    [--rows 100000] [--cols 100000] [--rank 10] [--sketch-cols 100]
                                    [--sketch-rows 400] [--updates 20000000] [--rounds 2] [--seed 1]
              dplrf bench noise     [--sigma 1.5] [--samples 20000000] [--rounds 3] [--seed 1]
+             dplrf bench continual [--rows 200] [--cols 150] [--rank 5] [--epochs 64,1024]
+                                   [--updates-per-entry 1] [--epsilon 1] [--delta 1e-6] [--seed 1]
              dplrf bench range     [--rows 100000] [--cols 100000] [--rank 10] [--epochs 8]
                                    [--updates 100000 (per epoch)] [--from 2] [--to 7] [--seed 1]
       """;
@@ -64,7 +66,7 @@ public final class BenchMain {
       "runs", "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate",
       "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to",
       "sigma", "samples", "releases", "row-norm-factor", "nuclear-norm-factor",
-      "item-clip-factor", "user-shrinkage");
+      "item-clip-factor", "user-shrinkage", "updates-per-entry");
 
   private BenchMain() {}
 
@@ -88,7 +90,7 @@ public final class BenchMain {
   private static int bench(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
       throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust,"
-          + " completion, ingest, release, update, noise or range");
+          + " completion, ingest, release, update, noise, range or continual");
     }
     String which = argv[1];
     Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of());
@@ -112,6 +114,13 @@ public final class BenchMain {
     if (which.equals("noise")) {
       new NoiseBench(a.number("sigma", 1.5), Long.parseLong(a.string("samples", "20000000")),
           a.integer("seed", 1)).run(a.integer("rounds", 3), out);
+      return 0;
+    }
+    if (which.equals("continual")) {
+      int[] epochs = Arrays.stream(a.string("epochs", "64,1024").split(","))
+          .mapToInt(x -> Integer.parseInt(x.trim())).toArray();
+      new ContinualBench(a.integer("rows", 200), a.integer("cols", 150), a.integer("rank", 5),
+          a.integer("updates-per-entry", 1), a.number("epsilon", 1), a.number("delta", 1e-6), a.integer("seed", 1)).run(epochs, out);
       return 0;
     }
     if (which.equals("range")) {

@@ -43,7 +43,7 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Ingest benchmark ({@code dplrf bench ingest}): updates/s from a Kafka topic into the sketch
  * tree, beside a bare consumer reading the same topic from the same (embedded, KRaft) broker in
- * the same run (STYLE.md 17).
+ * the same run, so that a slower or faster host moves both figures alike.
  *
  * <p><b>What is measured.</b> The dplrf side is the service's own path: {@link IngestLoop} →
  * {@link ContributionBounds} → {@link TreeTarget} → {@code ContinualSketch}, with the service's
@@ -259,7 +259,7 @@ public final class IngestBench {
     TreeConfig config = new TreeConfig(mechanism, sizes, new PrivacyParams(1, 1e-6), 1, 2, true);
     long t0 = System.nanoTime();
     StateStore store = new StateStore(state);
-    TreeTarget tree = TreeTarget.open(config, key, state.resolve("nodes"), false);
+    TreeTarget tree = TreeTarget.tree(config, key, state.resolve("nodes"), false);
     Map<Long, Long> cpuAtStart = new HashMap<>();
     HostCpu.Sample[] hostAtStart = new HostCpu.Sample[1];
     TimedTarget timed = new TimedTarget(tree, updates, () -> {

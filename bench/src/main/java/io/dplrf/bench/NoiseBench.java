@@ -13,7 +13,7 @@ import java.util.List;
 /**
  * {@code dplrf bench noise}: the exact discrete Gaussian noise a release draws for each node
  * entry, with the blocked sampler of new streams beside CKS Algorithm 3 (the baseline, which
- * streams started by earlier builds keep), on one thread, alternating, in the same run. Each draws
+ * sketches of formats 1 and 2 keep), on one thread, alternating, in the same run. Each draws
  * the same number of entries as a node does: chunks of {@link NoisyLinearSketch#NOISE_CHUNK}
  * entries, each from its own keyed stream (a test key: nothing here is private). The grid scale s
  * is always in [2^30, 2^31), so the cost does not depend on σ; the printed variances (σ_eff²

@@ -32,7 +32,7 @@ import java.util.function.Function;
  *
  * <p><b>DPLR version 1</b> (the same without the slot, bytes 28.. holding Yr_i) is refused with a
  * reason saying so: a report without its slot cannot be counted once per slot by a streaming
- * server (docs/local-service.md), and no version-1 report was ever sent to one.
+ * server (docs/local-service.md).
  */
 public final class LocalReportCodec {
   static final int PREFIX = 16;

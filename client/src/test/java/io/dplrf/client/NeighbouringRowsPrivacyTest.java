@@ -12,12 +12,12 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * Local privacy tested on neighbouring rows (STYLE.md 10): the randomizer runs N times on x and
- * on x', the pair that attains the report sensitivity (x = Cφ₁, x' = Cφ₂, two columns of the
- * public Φ). Each report is projected on the likelihood-ratio direction u of the exact (rounded)
- * sketch difference — for isotropic Gaussian noise the optimal one-dimensional test — and the
- * empirical privacy profile δ̂(ε) = sup_τ [P(⟨R(x'), u⟩ ≤ τ) − e^ε P(⟨R(x), u⟩ ≤ τ)] must stay
- * within δ, agree with the analytic value, and be broken by halved noise.
+ * Local privacy tested on neighbouring rows, as Google DP's CountDpTest does: the randomizer runs N
+ * times on x and on x', the pair that attains the report sensitivity (x = Cφ₁, x' = Cφ₂, two
+ * columns of the public Φ). Each report is projected on the likelihood-ratio direction u of the
+ * exact (rounded) sketch difference — for isotropic Gaussian noise the optimal one-dimensional test
+ * — and the empirical privacy profile δ̂(ε) = sup_τ [P(⟨R(x'), u⟩ ≤ τ) − e^ε P(⟨R(x), u⟩ ≤ τ)] must
+ * stay within δ, agree with the analytic value, and be broken by halved noise.
  *
  * <p>Statistics as in sketch-store's NeighbouringInputsPrivacyTest: by the DKW inequality the
  * estimate exceeds the truth by more than (1 + e^ε)·√(ln(2/p)/(2N)) with probability < 2p,

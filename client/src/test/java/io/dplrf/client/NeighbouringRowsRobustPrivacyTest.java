@@ -11,14 +11,15 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * Pure ε-LDP of LOCAL-ROBUST-PCA tested on neighbouring rows (STYLE.md 10): the randomizer runs
- * N times on x = C and on x' = −C (d = 1) at the slot of the largest Φ column (the pair that
- * attains Yr's ℓ1 sensitivity, and Z's up to the ratio of S's column norms). Each report y is mapped to its exact privacy loss
- * L(y) = ln P[R(x) = y]/P[R(x') = y] = Σ_e (|y_e − r(q'_e)| − |y_e − r(q_e)|)/b_e (discrete
- * Laplace, P(k) ∝ e^{−|k|/s}), the optimal test statistic. Pure ε-DP means L ≤ ε for every
- * report, and δ̂(ε) = sup_τ [P̂(L(R(x)) > τ) − e^ε P̂(L(R(x')) > τ)] must stay at 0 up to the DKW
- * margin (1 + e^ε)·√(ln(2/p)/(2N)), exceeded with probability &lt; 2p, p = 10⁻⁷. The same test
- * on halved noise (its own loss, scale b/2) must find δ̂(ε) well above the margin.
+ * Pure ε-LDP of LOCAL-ROBUST-PCA tested on neighbouring rows, as Google DP's CountDpTest does: the
+ * randomizer runs N times on x = C and on x' = −C (d = 1) at the slot of the largest Φ column (the
+ * pair that attains Yr's ℓ1 sensitivity, and Z's up to the ratio of S's column norms). Each report
+ * y is mapped to its exact privacy loss L(y) = ln P[R(x) = y]/P[R(x') = y] = Σ_e (|y_e − r(q'_e)| −
+ * |y_e − r(q_e)|)/b_e (discrete Laplace, P(k) ∝ e^{−|k|/s}), the optimal test statistic. Pure ε-DP
+ * means L ≤ ε for every report, and δ̂(ε) = sup_τ [P̂(L(R(x)) > τ) − e^ε P̂(L(R(x')) > τ)] must
+ * stay at 0 up to the DKW margin (1 + e^ε)·√(ln(2/p)/(2N)), exceeded with probability &lt; 2p, p =
+ * 10⁻⁷. The same test on halved noise (its own loss, scale b/2) must find δ̂(ε) well above the
+ * margin.
  */
 class NeighbouringRowsRobustPrivacyTest {
   private static final int N = 200_000;

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Validates records and bounds each privacy unit's contribution (DESIGN.md, "Privacy model"):
+ * Validates records and bounds each privacy unit's contribution (docs/privacy/README.md §1):
  * every update is clamped to {@code |Δ| ≤ C}; in {@link Unit#KEY} or {@link Unit#ROW} mode each
  * unit also has an ℓ1 budget {@code Σ|Δ| ≤ C} over the whole stream, and an update beyond the
  * unit's remainder is clipped to it ({@link BudgetPolicy#CLIP}) or dropped ({@link
@@ -36,7 +36,7 @@ import java.util.Objects;
  */
 public final class ContributionBounds {
 
-  /** What one privacy unit is (DESIGN.md: one update, one record key, or one row). */
+  /** What one privacy unit is (docs/privacy/README.md §1: one update, one record key, or one row). */
   public enum Unit {
     UPDATE,
     KEY,

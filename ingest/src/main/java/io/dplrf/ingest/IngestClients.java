@@ -22,24 +22,22 @@ public final class IngestClients {
    * <p>{@code group.protocol=consumer} selects Kafka's new consumer (KIP-848), whose background
    * thread does the network I/O, so the next fetch's bytes arrive while the loop applies the
    * previous one's. The classic consumer reads the socket only inside {@code poll}: a fetch's
-   * megabyte was mostly read while the loop waited in its next {@code poll}. With no group and no
+   * megabyte is mostly read while the loop waits in its next {@code poll}. With no group and no
    * commits (see {@link #consumerConfig}) nothing of the new group protocol is used; the broker
-   * sees only Metadata, ListOffsets and Fetch requests. {@code max.poll.records=5000} then: a
-   * poll returned a whole fetch (a 1 MiB fetch holds about a thousand of the 1 KiB records {@code
-   * dplrf produce} sends), so the next fetch was sent when the loop started applying this one.
-   * Measured with {@code dplrf bench ingest} (m = n = 10⁵, k = 10, 50 M updates): the ingest
-   * thread's time blocked in {@code poll} fell from 3.0–5.0 s to 1.5–2.4 s per run; each setting
-   * alone gave no gain (docs/benchmarks-ingest.md, session of 2026-11-22, third).
+   * sees only Metadata, ListOffsets and Fetch requests. A poll returns a whole fetch, so the next
+   * fetch is sent when the loop starts applying this one. Measured with {@code dplrf bench
+   * ingest} (m = n = 10⁵, k = 10, 50 M updates): the ingest thread is blocked in {@code poll}
+   * 1.5–2.4 s per run against 3.0–5.0 s with the classic consumer and 500 records per poll; either
+   * setting alone gives no gain (docs/benchmarks-ingest.md, "Consumer settings").
    *
    * <p>{@code max.partition.fetch.bytes} = 8 MiB (Kafka's default: 1 MiB) and {@code
    * max.poll.records=10000}, still a whole fetch per poll: fewer, larger fetches, so that the loop
-   * waits less for the next one after each flush of the update buffer. Measured in steady state
-   * (sixth session: four runs of three rounds each, alternating with the previous defaults; two of
-   * the four with 40,000 records per poll): dplrf 9.7 against 8.9 M updates/s (+9%; +13% with
-   * 40,000, +5% with 10,000), and its median
-   * ratio to a bare consumer with Kafka's own defaults 0.38–0.43 against 0.34–0.42. The bare
-   * consumer with these settings gains more, so the ratio to it did not rise. A fetch response
-   * holds at most {@code fetch.max.bytes} (50 MiB) whatever the partition count.
+   * waits less for the next one after each flush of the update buffer. Measured against 1 MiB
+   * fetches and 5,000 records per poll (four processes of three rounds each, alternating): dplrf
+   * 9.7 against 8.9 M updates/s (+9%), and its median ratio to a bare consumer with Kafka's own
+   * defaults 0.38–0.43 against 0.34–0.42. A bare consumer with these settings gains more, so
+   * dplrf's ratio to it does not rise. A fetch response holds at most {@code fetch.max.bytes} (50
+   * MiB) whatever the partition count.
    */
   public static final Map<String, Object> CONSUMER_DEFAULTS = Map.of(
       ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer",

@@ -31,9 +31,10 @@ import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
- * The one owner of the ingest snapshot format (STYLE.md 12, 13): the consumed offsets and
- * everything they must agree with — counters, contribution budgets, epoch bookkeeping and the
- * target's (sketch tree's) state — in one file, {@value #FILE_NAME} in the state directory.
+ * The one owner of the ingest snapshot format, written crash-safely (temp file, fsync, atomic
+ * rename): the consumed offsets and everything they must agree with — counters, contribution
+ * budgets, epoch bookkeeping and the target's (sketch tree's) state — in one file, {@value
+ * #FILE_NAME} in the state directory.
  *
  * <p>The file is created {@code rw-------} ({@link StateFiles}): it is as sensitive as the raw
  * data. Writes are crash-safe as in Kafka's {@code OffsetCheckpoint}: write {@value #TEMP_NAME},
@@ -323,6 +324,10 @@ public final class StateStore implements Checkpoint {
     if (!Files.exists(file)) {
       return Optional.empty();
     }
+    // A process that died between the rename and the directory's fsync left a snapshot that a
+    // power loss could still take back; nothing may be released from it until it is durable
+    // (docs/privacy/recovery.md: a release must never be followed by a rollback past it).
+    StateFiles.fsyncDirectory(dir);
     long size = Files.size(file);
     if (size < MAGIC.length + 8) {
       throw corrupt("truncated (" + size + " bytes)", null);

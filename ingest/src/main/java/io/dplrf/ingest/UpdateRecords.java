@@ -6,8 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The one owner of the Kafka record value format (DESIGN.md, "Contracts"): one or more packed
- * updates, each 16 bytes, big-endian.
+ * The one owner of the Kafka record value format (docs/user-guide.md, "Records"): one or more
+ * packed updates, each 16 bytes, big-endian.
  *
  * <pre>
  *  offset  type     field

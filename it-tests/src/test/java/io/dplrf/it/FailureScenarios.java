@@ -56,6 +56,9 @@ abstract class FailureScenarios {
     RunningService.deleteTree(logDir);
   }
 
+  /** R_1 of the default continual release (the BLT stream's files in blt/). */
+  private static final String RELEASE_1 = "blt/blt-release-1.sketch";
+
   private Map<String, String> settings(KafkaEnvironment kafka, String topic, String epsilon) {
     return settings(kafka, topic, epsilon, stateDir);
   }
@@ -137,8 +140,8 @@ abstract class FailureScenarios {
     if (Files.getFileStore(state).supportsFileAttributeView(PosixFileAttributeView.class)) {
       assertEquals("rwx------", permissions(state));
       assertEquals("rw-------", permissions(snapshot));
-      assertEquals("rwx------", permissions(state.resolve("nodes")));
-      assertEquals("rw-------", permissions(state.resolve("nodes/node-0-0.sketch")));
+      assertEquals("rwx------", permissions(state.resolve("blt")));
+      assertEquals("rw-------", permissions(state.resolve(RELEASE_1)));
     }
 
     String settingsError = failedStart(settings(kafka, topic, "2", state), "other-settings");
@@ -154,14 +157,14 @@ abstract class FailureScenarios {
     assertTrue(keyError.contains(snapshot.toString()) && keyError.contains("key"), keyError);
 
     assertArrayEquals(before, Files.readAllBytes(snapshot), "the snapshot is left as it was");
-    assertTrue(Files.exists(state.resolve("nodes/node-0-0.sketch")), "node files are kept");
+    assertTrue(Files.exists(state.resolve(RELEASE_1)), "the stream's files are kept");
 
     // Without the snapshot, starting would be a second run on the same data: refused too.
     Files.delete(snapshot);
     String missing = failedStart(settings(kafka, topic, "1", state), "no-snapshot");
     assertTrue(missing.contains("no snapshot") && missing.contains("privacy budget a second time"),
         missing);
-    assertTrue(Files.exists(state.resolve("nodes/node-0-0.sketch")), "node files are kept");
+    assertTrue(Files.exists(state.resolve(RELEASE_1)), "the stream's files are kept");
   }
 
   @Test
@@ -177,10 +180,11 @@ abstract class FailureScenarios {
           && RunningService.sample(metrics.body(), "dplrf_ingest_running", null, null) == 1;
     }, ok -> ok);
 
-    // Closing epoch 1 must write node (0, 0) into nodes/, which is now a file: a fatal failure.
-    Path nodes = stateDir.resolve("nodes");
-    RunningService.deleteTree(nodes);
-    Files.writeString(nodes, "not a directory");
+    // Closing epoch 1 must write the stream's state files into blt/ (continual = factorization,
+    // the default), which is now a file: a fatal failure.
+    Path files = stateDir.resolve("blt");
+    RunningService.deleteTree(files);
+    Files.writeString(files, "not a directory");
     Stream.sendAll(kafka.bootstrapServers(), topic, Stream.unkeyed(records(EPOCH, 2)));
 
     int status = child.awaitExit(DEADLINE);
@@ -189,7 +193,7 @@ abstract class FailureScenarios {
     List<String> errors = out.lines().filter(l -> l.startsWith("dplrf serve: ")).toList();
     assertEquals(1, errors.size(), out);
     System.out.println("ingest failure: " + errors.get(0));
-    assertTrue(errors.get(0).contains("ingest failed") && errors.get(0).contains("nodes"),
+    assertTrue(errors.get(0).contains("ingest failed") && errors.get(0).contains("blt"),
         errors.get(0));
   }
 }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Scenarios every {@link KafkaEnvironment} must pass; subclasses pick the environment. The records
- * are dplrf's wire format (DESIGN.md: 16 bytes big-endian {@code int32 i, int32 j, float64 Δ}),
- * written and read as opaque bytes.
+ * are dplrf's wire format (docs/user-guide.md, "Records": 16 bytes big-endian {@code int32 i, int32
+ * j, float64 Δ}), written and read as opaque bytes.
  */
 @ExtendWith(KafkaSuite.class)
 abstract class KafkaSmokeScenarios {

@@ -14,7 +14,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Enforces the layering of docs/design.md and STYLE.md 6 on the main sources (the Maven module
+ * Enforces the layering of docs/design.md §1 on the main sources (the Maven module
  * graph enforces the rest), on imports and on fully qualified names in code alike:
  *
  * <ul>

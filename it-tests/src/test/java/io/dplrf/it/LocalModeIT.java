@@ -70,10 +70,9 @@ class LocalModeIT {
    * sub-Gaussian constant). Wedin's sin Θ theorem (Stewart–Sun V.4.4) with Weyl's inequality
    * then gives ‖sin Θ(V, V*_k)‖_F ≤ √(2k)·‖E‖₂ / (λ_k − λ_{k+1} − ‖E‖₂), V*_k the top-k
    * eigenvectors of the exact G. The bound must be well under √k (asserted as a test-parameter
-   * check). A first run with c ~ N(0, 0.5²), N(0, 0.45²) and 1500 records per epoch made it
-   * vacuous (1.11 at a measured 0.10), so the spectrum and m were raised; the bound was not
-   * changed. The rows come from a
-   * fixed seed; the clients' noise is SecureRandom, as in production, so a failure prints the
+   * check): with c ~ N(0, 0.5²), N(0, 0.45²) and 1500 records per epoch it would be vacuous (1.11
+   * against a measured 0.10), hence the spectrum and m here; the bound is the theorem's. The rows
+   * come from a fixed seed; the clients' noise is SecureRandom, as in production, so a failure prints the
    * noise figures rather than a seed that reproduces it exactly.
    */
   @Test

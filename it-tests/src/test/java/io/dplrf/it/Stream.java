@@ -14,9 +14,10 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Test-side view of an update stream: the updates, how they are packed into Kafka records (the
- * wire format of DESIGN.md, via {@link UpdateRecords#encode}), and what the service must report
- * for them (counts and the order-independent checksum of {@link IngestStats#updateHash}).
+ * Test-side view of an update stream: the updates, how they are packed into Kafka records (the wire
+ * format of docs/user-guide.md, "Records", via {@link UpdateRecords#encode}), and what the service
+ * must report for them (counts and the order-independent checksum of {@link
+ * IngestStats#updateHash}).
  */
 final class Stream {
   private Stream() {}

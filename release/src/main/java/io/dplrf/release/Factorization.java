@@ -8,7 +8,8 @@ import java.util.Arrays;
  *
  * <p>Invariants, checked on construction: U is m×k, V is n×k, s has length k, is sorted descending
  * and every value is finite and ≥ 0. Column orthonormality of U and V is a property of every
- * factorization this package builds (tested, STYLE.md 11), not re-checked here.
+ * factorization this package builds (tested by invariants: UᵀU = I, VᵀV = I, A V = U Σ), not
+ * re-checked here.
  *
  * <p>The record copies its inputs; {@link #u()} and {@link #v()} return the stored matrices,
  * which callers must not mutate ({@link Dense} has no read-only view). {@link #s()} returns a

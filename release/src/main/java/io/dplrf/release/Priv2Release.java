@@ -95,7 +95,7 @@ public final class Priv2Release {
     steps.lap("S·U and its SVD");
     // X = (SU)⁺ Z = Vs Σs⁺ Usᵀ Z. We form the tall Xᵀ = Zᵀ Us Σs⁺ Vsᵀ (n×p), reading Zᵀ in
     // place, and swap the factors of its SVD: Xᵀ = P Σ Rᵀ ⇒ X = R Σ Pᵀ, Ux = R, Vx = P.
-    // The Householder route keeps the previous order (the n×p product with Vsᵀ by ojAlgo); the
+    // The Householder route takes the n×p product with Vsᵀ last (by ojAlgo); the
     // Gram route folds Vsᵀ into the v×p factor first, which saves that pass over Xᵀ.
     MatrixStore<Double> usInv = Linalg.scaleColumns(ss.u(), sInv);
     MatrixStore<Double> xT = route == Route.GRAM
@@ -119,8 +119,8 @@ public final class Priv2Release {
   }
 
   /**
-   * The previous path: Y = QR (block Householder QR for tall Y) and the SVD of the small t×t
-   * QᵀY: U = Q·U_R.
+   * The Householder route, the fallback when the Gram route refuses: Y = QR (block Householder
+   * QR for tall Y) and the SVD of the small t×t QᵀY: U = Q·U_R.
    */
   private static MatrixStore<Double> householderTop(Priv2Sketches sk, int p, Steps steps) {
     MatrixStore<Double> y = Linalg.copyOf(sk.y());

@@ -12,11 +12,11 @@
  * <p>One exception to "post-processing only": {@link io.dplrf.release.SmoothSensitivityPca} runs
  * the non-private PCA oracle of paper 003's Algorithm 1 (exact eigenvectors and eigengap of the
  * exact Gram matrix, which only ojAlgo here can compute) and hands it straight to sketch-store's
- * {@code SmoothSensitivity}, which adds the noise; nothing else in this module sees raw data.
- * The ojAlgo glue ({@code Linalg}), the Gram-matrix SVD of tall matrices ({@code GramSvd}) and
- * the report formulas ({@code Reports}) are package-private.
- * This is the only module that may import ojAlgo (STYLE.md 6); no ojAlgo type appears in the
- * public API. Random sketching matrices S and T are streamed column block by column block and
- * never materialised.
+ * {@code SmoothSensitivity}, which adds the noise; nothing else in this module sees raw data. The
+ * ojAlgo glue ({@code Linalg}), the Gram-matrix SVD of tall matrices ({@code GramSvd}) and the
+ * report formulas ({@code Reports}) are package-private. This is the only module that may import
+ * ojAlgo (docs/design.md §1; LayeringTest enforces it); no ojAlgo type appears in the public API.
+ * Random sketching matrices S and T are streamed column block by column block and never
+ * materialised.
  */
 package io.dplrf.release;

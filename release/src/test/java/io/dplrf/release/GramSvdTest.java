@@ -54,8 +54,9 @@ class GramSvdTest {
       assertTrue(d2 <= 2 * gamma * normY2, "seed " + seed + ": sigma_" + l + " " + g.s()[l]
           + " vs " + h.s()[l]);
     }
-    // STYLE.md 11: Y V = U Σ. Each returned v_l turns by at most ‖δG‖₂ / (its eigengap), so
-    // ‖Y v_l − σ_l u_l‖ ≤ 2 σ₁ ‖δG‖₂ / minGap and the Frobenius norm over r columns ≤ √r times it.
+    // Checked by the invariant Y V = U Σ, not against one expected matrix. Each returned v_l turns
+    // by at most ‖δG‖₂ / (its eigengap), so ‖Y v_l − σ_l u_l‖ ≤ 2 σ₁ ‖δG‖₂ / minGap and the
+    // Frobenius norm over r columns ≤ √r times it.
     double minGap = Double.POSITIVE_INFINITY;
     for (int l = 0; l < r; l++) {
       minGap = Math.min(minGap, full[l] * full[l] - full[l + 1] * full[l + 1]);
@@ -144,7 +145,7 @@ class GramSvdTest {
     return y;
   }
 
-  /** The previous path of Priv2Release: Q of Y, SVD of QᵀY, U = Q·U_R. */
+  /** Priv2Release's Householder route: Q of Y, SVD of QᵀY, U = Q·U_R. */
   static Svd householderTop(Dense y, int r) {
     MatrixStore<Double> ys = Linalg.copyOf(y);
     MatrixStore<Double> q = Linalg.orthonormalColumns(ys);

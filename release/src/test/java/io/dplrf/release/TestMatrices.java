@@ -11,8 +11,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Test inputs. Seeded {@link Random} is fine here (STYLE.md 8: seeded generators in test code
- * only). Products are naive loops on purpose: an implementation independent of ojAlgo.
+ * Test inputs. Seeded {@link Random} is fine here (private noise uses a secure generator; seeded
+ * ones are for test inputs only). Products are naive loops on purpose: an implementation
+ * independent of ojAlgo.
  */
 final class TestMatrices {
   private TestMatrices() {}
@@ -103,9 +104,9 @@ final class TestMatrices {
   }
 
   /**
-   * STYLE.md 11: UᵀU = I, VᵀV = I, Σ sorted descending and ≥ 0, and Ã V = U Σ. Orthonormality
-   * tolerance 1e-10: Householder QR and SVD are backward stable, so the loss is a small multiple
-   * of dimension·ε ≈ 1e-13 for our sizes.
+   * The invariants, not one expected matrix: UᵀU = I, VᵀV = I, Σ sorted descending and ≥ 0, and Ã V
+   * = U Σ. Orthonormality tolerance 1e-10: Householder QR and SVD are backward stable, so the loss
+   * is a small multiple of dimension·ε ≈ 1e-13 for our sizes.
    */
   static void assertInvariants(Factorization f, int k, String context) {
     assertEquals(k, f.k(), context + ": rank");

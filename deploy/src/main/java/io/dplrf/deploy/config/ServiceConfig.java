@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Every setting of {@code dplrf serve} (DESIGN.md "Contracts"), validated once into typed values.
- * Immutable.
+ * Every setting of {@code dplrf serve} (docs/user-guide.md, "Configuration"), validated once into
+ * typed values. Immutable.
  *
  * <p><b>Sources and precedence.</b> A setting {@code some-name} may be given as a line
  * {@code some-name = value} or {@code some-name: value} of the config file (blank lines and lines
@@ -58,8 +58,9 @@ public final class ServiceConfig {
 
   /** Every setting name, in the order {@link #describe()} lists them. */
   public static final List<String> NAMES = List.of(
-      "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "epochs", "epoch-updates",
-      "epoch-seconds", "epoch-idle-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
+      "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "continual", "epochs",
+      "epoch-updates", "epoch-seconds", "epoch-idle-seconds", "clip", "privacy-unit",
+      "budget-policy", "sketch-cols", "sketch-rows",
       "alpha", "p", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
       "dead-letter-topic", "partitions", "embedded-kafka-port", "bind", "http-port",
       "operator-port", "admin-token", "seed",
@@ -105,6 +106,10 @@ public final class ServiceConfig {
       for (String name : CompletionSettings.NAMES) {
         parse.refuse(name, "unset outside mode completion");
       }
+    }
+    if (mode == Mode.LOCAL || mode == Mode.COMPLETION) {
+      parse.refuse("continual", "unset outside modes updates and rows (it chooses how the"
+          + " continual release of their sketches is made)");
     }
     if (mode != Mode.LOCAL) {
       parse.refuse("local-mechanism", "unset outside mode local");

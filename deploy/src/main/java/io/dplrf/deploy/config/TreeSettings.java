@@ -25,20 +25,33 @@ import java.util.OptionalInt;
  * @param p the ℓp exponent of robust-lra and robust-pca, in [1, 2); 1 otherwise
  * @param rowRecords true in mode rows (each record is one row x of A, the sketches those of
  *     AᵀA), false in mode updates (each record is one turnstile update of A)
+ * @param continual how prefixes are released ({@code continual}): the BLT factorization by
+ *     default where it is proved (priv2 and priv2-sparse in mode updates:
+ *     docs/privacy/blt-release.md), the binary tree otherwise
  */
 public record TreeSettings(int rows, int cols, int rank, int epochs, Mechanism mechanism,
     PrivacyUnit privacyUnit, BudgetPolicy budgetPolicy, OptionalInt sketchCols,
-    OptionalInt sketchRows, double alpha, double p, boolean rowRecords) {
+    OptionalInt sketchRows, double alpha, double p, boolean rowRecords, Continual continual) {
 
-  /** The privacy unit of mode updates (DESIGN.md "Privacy model"). */
+  /** The privacy unit of mode updates (docs/privacy/README.md §1). */
   public enum PrivacyUnit { UPDATE, KEY, ROW }
 
   /** What happens to an update beyond its unit's remaining budget (key and row units). */
   public enum BudgetPolicy { CLIP, DROP }
 
+  /**
+   * How the release after epoch t is made from the epochs' noisy sketches. {@code FACTORIZATION}:
+   * B(Cx + z)_t with a buffered linear Toeplitz pair (B, C), whose worst prefix variance is within
+   * about 1% of the √-factorization's optimum, a tenth of the tree's at T = 1024 ([DMPST24];
+   * docs/privacy/blt-release.md). {@code TREE}: the binary tree of dyadic nodes ([DNPR10];
+   * docs/privacy/continual-release.md), for the mechanisms and relations the factorization's
+   * proof does not cover, or to compare the two on one stream.
+   */
+  public enum Continual { FACTORIZATION, TREE }
+
   /** The settings only these modes read. */
   static final List<String> NAMES = List.of("rows", "cols", "rank", "epochs", "mechanism",
-      "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows", "alpha", "p");
+      "continual", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows", "alpha", "p");
 
   /** Mode {@code rows} ({@code rows} true) or {@code updates}. */
   static TreeSettings parse(SettingParser parse, boolean rowsMode) {
@@ -65,6 +78,18 @@ public record TreeSettings(int rows, int cols, int rank, int epochs, Mechanism m
         + " exponent)" : "1: only robust-lra, robust-pca and local-robust take p",
         x -> mechanism.robust() ? x >= 1 && x < 2 : x == 1, 1.0);
     int epochs = parse.positiveInt("epochs");
+    // Lemma 2 of blt-release.md bounds the factorization's sensitivity for ℓ1 units of the Priv2
+    // sketches; the Frobenius relation of rows mode, Priv1's rank-one relation and the robust
+    // mechanisms' Laplace noise are calibrated for the tree only.
+    boolean factorizable = !rowsMode
+        && (mechanism == Mechanism.PRIV2 || mechanism == Mechanism.PRIV2_SPARSE);
+    Continual continual = parse.choice("continual", Continual.class,
+        factorizable ? Continual.FACTORIZATION : Continual.TREE);
+    if (continual == Continual.FACTORIZATION && !factorizable) {
+      throw parse.invalid("continual", "tree " + (rowsMode ? "in mode rows" : "with mechanism "
+          + mechanism.cliName()) + " (the factorization's sensitivity is proved for the l1 units"
+          + " of priv2 and priv2-sparse in mode updates: docs/privacy/blt-release.md)");
+    }
     PrivacyUnit unit = parse.choice("privacy-unit", PrivacyUnit.class, PrivacyUnit.UPDATE);
     BudgetPolicy policy = parse.choice("budget-policy", BudgetPolicy.class, BudgetPolicy.CLIP);
     OptionalInt sketchCols = parse.optionalPositiveInt("sketch-cols");
@@ -76,6 +101,6 @@ public record TreeSettings(int rows, int cols, int rank, int epochs, Mechanism m
       throw parse.invalid("rank", "<= min(rows, cols) = " + min);
     }
     return new TreeSettings(rows, cols, rank, epochs, mechanism, unit, policy, sketchCols,
-        sketchRows, alpha, p, rowsMode);
+        sketchRows, alpha, p, rowsMode, continual);
   }
 }

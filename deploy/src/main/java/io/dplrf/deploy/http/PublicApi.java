@@ -13,7 +13,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The public HTTP API (DESIGN.md "Contracts"), GET and HEAD only:
+ * The public HTTP API (docs/user-guide.md, "HTTP"), GET and HEAD only:
  *
  * <pre>
  * GET /v1/release/latest            the latest release: JSON, or with Accept: application/x-npy

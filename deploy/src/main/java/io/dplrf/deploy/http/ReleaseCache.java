@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The release being served. The release loop {@link #publish}es each new prefix release; HTTP
  * threads read {@link #latest()}. A {@link ServedRelease} is immutable and the swap is one atomic
- * reference write, so a reader sees a whole release, never a half-updated one (STYLE.md 14).
+ * reference write, so a reader sees a whole release, never a half-updated one.
  * Thread-safe.
  */
 public final class ReleaseCache {

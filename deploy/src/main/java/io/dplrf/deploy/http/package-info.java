@@ -13,7 +13,7 @@
  *
  * <p>The release being served lives in a {@link io.dplrf.deploy.http.ReleaseCache}: immutable
  * {@link io.dplrf.deploy.http.ServedRelease} snapshots swapped atomically, so a reader sees one whole
- * release or the previous one, never a mixture (STYLE.md 14). Nothing in this package computes a
+ * release or the previous one, never a mixture. Nothing in this package computes a
  * release or reads the sketches; it only serves what it is handed. Errors are JSON
  * {@code {"error": "..."}}; no response ever carries a stack trace.
  */

@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Writes an output directory so that it appears complete or not at all (STYLE.md 13, as Kafka's
+ * Writes an output directory so that it appears complete or not at all (as Kafka's
  * {@code OffsetCheckpoint} does for one file): the body writes into a hidden sibling
  * {@code .NAME.tmp-RANDOM}, every file and directory in it is fsynced, and it is renamed onto the
  * target. If the body or anything after it fails, the temporary directory is deleted.

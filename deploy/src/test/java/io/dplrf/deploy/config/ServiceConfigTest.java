@@ -310,6 +310,40 @@ class ServiceConfigTest {
     }
   }
 
+  /**
+   * continual: the factorization by default where its proof holds (priv2 and priv2-sparse in mode
+   * updates, every unit), the tree by choice; refused where only the tree is calibrated (priv1,
+   * the robust mechanisms, mode rows) and outside the continual modes.
+   */
+  @Test
+  void continual_defaultsToTheFactorizationWhereItIsProved_andTheTreeElsewhere() {
+    assertEquals(TreeSettings.Continual.FACTORIZATION,
+        ServiceConfig.load(REQUIRED, 0, Map.of()).tree().continual());
+    assertEquals(TreeSettings.Continual.FACTORIZATION, ServiceConfig.load(with("--mechanism",
+        "priv2", "--privacy-unit", "key"), 0, Map.of()).tree().continual());
+    assertEquals(TreeSettings.Continual.TREE,
+        ServiceConfig.load(with("--continual", "tree"), 0, Map.of()).tree().continual());
+    assertEquals(TreeSettings.Continual.TREE,
+        ServiceConfig.load(with("--mechanism", "priv1"), 0, Map.of()).tree().continual());
+    assertEquals(TreeSettings.Continual.TREE,
+        ServiceConfig.load(ROWS_MODE, 0, Map.of()).tree().continual());
+    for (String[] extra : new String[][] {{"--mechanism", "priv1"}, {"--mechanism",
+        "robust-lra"}}) {
+      ConfigException e = assertThrows(ConfigException.class, () -> ServiceConfig.load(
+          with(extra[0], extra[1], "--continual", "factorization"), 0, Map.of()));
+      assertTrue(e.getMessage().startsWith("continual must be tree with mechanism " + extra[1]),
+          e.getMessage());
+    }
+    String[] rows = java.util.Arrays.copyOf(ROWS_MODE, ROWS_MODE.length + 2);
+    rows[ROWS_MODE.length] = "--continual";
+    rows[ROWS_MODE.length + 1] = "factorization";
+    assertTrue(assertThrows(ConfigException.class, () -> ServiceConfig.load(rows, 0, Map.of()))
+        .getMessage().startsWith("continual must be tree in mode rows"));
+    assertTrue(assertThrows(ConfigException.class, () -> ServiceConfig.load(
+        completion("--continual", "tree"), 0, Map.of())).getMessage()
+        .startsWith("continual must be unset outside modes updates and rows"));
+  }
+
   @Test
   void modeRows_rankAboveCols_isRejected() {
     String[] args = ROWS_MODE.clone();

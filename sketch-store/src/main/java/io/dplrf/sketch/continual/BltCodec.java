@@ -66,12 +66,12 @@ import java.util.zip.CheckedOutputStream;
  *                        float64 mu, float64 effectiveSigma = s·γ, exact)
  *  accumulator           int32 len, len bytes    SketchCodec of the noiseless accumulator;
  *                                    len 0: empty (no update since the last close, or after T)
- *  files                 int32       0 before epoch 1, else 2d + 1: the state after epoch
- *                                    epochsClosed = e, in this order:
- *    name                UTF         blt-encoder-e-i.sketch (i = 0..d−1), blt-decoder-e-i.sketch,
- *                                    blt-release-e.sketch (SketchCodec, noiseless, labels
- *                                    instance/blt/encoder/i, instance/blt/decoder/i,
- *                                    instance/blt/release)
+ *  files                 int32       0 before epoch 1, 2d + 1 for 1 ≤ e &lt; T, 1 at e = T: the
+ *                                    state after epoch epochsClosed = e, in this order:
+ *    name                UTF         blt-encoder-e-i.sketch (i = 0..d−1), blt-decoder-e-i.sketch
+ *                                    (both only for e &lt; T), blt-release-e.sketch (SketchCodec,
+ *                                    noiseless, labels instance/blt/encoder/i,
+ *                                    instance/blt/decoder/i, instance/blt/release)
  *    length              int64       the file's bytes
  *    crc                 int32       CRC32C of all of them
  *  crc                   int32       CRC32C of every byte before it
@@ -79,7 +79,15 @@ import java.util.zip.CheckedOutputStream;
  *
  * <p>The releases R_1..R_{e−1} are the files blt-release-t.sketch, by that convention (not named
  * one by one: a snapshot stays small at any T); a restore checks that they exist. The state
- * sketches' arrays use the accumulator's layout (Y m×t, Zᵀ n×v, row-major).
+ * sketches' arrays use the accumulator's layout (Y m×t, Zᵀ n×v, row-major). The snapshot holds
+ * raw data when the accumulator is not empty, and the encoder files are sums of raw data: both are
+ * as secret as the updates (owner-only files).
+ *
+ * <p>A restore refuses a snapshot with fewer epochs closed than the released-epoch mark beside
+ * the state files (blt-release.md §5); the epochs it names may be released, and the buffer files
+ * of earlier epochs, which only an older snapshot could name, are deleted once it has succeeded.
+ * A snapshot after epoch T names R_T only; one that also names the buffers of epoch T (written
+ * before the last close dropped them) is read too, and those buffers are deleted.
  */
 final class BltCodec {
   private static final byte[] MAGIC = "DPLRFBT1".getBytes(StandardCharsets.US_ASCII);
@@ -246,10 +254,27 @@ final class BltCodec {
       SecretKey key, String instance, int closed, byte[] accBytes, List<BltFiles.Written> named,
       BltFiles files) throws IOException {
     int d = plan.parameters().buffers();
-    List<String> expected = closed == 0 ? List.of() : BltStream.stateFileNames(closed, d);
-    if (!named.stream().map(BltFiles.Written::name).toList().equals(expected)) {
+    int epochs = config.epochs();
+    List<String> expected = closed == 0 ? List.of()
+        : BltStream.stateFileNames(closed, d, epochs);
+    List<String> names = named.stream().map(BltFiles.Written::name).toList();
+    if (closed == epochs && names.size() == 2 * d + 1
+        && names.equals(BltStream.stateFileNames(closed, d, epochs + 1))) {
+      // A snapshot after epoch T that still names the buffers (written before the last close
+      // dropped them): only R_T is read, and the buffers are deleted below.
+      named = List.of(named.get(2 * d));
+    } else if (!names.equals(expected)) {
       throw new IOException("corrupt BLT snapshot: state files " + named + ", expected "
           + expected);
+    }
+    // §5: a snapshot older than an epoch already released would close it again with its noise.
+    int released = BltStream.readReleasedMark(files, instance);
+    if (closed < released) {
+      throw new IOException("this BLT snapshot is of epoch " + closed + ", but epochs up to "
+          + released + " have been released (" + BltStream.RELEASED_FILE + " in the state"
+          + " directory): restoring it would close released epochs again with the same noise on"
+          + " possibly other updates, a second view of them (docs/privacy/blt-release.md §5);"
+          + " restore the latest snapshot");
     }
     Priv2Matrices mats = Priv2Matrices.generate(key, instance, config.sizes(),
         config.cacheUpdateColumns(), config.sparsity());
@@ -276,7 +301,12 @@ final class BltCodec {
     Priv2Sketch[] dec = new Priv2Sketch[d];
     Priv2Sketch release;
     State state = new State(key, mats, plan, files);
-    if (closed == 0) {
+    if (closed == config.epochs()) { // no buffers after T; R_T is checked, and read by releases
+      enc = new Priv2Sketch[0];
+      dec = new Priv2Sketch[0];
+      readNamed(state, named.get(0), BltStream.releaseLabel(instance));
+      release = null;
+    } else if (closed == 0) {
       for (int i = 0; i < d; i++) {
         enc[i] = BltStream.stateSketch(plan, mats, key, BltStream.encoderLabel(instance, i));
         dec[i] = BltStream.stateSketch(plan, mats, key, BltStream.decoderLabel(instance, i));
@@ -288,15 +318,17 @@ final class BltCodec {
         dec[i] = readNamed(state, named.get(d + i), BltStream.decoderLabel(instance, i));
       }
       release = readNamed(state, named.get(2 * d), BltStream.releaseLabel(instance));
-      for (int t = 1; t < closed; t++) {
-        if (!files.exists(BltStream.releaseFile(t))) {
-          throw new IOException("released prefix file " + BltStream.releaseFile(t)
-              + " is missing from the state store");
-        }
+    }
+    for (int t = 1; t < closed; t++) {
+      if (!files.exists(BltStream.releaseFile(t))) {
+        throw new IOException("released prefix file " + BltStream.releaseFile(t)
+            + " is missing from the state store");
       }
     }
+    // No restore may use older buffers any more (nor any after epoch T).
+    BltStream.deleteBuffersBefore(files, closed == epochs ? epochs + 1 : closed);
     return new BltStream(config, key, instance, plan, derivation, mats, files, accumulator, enc,
-        dec, release, closed, named);
+        dec, release, closed, named, released);
   }
 
   /** What reading a state file needs. */

@@ -20,11 +20,14 @@ import io.dplrf.sketch.params.SketchSizes;
  *     NeighbouringRelation#ENTRYWISE_L1} (a key's or a row's updates, Σ|Δ| ≤ C over the stream).
  *     Both are calibrated alike: one update changes every later encoded epoch (every c_k &gt; 0),
  *     so the grid rounding is charged over all T epochs for every unit (blt-release.md §2); the
- *     relation is what the stream claims
+ *     relation is what the stream claims. {@link NeighbouringRelation#FROBENIUS} is refused: its
+ *     sensitivity needs the χ² bound of a random Φ with a share of δ, which blt-release.md does
+ *     not derive for a factorized stream (§1, scope); such streams keep the tree
  * @param sizes sketch shape; priv2-sparse needs t ≥ {@link Mechanism#SPARSITY}
  * @param privacy the stream's total budget
  * @param clip the contribution bound C (each update |Δ| ≤ C, a unit's Σ|Δ| ≤ C; enforced by ingest)
- * @param epochs T, fixed for the life of the stream, in [1, 2^30]
+ * @param epochs T, fixed for the life of the stream, in [1, 2^30], with k·T ≤ 2^53 for the k
+ *     entries of either part ({@link #MAX_ROUNDED_COORDINATES}); the stream refuses epoch T + 1
  * @param cacheUpdateColumns hold the sketching-matrix columns that updates read in memory (dense
  *     priv2; sparse matrices are always held)
  */
@@ -35,7 +38,8 @@ public record BltConfig(Mechanism mechanism, NeighbouringRelation relation, Sket
     check(mechanism == Mechanism.PRIV2 || mechanism == Mechanism.PRIV2_SPARSE, "mechanism",
         "priv2 or priv2-sparse", mechanism);
     check(relation == NeighbouringRelation.ONE_ENTRY
-        || relation == NeighbouringRelation.ENTRYWISE_L1, "relation", "one-entry or entrywise-l1",
+        || relation == NeighbouringRelation.ENTRYWISE_L1, "relation", "one-entry or entrywise-l1"
+            + " (the BLT calibration covers units bounded in l1; frobenius streams use the tree)",
         relation);
     check(sizes != null, "sizes", "non-null", sizes);
     check(privacy != null, "privacy", "non-null", privacy);

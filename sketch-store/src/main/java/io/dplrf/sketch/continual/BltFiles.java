@@ -17,6 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.CRC32C;
@@ -24,14 +26,17 @@ import java.util.zip.CRC32C;
 /**
  * Where a BLT stream keeps its state files ({@code SketchCodec} bytes of the encoder and decoder
  * buffers and of every released prefix, {@link BltStream}): a directory, each file created
- * {@code rw-------} ({@link StateFiles}; the encoder buffers are sums of the data) and written
+ * {@code rw-------} ({@link StateFiles}; the encoder buffers are sums of the raw data, as secret
+ * as the data itself, and never served) and written
  * crash-safely — temp file, fsync, atomic rename, fsync of the directory (STYLE.md 13) — before
  * {@link #put} returns, hence before the snapshot that names it; or memory, for tests and
  * benchmarks of streams that need no restart across processes.
  *
- * <p>A file is never changed once written, except by a rewrite of the same name with the same
- * bytes (an epoch closed again after a restore: blt-release.md §5). Thread-safe: releases read
- * files on any thread while a close writes new ones.
+ * <p>A state file is never changed once a durable snapshot names it. Files of a close whose
+ * snapshot was not made durable are rewritten when a restore closes that epoch again, possibly
+ * with other bytes (other updates may fall into the epoch); nothing has served them
+ * (blt-release.md §5). The released-epoch mark is rewritten, each time with a later epoch.
+ * Thread-safe: releases read files on any thread while a close writes new ones.
  */
 abstract sealed class BltFiles {
   /** The files of every BLT stream start with this. */
@@ -63,6 +68,9 @@ abstract sealed class BltFiles {
 
   /** True if any BLT stream's file is here (a new stream refuses such a store). */
   abstract boolean holdsStreamFiles() throws IOException;
+
+  /** The names of the BLT files here ({@link #PREFIX}), temporary files excluded. */
+  abstract List<String> names() throws IOException;
 
   abstract long bytesInMemory();
 
@@ -140,6 +148,11 @@ abstract sealed class BltFiles {
     @Override
     boolean holdsStreamFiles() {
       return !files.isEmpty();
+    }
+
+    @Override
+    List<String> names() {
+      return List.copyOf(files.keySet());
     }
 
     @Override
@@ -256,6 +269,23 @@ abstract sealed class BltFiles {
       try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, PREFIX + "*")) {
         return s.iterator().hasNext();
       }
+    }
+
+    @Override
+    List<String> names() throws IOException {
+      if (!Files.isDirectory(dir)) {
+        return List.of();
+      }
+      List<String> names = new ArrayList<>();
+      try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, PREFIX + "*")) {
+        for (Path p : s) {
+          String name = p.getFileName().toString();
+          if (!name.endsWith(".tmp")) {
+            names.add(name);
+          }
+        }
+      }
+      return names;
     }
 
     @Override

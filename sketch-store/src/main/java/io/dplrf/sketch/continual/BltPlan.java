@@ -32,7 +32,9 @@ import java.util.List;
  * <p><b>Calibration</b> (blt-release.md §3). The released encoded stream ŷ is one exact discrete
  * Gaussian mechanism; μ = {@link AnalyticGaussian#mu}(ε, δ) (all of δ: no share is charged to the
  * sketching matrices) is split evenly over Y and Z, σ_Y = √2·Δ_Y/μ, σ_Z = √2·Δ_Z/μ; fully adaptive
- * Gaussian-DP composition (Smith and Thakurta 2022) covers producers who see earlier releases.
+ * Gaussian-DP composition (Smith and Thakurta 2022) covers producers who see earlier releases
+ * (proved for continuous Gaussians; for the discrete Gaussian the step is taken as for the tree,
+ * not proved: blt-release.md §3).
  *
  * <p><b>Noise of a release</b> (blt-release.md §3, §6). Per entry, R_t − P_t = (B(e + γN))_t has
  * standard deviation σ·√(Σ_{k&lt;t} b_k²) ({@link #prefixNoise}); a range R_e − R_{s−1},

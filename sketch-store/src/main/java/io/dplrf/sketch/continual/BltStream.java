@@ -19,6 +19,9 @@ import io.dplrf.sketch.noise.GaussianSampler;
 import io.dplrf.sketch.noise.GridGaussian;
 import io.dplrf.sketch.randomness.KeyStream;
 import io.dplrf.sketch.randomness.SecretKey;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -26,6 +29,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Continual release of the Priv2 sketches through a buffered linear Toeplitz (BLT) factorization
@@ -59,25 +64,39 @@ import java.util.List;
  * Then R_t = P_t + (B(e + γN))_t: the exact prefix P_t plus the decoder applied to the rounding e
  * and the noise, a function of the released ŷ_1..ŷ_t and public parameters (post-processing).
  *
- * <p><b>Noise lifetime and restarts</b> (blt-release.md §5). N_t is a function of (key, instance,
- * t, part, chunk), drawn once at the close of epoch t. A close writes, crash-safely, the encoder
- * and decoder buffers after epoch t and R_t ({@code SketchCodec} files in the state directory,
- * {@code BltFiles}) before {@link #epochsClosed} advances; the caller then writes the snapshot
- * that names them ({@link #writeTo}, {@code BltCodec}) before it releases anything of epoch t.
- * A crash before that snapshot restores epoch t − 1's state, and epoch t is consumed and closed
- * again with the same updates and the same noise: the same ŷ_t, no second view. The buffers of
- * epoch t − 2 are deleted at the close of epoch t, so the caller must make each close's snapshot
- * durable before the next close (the ingest loop does: close, snapshot, release). Every R_t is
+ * <p><b>Noise lifetime, snapshots and restarts</b> (blt-release.md §5). N_t is a function of
+ * (key, instance, t, part, chunk), drawn at the close of epoch t. A close writes, crash-safely,
+ * the encoder and decoder buffers after epoch t and R_t ({@code SketchCodec} files in the state
+ * directory, {@code BltFiles}) before {@link #epochsClosed} advances; the caller then writes the
+ * snapshot that names them ({@link #writeTo} or {@link #writeClosedState}, {@code BltCodec}) and
+ * makes it durable before it releases epoch t (the ingest loop's order: close, snapshot,
+ * release). The stream enforces what it can see of that order: {@link #releasePrefix} and {@link
+ * #releaseRange} serve only epochs that a written snapshot names ({@link #epochsSnapshotted}), so
+ * the files of a close are never served before a snapshot names them. A crash before the snapshot
+ * is durable restores epoch t − 1's state; epoch t is consumed and closed again, with the same
+ * N_t but possibly other updates (an epoch-seconds boundary, the interleaving of partitions), and
+ * overwrites the files of the first close, which nothing has served.
+ *
+ * <p><b>The released-epoch mark.</b> Restoring a snapshot older than an epoch already released
+ * would draw that epoch's N_t again on possibly other data: a second view under the same noise.
+ * So the first release of epoch e durably records e in the file {@link #RELEASED_FILE} of the
+ * state directory, outside every snapshot, before it returns; a restore refuses a snapshot with
+ * fewer epochs closed than that mark. Once e is marked, no restore can use the buffers of an
+ * earlier epoch, and they are deleted; a close also deletes the buffers of epoch t − 2 (the
+ * caller has made epoch t − 1's snapshot durable before closing epoch t). After epoch T no buffer
+ * is needed: the last close writes only R_T and drops the buffers from memory, and the release of
+ * epoch T deletes the last buffer files, so no encoder state outlives the stream. Every R_t is
  * kept (public): ranges are R_e − R_{s−1}, R_0 = 0 (§6). {@code instance} must be unique per
  * stream under a key (two streams with one instance would share their noise): a new stream
  * refuses a directory that holds BLT files.
  *
  * <p><b>Memory</b>: 2d + 2 sketch-sized arrays — d encoder buffers (secret), d decoder buffers, R
- * (public) and the accumulator — plus the sketching matrices. At m = n = 10⁵, t = 100, v = 400 one
- * array is 8·(m·t + v·n) bytes = 400 MB, so 3.2 GB with d = 3 (T ≤ 2^12, e.g. T = 1024) and 4.8 GB
- * with d = 5 (T &gt; 2^16); one more accumulator (400 MB) while a pipelined close runs. Each state
- * sketch also carries an idle update buffer of 0.5 MB. On disk: two generations of the 2d buffer
- * files and every R_t, 400 MB each.
+ * (public) and the accumulator (secret: the epoch's raw updates) — plus the sketching matrices.
+ * At m = n = 10⁵, t = 100, v = 400 one array is 8·(m·t + v·n) bytes = 400 MB, so 3.2 GB with
+ * d = 3 (T ≤ 2^12, e.g. T = 1024) and 4.8 GB with d = 5 (T &gt; 2^16); one more accumulator
+ * (400 MB) while a pipelined close runs. Each state sketch also carries an idle update buffer of
+ * 0.5 MB. On disk: the 2d buffer files of the last close and, until epoch t is released or
+ * epoch t + 1 closes, of the one before (two generations), and every R_t, 400 MB each.
  *
  * <p><b>Work per epoch</b>: per entry, O(d) to encode and to decode, one rounding and one exact
  * discrete Gaussian sample. Measured CPU per entry on one core of the 2-core development host (a
@@ -99,11 +118,13 @@ import java.util.List;
  * <p>Thread-safety: one thread owns the stream ({@link #update}, {@link #closeEpoch}, {@link
  * #beginClose}, snapshots); {@link #finishClose} of a begun close may run on one other thread
  * while the owner goes on updating. Releases run on any thread: they read the stored R files,
- * which never change once {@link #epochsClosed} names them, never the buffers a close is writing
- * (STYLE.md 14).
+ * which never change once a snapshot names them, never the buffers a close is writing, and the
+ * first release of an epoch writes the released-epoch mark under the stream's lock (STYLE.md 14).
  */
 public final class BltStream {
   static final String EXHAUSTED = "all T epochs are closed; the privacy budget is spent";
+  /** The released-epoch mark's file in the state directory (not a snapshot's: §5). */
+  static final String RELEASED_FILE = BltFiles.PREFIX + "released.mark";
   /** Noise part names (the Priv2 sketches' own: N1 is Y's noise, N2 is Z's). */
   static final String[] PARTS = {"N1", "N2"};
 
@@ -115,22 +136,37 @@ public final class BltStream {
   /** Φ and S of the instance: the accumulator's, and shared by every state sketch. */
   final Priv2Matrices mats;
   final BltFiles files;
-  /** The current epoch's updates; null after epoch T has ended. */
+  /** No buffers: the state after epoch T, when nothing is encoded or decoded any more. */
+  private static final Priv2Sketch[] NO_BUFFERS = {};
+  /** The names of {@link #encoderFile} and {@link #decoderFile}; group 1 is the epoch. */
+  private static final Pattern BUFFER_FILE = Pattern.compile(
+      Pattern.quote(BltFiles.PREFIX) + "(?:encoder|decoder)-(\\d{1,10})-\\d{1,10}\\.sketch");
+
+  /** The current epoch's updates (secret: raw data); null after epoch T has ended. */
   Priv2Sketch accumulator;
-  /** Pipelined close: the emptied accumulator of the last finished close, or null. */
+  /** Pipelined close: the emptied (all-zero) accumulator of the last finished close, or null. */
   volatile Priv2Sketch spare;
   private volatile PendingBltClose pending;
-  /** S^x_i: d noiseless sketches holding the encoder buffers (secret: sums of the data). */
-  final Priv2Sketch[] encoder;
-  /** S^v_i: the decoder buffers (public). */
-  final Priv2Sketch[] decoder;
-  /** R_{epochsClosed} (public). */
-  final Priv2Sketch release;
+  /**
+   * S^x_i: d noiseless sketches holding the encoder buffers (secret: sums of the data); none
+   * after epoch T.
+   */
+  volatile Priv2Sketch[] encoder;
+  /** S^v_i: the decoder buffers (public); none after epoch T. */
+  volatile Priv2Sketch[] decoder;
+  /** R_{epochsClosed} (public); null after epoch T (releases read the R files). */
+  volatile Priv2Sketch release;
   /** Epochs whose ŷ is drawn and whose state files are written. */
   volatile int epochsClosed;
+  /** Epochs closed as named by the last snapshot written, or the one restored: releasable. */
+  private volatile int epochsSnapshotted;
+  /** The released-epoch mark: the last epoch any release has covered, durable in its file. */
+  private volatile int epochsReleased;
+  /** Test seam: sees ŷ_t at every close; null in production. */
+  volatile EncodedTap encodedTap;
   /** Epochs closed plus a pipelined close begun; written by the owner's thread only. */
   int epochsEnded;
-  /** The state files of epoch {@link #epochsClosed}: encoders, decoders, R; empty before epoch 1. */
+  /** The state files of epoch {@link #epochsClosed} ({@link #stateFileNames}); none before 1. */
   volatile List<BltFiles.Written> stateFiles;
   /** Why the stream refuses further use after a failed close, or null. */
   private volatile String broken;
@@ -138,7 +174,7 @@ public final class BltStream {
   BltStream(BltConfig config, SecretKey key, String instance, BltPlan plan,
       NoiseDerivation derivation, Priv2Matrices mats, BltFiles files, Priv2Sketch accumulator,
       Priv2Sketch[] encoder, Priv2Sketch[] decoder, Priv2Sketch release, int epochsClosed,
-      List<BltFiles.Written> stateFiles) {
+      List<BltFiles.Written> stateFiles, int epochsReleased) {
     this.config = config;
     this.key = key;
     this.instance = instance;
@@ -152,7 +188,17 @@ public final class BltStream {
     this.release = release;
     this.epochsClosed = epochsClosed;
     this.epochsEnded = epochsClosed;
+    // A new stream has no epoch to release; a restored one was read from a snapshot.
+    this.epochsSnapshotted = epochsClosed;
+    this.epochsReleased = epochsReleased;
     this.stateFiles = List.copyOf(stateFiles);
+  }
+
+  /** What a test may observe of a close: the released encoded stream ŷ_t. */
+  @FunctionalInterface
+  interface EncodedTap {
+    /** {@code yHat} = {Y, Zᵀ} in the accumulator's layout; live arrays, emptied afterwards. */
+    void encoded(int t, double[][] yHat);
   }
 
   /**
@@ -189,7 +235,7 @@ public final class BltStream {
     }
     return new BltStream(config, key, instance, plan, NoiseDerivation.CURRENT, mats, files,
         newAccumulator(plan, mats, key, instance), enc, dec,
-        stateSketch(plan, mats, key, releaseLabel(instance)), 0, List.of());
+        stateSketch(plan, mats, key, releaseLabel(instance)), 0, List.of(), 0);
   }
 
   static Priv2Sketch newAccumulator(BltPlan plan, Priv2Matrices mats, SecretKey key,
@@ -236,17 +282,49 @@ public final class BltStream {
     return BltFiles.PREFIX + "release-" + t + ".sketch";
   }
 
-  /** The state files a snapshot after epoch e names: d encoder, d decoder, R_e. */
-  static List<String> stateFileNames(int e, int d) {
+  /**
+   * The state files a snapshot after epoch e ≥ 1 of a T-epoch stream names: d encoder, d decoder,
+   * R_e; after epoch T only R_T (nothing is encoded or decoded after it).
+   */
+  static List<String> stateFileNames(int e, int d, int epochs) {
     List<String> names = new ArrayList<>(2 * d + 1);
-    for (int i = 0; i < d; i++) {
+    for (int i = 0; e < epochs && i < d; i++) {
       names.add(encoderFile(e, i));
     }
-    for (int i = 0; i < d; i++) {
+    for (int i = 0; e < epochs && i < d; i++) {
       names.add(decoderFile(e, i));
     }
     names.add(releaseFile(e));
     return names;
+  }
+
+  /**
+   * The released-epoch mark of {@code files} (§5): the last epoch released by the stream
+   * {@code instance}, 0 if none.
+   *
+   * @throws IOException if the mark is unreadable or another stream's
+   */
+  static int readReleasedMark(BltFiles files, String instance) throws IOException {
+    if (!files.exists(RELEASED_FILE)) {
+      return 0;
+    }
+    try (DataInputStream in = new DataInputStream(files.open(RELEASED_FILE))) {
+      String owner = in.readUTF();
+      int e = in.readInt();
+      if (!owner.equals(instance) || e < 1) {
+        throw new IOException("the released-epoch mark " + RELEASED_FILE + " is not a mark of "
+            + "stream " + instance + " (" + owner + ", epoch " + e + ")");
+      }
+      return e;
+    } catch (EOFException e) {
+      throw new IOException("the released-epoch mark " + RELEASED_FILE + " is truncated", e);
+    }
+  }
+
+  /** The epoch of an encoder or decoder buffer file ({@link #encoderFile}), or −1 otherwise. */
+  static long bufferFileEpoch(String name) {
+    Matcher m = BUFFER_FILE.matcher(name);
+    return m.matches() ? Long.parseLong(m.group(1)) : -1;
   }
 
   /**
@@ -272,7 +350,8 @@ public final class BltStream {
 
   /**
    * Ends the current epoch t: encodes, noises and decodes its sketch, writes the state after t
-   * and R_t, and empties the accumulator; then R_t can be released.
+   * and R_t, and empties the accumulator. R_t may be released once a snapshot naming it is written
+   * ({@link #writeTo}) and durable. After epoch T the stream refuses more.
    *
    * @throws IllegalStateException once all T epochs have ended, while a pipelined close is
    *     pending, or after a failed close
@@ -342,28 +421,39 @@ public final class BltStream {
     pending = null;
   }
 
-  /** §1 steps 1–3 for epoch t on {@code epoch}'s data, the state files, then the install. */
+  /**
+   * §1 steps 1–3 for epoch t on {@code epoch}'s data, the state files, then the install; then
+   * the buffer files of epoch t − 2 go (the snapshot after t − 1 is durable: the caller's order).
+   * Epoch t − 1's stay until epoch t is released: a crash before its snapshot is durable restores
+   * the one after t − 1, which needs them.
+   */
   private void close(int t, Priv2Sketch epoch) {
     try {
       encodeNoiseDecode(t, epoch);
+      EncodedTap tap = encodedTap;
+      if (tap != null) {
+        tap.encoded(t, epoch.noiselessState());
+      }
       epoch.reset();
+      boolean last = t == config.epochs();
       List<BltFiles.Written> written = new ArrayList<>();
-      List<String> names = stateFileNames(t, encoder.length);
-      for (int i = 0; i < encoder.length; i++) {
-        written.add(store(names.get(i), encoder[i]));
+      List<String> names = stateFileNames(t, encoder.length, config.epochs());
+      int f = 0;
+      for (int i = 0; !last && i < encoder.length; i++) {
+        written.add(store(names.get(f++), encoder[i]));
       }
-      for (int i = 0; i < decoder.length; i++) {
-        written.add(store(names.get(encoder.length + i), decoder[i]));
+      for (int i = 0; !last && i < decoder.length; i++) {
+        written.add(store(names.get(f++), decoder[i]));
       }
-      written.add(store(names.get(2 * encoder.length), release));
-      // The snapshot of epoch t − 1 is durable before this close began (class comment), so the
-      // buffers of t − 2 are named by none that a restore can read.
-      for (int i = 0; t > 2 && i < encoder.length; i++) {
-        files.delete(encoderFile(t - 2, i));
-        files.delete(decoderFile(t - 2, i));
+      written.add(store(names.get(f), release));
+      if (last) { // no epoch is encoded or decoded after T: the secret buffers leave memory
+        encoder = NO_BUFFERS;
+        decoder = NO_BUFFERS;
+        release = null;
       }
       stateFiles = List.copyOf(written);
       epochsClosed = t;
+      deleteBuffersBefore(files, t - 1);
     } catch (IOException e) {
       broken = "the close of epoch " + t + " failed: " + e;
       throw new UncheckedIOException(e);
@@ -442,9 +532,65 @@ public final class BltStream {
     return config.epochs();
   }
 
-  /** Epochs whose R_t is written and may be released (once the caller's snapshot names it). */
+  /**
+   * Epochs whose ŷ is drawn and whose R_t is written; released only once a written snapshot
+   * names them ({@link #epochsSnapshotted}).
+   */
   public int epochsClosed() {
     return epochsClosed;
+  }
+
+  /**
+   * Epochs named by the last snapshot written ({@link #writeTo}, {@link #writeClosedState}), or by
+   * the snapshot this stream was restored from: the epochs {@link #releasePrefix} and {@link
+   * #releaseRange} serve (a caller checks a request against it rather than {@link
+   * #epochsClosed}). Any thread.
+   */
+  public int epochsSnapshotted() {
+    return epochsSnapshotted;
+  }
+
+  /** The released-epoch mark (§5): the last epoch a release has covered, 0 if none. */
+  int epochsReleased() {
+    return epochsReleased;
+  }
+
+  /**
+   * Before the first release covering epoch e: records e durably in {@link #RELEASED_FILE} (a
+   * restore then refuses every snapshot of fewer epochs), then deletes the buffer files of the
+   * epochs before e, which no restore may use any more.
+   */
+  private void markReleased(int e) {
+    if (e <= epochsReleased) {
+      return;
+    }
+    synchronized (this) {
+      if (e <= epochsReleased) {
+        return;
+      }
+      files.put(RELEASED_FILE, out -> {
+        DataOutputStream d = new DataOutputStream(out);
+        d.writeUTF(instance);
+        d.writeInt(e);
+        d.flush();
+      });
+      epochsReleased = e;
+      try {
+        deleteBuffersBefore(files, e);
+      } catch (IOException x) {
+        throw new UncheckedIOException(x);
+      }
+    }
+  }
+
+  /** Deletes every encoder and decoder buffer file of an epoch before {@code epoch}. */
+  static void deleteBuffersBefore(BltFiles files, int epoch) throws IOException {
+    for (String name : files.names()) {
+      long e = bufferFileEpoch(name);
+      if (e >= 0 && e < epoch) {
+        files.delete(name);
+      }
+    }
   }
 
   /** Epochs closed plus a pipelined close begun and not finished (owner's thread). */
@@ -462,12 +608,15 @@ public final class BltStream {
    * {@link BltPlan#prefixNoise}(t). Post-processing of released values; any number of calls cost
    * no further privacy. Any thread.
    *
-   * @throws IllegalArgumentException unless 1 ≤ t ≤ epochsClosed
-   * @throws UncheckedIOException if the file cannot be read back
+   * @throws IllegalArgumentException unless 1 ≤ t ≤ the epochs a written snapshot names
+   * @throws UncheckedIOException if the file cannot be read back, or the released-epoch mark
+   *     cannot be written
    */
   public Priv2Sketches releasePrefix(int t) {
-    check(t >= 1 && t <= epochsClosed, "release prefix", "in [1, " + epochsClosed
-        + "] (epochs closed)", t);
+    int named = epochsSnapshotted;
+    check(t >= 1 && t <= named, "release prefix", "in [1, " + named
+        + "] (epochs closed and named by a snapshot)", t);
+    markReleased(t);
     return withNoise(storedRelease(t), plan.prefixNoise(t));
   }
 
@@ -475,12 +624,15 @@ public final class BltStream {
    * R_e − R_{s−1} (R_0 = 0): the noisy sketch of the updates of epochs [s, e], with the noise
    * {@link BltPlan#rangeNoise}(s, e) (blt-release.md §6). Post-processing; any thread.
    *
-   * @throws IllegalArgumentException unless 1 ≤ s ≤ e ≤ epochsClosed
-   * @throws UncheckedIOException if a file cannot be read back
+   * @throws IllegalArgumentException unless 1 ≤ s ≤ e ≤ the epochs a written snapshot names
+   * @throws UncheckedIOException if a file cannot be read back, or the released-epoch mark
+   *     cannot be written
    */
   public Priv2Sketches releaseRange(int s, int e) {
-    check(s >= 1 && s <= e && e <= epochsClosed, "release range", "1 <= from <= to <= "
-        + epochsClosed + " (epochs closed)", "[" + s + ", " + e + "]");
+    int named = epochsSnapshotted;
+    check(s >= 1 && s <= e && e <= named, "release range", "1 <= from <= to <= "
+        + named + " (epochs closed and named by a snapshot)", "[" + s + ", " + e + "]");
+    markReleased(e);
     Priv2Sketches hi = storedRelease(e);
     if (s > 1) {
       Priv2Sketches lo = storedRelease(s - 1);
@@ -539,8 +691,8 @@ public final class BltStream {
 
   /**
    * Bytes held in memory: the accumulator (with its update buffers and the sketching matrices),
-   * a second accumulator while a pipelined close runs or as its spare, the 2d + 1 state arrays,
-   * and an in-memory file store.
+   * a second accumulator while a pipelined close runs or as its spare, the 2d + 1 state arrays
+   * (none after epoch T), and an in-memory file store.
    */
   public long sizeInBytes() {
     long state = Priv2Sketch.stateBytes(config.sizes());
@@ -549,19 +701,23 @@ public final class BltStream {
     if (spare != null || pending != null) {
       b += state;
     }
-    return b + (2L * encoder.length + 1) * state + files.bytesInMemory();
+    long arrays = (long) encoder.length + decoder.length + (release != null ? 1 : 0);
+    return b + arrays * state + files.bytesInMemory();
   }
 
   /**
    * Writes the snapshot ({@code BltCodec}): the state files of the last close by name and
-   * checksum, and the accumulator's updates since. Does not close {@code out}.
+   * checksum, and the accumulator's updates since (secret: raw data, like the encoder files).
+   * Does not close {@code out}. The epochs it names may be released once it is durable.
    *
    * @throws IllegalStateException while a pipelined close is pending, or after a failed close
    */
   public void writeTo(OutputStream out) throws IOException {
     requireUsable();
     requireNoPendingClose();
+    int e = epochsClosed;
     BltCodec.write(this, out, true);
+    epochsSnapshotted = e;
   }
 
   /**
@@ -574,7 +730,9 @@ public final class BltStream {
   public void writeClosedState(OutputStream out) throws IOException {
     requireUsable();
     requireNoPendingClose();
+    int e = epochsClosed;
     BltCodec.write(this, out, false);
+    epochsSnapshotted = e;
   }
 
   /** Reads a snapshot whose state files are in {@code dir}. */

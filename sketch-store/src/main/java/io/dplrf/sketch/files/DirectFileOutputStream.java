@@ -34,8 +34,9 @@ import java.util.concurrent.Future;
  * <p>Two buffers: while one is written (a positional write on the {@value #WRITER_THREAD} thread,
  * shared by all streams), the caller fills the other, so the encoding of a node (byte order, CRC)
  * overlaps the disk instead of taking turns with it (one write in flight at a time). A scratch
- * program wrote and fsynced 400 MB in 0.12–0.16 s instead of 0.19–0.21 s
- * (docs/benchmarks-ingest.md, eighth session). A failed write is reported by the next {@link
+ * program writes and fsyncs 400 MB in 0.13–0.22 s instead of 0.20–0.24 s with one buffer; four
+ * buffers are no faster than two (docs/benchmarks-ingest.md, "Choices on the update path"). A
+ * failed write is reported by the next {@link
  * #write} that needs its buffer, or by {@link #finish}. Not thread-safe.
  */
 public final class DirectFileOutputStream extends OutputStream {

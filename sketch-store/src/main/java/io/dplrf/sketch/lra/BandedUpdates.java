@@ -29,13 +29,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * starts on it while the caller fills the second buffer, and when that one is full the caller
  * takes the first flush's remaining bands, then hands the second over. So decoding and applying
  * overlap instead of taking turns; a flush before a snapshot, a release or a close ({@link #flush})
- * is synchronous, on both threads. Measured with {@code dplrf bench update} (2 × 10⁷ random
- * updates at m = n = 10⁵, t = 100, v = 400) on the 2-core benchmark machine: 10.9–17.7 M
- * updates/s (2.1–3.2 CPU s), against 7.2–10.5 M/s (3.5–4.4 CPU s) with 1 MiB bands, three arrays
- * per copy and the sketching matrices' 1.6 MB int tables, and 5.6–9.5 M/s before that with each
- * pass on a thread of its own and no pre-touch (docs/benchmarks-ingest.md, sessions of
- * 2026-11-22). On a quieter host later, with s = 4, reading the sign table {@link #AHEAD}
- * updates ahead: 37–43 M updates/s in steady rounds against 29–31 M/s without (eighth session).
+ * is synchronous, on both threads. {@code dplrf bench update} (2 × 10⁷ random updates at m = n
+ * = 10⁵, t = 100, v = 400, s = 4) on the 2-core benchmark machine: 37–43 M updates/s in steady
+ * rounds, against 6.1–7.7 M/s applying each update as it comes. What each choice here (band size,
+ * two-long updates, shared bands, the pre-read, the read-ahead) is worth, measured against the
+ * alternative: docs/benchmarks-ingest.md, "Choices on the update path, measured".
  *
  * <p>Exactness: the result is the same sum in another order, so it differs from applying the
  * updates one by one only in floating-point rounding (accumulators are not exact; privacy
@@ -55,15 +53,17 @@ final class BandedUpdates {
   /**
    * Band slice target: a fifth of a core's L2 (1.25 MiB on the benchmark machine), which leaves
    * room for the sketching matrix's table, read at random beside it, and for the streamed updates.
-   * Measured with {@code dplrf bench update}: 256 KiB bands took 0.6–0.8× the CPU of 1 MiB ones
-   * (docs/benchmarks-ingest.md).
+   * Measured with {@code dplrf bench update}: 256 KiB bands took 0.6–0.8× the CPU of 1 MiB ones;
+   * 512 and 128 KiB no less than 256 (docs/benchmarks-ingest.md, "Choices on the update path").
    */
   static final int BAND_BYTES = 1 << 18;
   static final int MAX_CAPACITY = 1 << 22;
   /**
-   * How many updates ahead a band reads the sign table (a power of two). {@code dplrf bench
-   * update}: 8, 16 and 32 took the same CPU, ≈ 20% below reading each update's codes as it is
-   * applied (docs/benchmarks-ingest.md, eighth session).
+   * How many updates ahead a band reads the sign table (a power of two), so that the table's
+   * random read is under way while earlier updates are applied. {@code dplrf bench update}: 8, 16
+   * and 32 take the same CPU; with s = 4 codes read as one int, the read-ahead takes 0.81–0.94
+   * CPU s per 2 × 10⁷ updates against 1.13–1.23 reading each update's codes as it is applied
+   * (docs/benchmarks-ingest.md, "Choices on the update path").
    */
   static final int AHEAD = 8;
 

@@ -19,16 +19,15 @@ import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
- * The one owner of the sketch binary format (STYLE.md 12). A snapshot holds a sketch's
- * accumulators and the exact parameters of its noise — never the noise itself, which is
- * regenerated from the key and the node label, and never a recalibration: a restored sketch
- * uses exactly the grid and scale it was created with, so a restart can never release a second,
- * differently-drawn noisy view.
+ * The one owner of the sketch binary format, which starts with a magic number and a version. A
+ * snapshot holds a sketch's accumulators and the exact parameters of its noise — never the noise
+ * itself, which is regenerated from the key and the node label, and never a recalibration: a
+ * restored sketch uses exactly the grid and scale it was created with, so a restart can never
+ * release a second, differently-drawn noisy view.
  *
  * <pre>
- * Format version 3, big-endian (java.io.DataOutput). Version 2 (read, no longer written) lacks
- * sampler and reads its noise streams with CKS Algorithm 3; version 1 (read, no longer written)
- * also lacks noiseChunk and derives each part's noise from one stream (NoisyLinearSketch, "Noise
+ * Format version 3, big-endian (java.io.DataOutput). Version 2 (read, not written) lacks sampler
+ * and reads its noise streams with CKS Algorithm 3; version 1 (read, not written) also lacks noiseChunk and derives each part's noise from one stream (NoisyLinearSketch, "Noise
  * derivation"):
  *
  *  field                 type        notes

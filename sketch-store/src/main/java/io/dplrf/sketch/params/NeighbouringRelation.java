@@ -3,7 +3,7 @@ package io.dplrf.sketch.params;
 import java.util.Locale;
 
 /**
- * Which pairs of inputs a guarantee protects (DESIGN.md, privacy model). Every relation is scaled
+ * Which pairs of inputs a guarantee protects (docs/privacy/README.md §1). Every relation is scaled
  * by the contribution bound C. Containments: ONE_ENTRY ⊂ ENTRYWISE_L1 ⊂ FROBENIUS (‖D‖_F ≤ ‖D‖₁),
  * ONE_ENTRY ⊂ RANK_ONE.
  */
@@ -15,8 +15,8 @@ public enum NeighbouringRelation {
   /** One entry changes: A − A' = Δ·e_i e_jᵀ with |Δ| ≤ C (one turnstile update). */
   ONE_ENTRY("A - A' = delta e_i e_j^T, |delta| <= C (one entry)"),
   /**
-   * Row-level PCA (DESIGN.md "one row"): A' is A with one row x added or removed, ‖x‖₂ ≤ C
-   * (rows are clipped to that norm before they are used). Then AᵀA − A'ᵀA' = ±x xᵀ, whose
+   * Row-level PCA (docs/privacy/README.md §1, "one row"): A' is A with one row x added or removed,
+   * ‖x‖₂ ≤ C (rows are clipped to that norm before they are used). Then AᵀA − A'ᵀA' = ±x xᵀ, whose
    * Frobenius norm is ‖x‖₂² ≤ C².
    */
   ONE_ROW("one row x added or removed, ||x||_2 <= C (rows clipped to C)"),

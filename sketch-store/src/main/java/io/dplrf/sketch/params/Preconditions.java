@@ -1,7 +1,7 @@
 package io.dplrf.sketch.params;
 
 /**
- * One helper and one message shape for every parameter check (STYLE.md 3, after Google DP's
+ * One helper and one message shape for every parameter check (after Google DP's
  * {@code DpPreconditions}): "{name} must be {condition}. Provided value: {value}".
  */
 public final class Preconditions {

@@ -31,11 +31,11 @@ import java.util.Objects;
  * 400), the row is stored relative to its block's start and the code fits a byte: {@code cols·s}
  * bytes, 400 KB for a 100,000-column matrix with s = 4, instead of 1.6 MB of ints. A banded flush
  * reads this table at random beside a cache-sized band of the accumulator, and the smaller table
- * leaves the band in cache: {@code dplrf bench update}, docs/benchmarks-ingest.md. With s = 4 (the
- * sparse mechanism's, {@code Mechanism.SPARSITY}) a column's four codes are read as one int
- * and the block starts are fields, so that {@link #addColumn} is four read-modify-writes with no
- * loop, no per-byte bounds check and no lookup of the starts: the banded flush's CPU fell by ≈ 10%
- * (docs/benchmarks-ingest.md, eighth session). Immutable and thread-safe.
+ * leaves the band in cache. With s = 4 (the sparse mechanism's, {@code Mechanism.SPARSITY}) a
+ * column's four codes are read as one int and the block starts are fields, so that {@link
+ * #addColumn} is four read-modify-writes with no loop, no per-byte bounds check and no lookup of
+ * the starts. Both measured with {@code dplrf bench update} against the alternative
+ * (docs/benchmarks-ingest.md, "Choices on the update path"). Immutable and thread-safe.
  */
 public final class SparseSignMatrix implements SketchMatrix {
   private final int rows;

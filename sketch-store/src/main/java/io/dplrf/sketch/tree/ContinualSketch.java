@@ -19,7 +19,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * The binary tree mechanism for continual release (DESIGN.md "Continual release") over epochs
+ * The binary tree mechanism for continual release (docs/design.md §5) over epochs
  * 1..T with noisy linear sketches as nodes.
  *
  * <p><b>Updates.</b> {@link #update} writes ONE sketch: a noiseless accumulator of the current
@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  *
  * <p><b>Noise.</b> Each node has its own label {@code instance/node/ℓ/k}; its noise is a pure
  * function of (key, label) and cannot be redrawn. Releases read closed nodes only, never a node
- * still being written (STYLE.md 14). The node plan is calibrated over the L nodes an update lands
+ * still being written. The node plan is calibrated over the L nodes an update lands
  * in by exact Gaussian-DP composition
  * (docs/privacy/continual-release.md): the whole stream, with every prefix and range released,
  * meets the configured (ε, δ). {@code instance} must be unique per stream under a key: two

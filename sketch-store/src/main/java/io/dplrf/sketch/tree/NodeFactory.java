@@ -35,7 +35,7 @@ final class NodeFactory {
   /**
    * How every sketch of this stream derives its Gaussian noise ({@link
    * NoisyLinearSketch#deriveNoise}): fixed when the stream starts and kept in its snapshot, so
-   * that a stream started by an earlier build keeps that build's chunks and sampler for all its
+   * that a stream recorded with an older derivation keeps its chunks and sampler for all its
    * nodes.
    */
   final NoiseDerivation derivation;

@@ -40,9 +40,10 @@ import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
- * The one owner of the continual-release tree's binary format (STYLE.md 12). Node sketches are
- * embedded as {@link SketchCodec} bytes (their own magic, version and checksum), so their noise
- * parameters round-trip exactly and nothing is ever recalibrated or redrawn on restore.
+ * The one owner of the continual-release tree's binary format, which starts with a magic number and
+ * a version. Node sketches are embedded as {@link SketchCodec} bytes (their own magic, version and
+ * checksum), so their noise parameters round-trip exactly and nothing is ever recalibrated or
+ * redrawn on restore.
  *
  * <pre>
  * Format version 5, big-endian (java.io.DataOutput):

@@ -1,5 +1,5 @@
 /**
- * Continual release (DESIGN.md "Continual release"): the binary tree of dyadic partial sketches
+ * Continual release (docs/design.md §5): the binary tree of dyadic partial sketches
  * over epochs 1..T. {@link io.dplrf.sketch.tree.ContinualSketch} takes turnstile updates into one
  * noiseless accumulator for the current epoch (per-update cost independent of the depth L), folds
  * it into the O(log T) noisy nodes containing the epoch when the epoch closes, and answers prefix

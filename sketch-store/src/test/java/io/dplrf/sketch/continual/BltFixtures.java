@@ -94,4 +94,22 @@ final class BltFixtures {
     s.writeTo(out);
     return out.toByteArray();
   }
+
+  /**
+   * The service's order after a close: write the snapshot (and make it durable); then the epochs
+   * it names may be released. Returns the snapshot.
+   */
+  static byte[] commit(BltStream s) {
+    try {
+      return snapshot(s);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Closes the current epoch and writes its snapshot. */
+  static void closeAndCommit(BltStream s) {
+    s.closeEpoch();
+    commit(s);
+  }
 }

@@ -47,13 +47,13 @@ final class BltGoldenSnapshots {
     BltFixtures.feed(s, 3, 0, PER_EPOCH / 2);
   }
 
-  /** The rest of the stream after the golden content, to epoch T. */
+  /** The rest of the stream after the golden content, to epoch T, each close committed. */
   static void finish(BltStream s) {
     BltFixtures.feed(s, 3, PER_EPOCH / 2, PER_EPOCH);
-    s.closeEpoch();
+    BltFixtures.closeAndCommit(s);
     while (!s.exhausted()) {
       BltFixtures.feed(s, s.epochsClosed() + 1, 0, PER_EPOCH);
-      s.closeEpoch();
+      BltFixtures.closeAndCommit(s);
     }
   }
 

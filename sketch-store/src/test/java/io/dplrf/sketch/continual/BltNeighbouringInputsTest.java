@@ -95,6 +95,7 @@ class BltNeighbouringInputsTest {
       }
       s.closeEpoch();
     }
+    BltFixtures.commit(s);
     BltPlan plan = s.plan();
     // The update's sketch for every r at once: rows and columns are distinct.
     Priv2Sketch unit = Priv2Sketch.createWithoutNoise(plan.epochPlan(),

@@ -32,7 +32,8 @@ class BltPlanTest {
             NeighbouringRelation.ONE_ENTRY, sizes, PRIVACY, 1, 8, false)).getMessage());
     assertThrows(IllegalArgumentException.class, () -> new BltConfig(Mechanism.ROBUST_LRA,
         NeighbouringRelation.ENTRYWISE_L1, sizes, PRIVACY, 1, 8, false));
-    assertEquals("relation must be one-entry or entrywise-l1. Provided value: FROBENIUS",
+    assertEquals("relation must be one-entry or entrywise-l1 (the BLT calibration covers units"
+        + " bounded in l1; frobenius streams use the tree). Provided value: FROBENIUS",
         assertThrows(IllegalArgumentException.class, () -> new BltConfig(Mechanism.PRIV2,
             NeighbouringRelation.FROBENIUS, sizes, PRIVACY, 1, 8, false)).getMessage());
     assertThrows(IllegalArgumentException.class, () -> new BltConfig(Mechanism.PRIV2,

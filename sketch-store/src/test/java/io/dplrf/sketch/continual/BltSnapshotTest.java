@@ -22,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -51,10 +52,19 @@ class BltSnapshotTest {
     return BltStream.create(config(mech), KEY, "restart/" + mech.cliName(), dir);
   }
 
+  /** Closes epochs through {@code last} without snapshots (a crash may follow). */
   private static void closeThrough(BltStream s, int last) {
     while (s.epochsClosed() < last) {
       feed(s, s.epochsClosed() + 1, 0, PER_EPOCH);
       s.closeEpoch();
+    }
+  }
+
+  /** Closes epochs through {@code last}, committing a snapshot after each (the service's way). */
+  private static void closeAndCommitThrough(BltStream s, int last) {
+    while (s.epochsClosed() < last) {
+      feed(s, s.epochsClosed() + 1, 0, PER_EPOCH);
+      BltFixtures.closeAndCommit(s);
     }
   }
 
@@ -93,7 +103,7 @@ class BltSnapshotTest {
     BltFiles.Memory referenceFiles = new BltFiles.Memory();
     BltStream reference = BltStream.create(config(mech), KEY, instance, referenceFiles,
         BltOptimizer.optimize(T));
-    closeThrough(reference, T);
+    closeAndCommitThrough(reference, T);
     for (int e = 0; e <= T; e++) {
       for (boolean crashAfterNext : new boolean[] {false, true}) {
         if (crashAfterNext && e == T) {
@@ -104,15 +114,19 @@ class BltSnapshotTest {
         BltFiles.Memory files = new BltFiles.Memory();
         BltStream first = BltStream.create(config(mech), KEY, instance, files,
             BltOptimizer.optimize(T));
-        closeThrough(first, e);
-        byte[] snap = snapshot(first);
+        closeAndCommitThrough(first, e);
+        byte[] snap = BltFixtures.commit(first);
         if (crashAfterNext) {
-          closeThrough(first, e + 1);
+          closeThrough(first, e + 1); // crash after writing R_{e+1}, before its snapshot
+          int next = e + 1;
+          assertThrows(IllegalArgumentException.class, () -> first.releasePrefix(next),
+              "nothing of epoch " + next + " is observable before a snapshot names it");
         }
         BltStream restored = BltStream.readFrom(new ByteArrayInputStream(snap), KEY, files);
         assertEquals(e, restored.epochsClosed());
+        assertEquals(e, restored.epochsSnapshotted());
         assertEquals(reference.plan(), restored.plan());
-        closeThrough(restored, T);
+        closeAndCommitThrough(restored, T);
         for (int s = 1; s <= T; s++) {
           for (int t = s; t <= T; t++) {
             assertSameRelease(reference.releaseRange(s, t), restored.releaseRange(s, t),
@@ -130,28 +144,43 @@ class BltSnapshotTest {
   @Test
   void midEpochSnapshot_restoresTheAccumulator(@TempDir Path dir) throws IOException {
     BltStream reference = create(Mechanism.PRIV2_SPARSE, dir.resolve("reference"));
-    closeThrough(reference, T);
+    closeAndCommitThrough(reference, T);
     BltStream first = create(Mechanism.PRIV2_SPARSE, dir.resolve("mid"));
-    closeThrough(first, 3);
+    closeAndCommitThrough(first, 3);
     feed(first, 4, 0, PER_EPOCH / 2);
     byte[] mid = snapshot(first);
     BltStream restored = BltStream.readFrom(new ByteArrayInputStream(mid), KEY, dir.resolve("mid"));
     assertEquals(PER_EPOCH / 2, restored.accumulator.updateCount());
     feed(restored, 4, PER_EPOCH / 2, PER_EPOCH);
-    restored.closeEpoch();
-    closeThrough(restored, T);
+    BltFixtures.closeAndCommit(restored);
+    closeAndCommitThrough(restored, T);
     assertSameReleases(reference, dir.resolve("reference"), restored, dir.resolve("mid"), "mid");
+  }
+
+  private static List<String> filesIn(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
   }
 
   /**
    * A snapshot at a close is a few hundred bytes: it names the 2d + 1 state files, with their
-   * lengths and checksums, instead of copying them; two generations of buffers stay on disk.
+   * lengths and checksums, instead of copying them. Epoch 5's files are not served before a
+   * snapshot names them. The buffers of epoch 4 stay until epoch 5 is released (a crash before
+   * the snapshot after 5 is durable restores the one after 4, which needs them); its first release
+   * writes the released-epoch mark and deletes them.
    */
   @Test
-  void snapshotAtAClose_namesTheStateFiles(@TempDir Path dir) throws IOException {
+  void snapshotAtAClose_namesTheStateFiles_andTheFirstReleaseDeletesOlderBuffers(
+      @TempDir Path dir) throws IOException {
     BltStream s = create(Mechanism.PRIV2_SPARSE, dir);
     assertEquals(2, s.plan().parameters().buffers());
-    closeThrough(s, 5);
+    closeAndCommitThrough(s, 4);
+    feed(s, 5, 0, PER_EPOCH);
+    s.closeEpoch();
+    assertThrows(IllegalArgumentException.class, () -> s.releasePrefix(5),
+        "epoch 5 is closed but no snapshot names it");
+    assertThrows(IllegalArgumentException.class, () -> s.releaseRange(2, 5));
     byte[] snap = snapshot(s);
     assertTrue(snap.length < 1024, "snapshot at a close: " + snap.length + " bytes");
     List<String> named = s.stateFiles.stream().map(BltFiles.Written::name).toList();
@@ -160,13 +189,82 @@ class BltSnapshotTest {
     for (BltFiles.Written w : s.stateFiles) {
       assertEquals(Files.size(dir.resolve(w.name())), w.length(), w.name());
     }
-    try (Stream<Path> files = Files.list(dir)) {
-      List<String> on = files.map(p -> p.getFileName().toString()).sorted().toList();
-      assertEquals(List.of("blt-decoder-4-0.sketch", "blt-decoder-4-1.sketch",
-          "blt-decoder-5-0.sketch", "blt-decoder-5-1.sketch", "blt-encoder-4-0.sketch",
-          "blt-encoder-4-1.sketch", "blt-encoder-5-0.sketch", "blt-encoder-5-1.sketch",
-          "blt-release-1.sketch", "blt-release-2.sketch", "blt-release-3.sketch",
-          "blt-release-4.sketch", "blt-release-5.sketch"), on);
+    List<String> releases = List.of("blt-release-1.sketch", "blt-release-2.sketch",
+        "blt-release-3.sketch", "blt-release-4.sketch", "blt-release-5.sketch");
+    List<String> before = new ArrayList<>(List.of("blt-decoder-4-0.sketch",
+        "blt-decoder-4-1.sketch", "blt-decoder-5-0.sketch", "blt-decoder-5-1.sketch",
+        "blt-encoder-4-0.sketch", "blt-encoder-4-1.sketch", "blt-encoder-5-0.sketch",
+        "blt-encoder-5-1.sketch"));
+    before.addAll(releases);
+    assertEquals(before, filesIn(dir), "epoch 4's buffers stay until epoch 5 is released");
+    assertEquals(0, s.epochsReleased());
+    s.releasePrefix(5);
+    List<String> after = new ArrayList<>(List.of("blt-decoder-5-0.sketch",
+        "blt-decoder-5-1.sketch", "blt-encoder-5-0.sketch", "blt-encoder-5-1.sketch"));
+    after.addAll(releases);
+    after.add(BltStream.RELEASED_FILE);
+    after.sort(null);
+    assertEquals(after, filesIn(dir), "the release of epoch 5 deletes epoch 4's buffers");
+    assertEquals(5, s.epochsReleased());
+  }
+
+  /**
+   * The released-epoch mark (blt-release.md §5): once epoch 5 is released, the snapshot after
+   * epoch 4 is refused (restoring it would close epoch 5 again with the same N_5 on possibly other
+   * updates), the snapshot after 5 and later ones are restored, and a restored stream keeps the
+   * mark. Releasing an older epoch, or a range ending before the mark, leaves it.
+   */
+  @Test
+  void afterAnEpochIsReleased_anOlderSnapshotIsRefused(@TempDir Path dir) throws IOException {
+    BltStream s = create(Mechanism.PRIV2_SPARSE, dir);
+    closeAndCommitThrough(s, 4);
+    byte[] after4 = snapshot(s);
+    feed(s, 5, 0, PER_EPOCH);
+    s.closeEpoch();
+    byte[] after5 = snapshot(s);
+    s.releaseRange(2, 5);
+    s.releasePrefix(3);
+    assertEquals(5, s.epochsReleased());
+    IOException refused = assertThrows(IOException.class,
+        () -> BltStream.readFrom(new ByteArrayInputStream(after4), KEY, dir));
+    assertTrue(refused.getMessage().contains("epochs up to 5 have been released"),
+        refused.getMessage());
+    BltStream restored = BltStream.readFrom(new ByteArrayInputStream(after5), KEY, dir);
+    assertEquals(5, restored.epochsReleased());
+    assertSameRelease(s.releasePrefix(5), restored.releasePrefix(5), "R_5 after the restore");
+    feed(restored, 6, 0, PER_EPOCH);
+    restored.closeEpoch();
+    byte[] after6 = snapshot(restored);
+    assertEquals(6, BltStream.readFrom(new ByteArrayInputStream(after6), KEY, dir)
+        .epochsSnapshotted());
+  }
+
+  /**
+   * After epoch T and its release no encoder state is left: neither in memory nor on disk, where
+   * only the R files and the released-epoch mark remain (R_t is written from the release array
+   * only, labelled instance/blt/release, and releases read nothing else).
+   */
+  @Test
+  void afterEpochTIsReleased_noBufferFileRemains(@TempDir Path dir) throws IOException {
+    BltStream s = create(Mechanism.PRIV2_SPARSE, dir);
+    closeAndCommitThrough(s, T);
+    assertEquals(0, s.encoder.length);
+    assertEquals(0, s.decoder.length);
+    assertEquals(List.of("blt-release-" + T + ".sketch"),
+        s.stateFiles.stream().map(BltFiles.Written::name).toList());
+    s.releasePrefix(T);
+    List<String> want = new ArrayList<>();
+    for (int t = 1; t <= T; t++) {
+      want.add(BltStream.releaseFile(t));
+    }
+    want.add(BltStream.RELEASED_FILE);
+    want.sort(null);
+    assertEquals(want, filesIn(dir));
+    for (int t = 1; t <= T; t++) {
+      try (var in = Files.newInputStream(dir.resolve(BltStream.releaseFile(t)))) {
+        BltStream.readState(in, KEY, s.mats, s.plan, BltStream.releaseLabel(s.instance),
+            BltStream.releaseFile(t));
+      }
     }
   }
 
@@ -219,7 +317,7 @@ class BltSnapshotTest {
   void afterEpochT_updatesAndClosesAreRefused_releasesAndRestoresWork(@TempDir Path dir)
       throws IOException {
     BltStream s = create(Mechanism.PRIV2_SPARSE, dir);
-    closeThrough(s, T);
+    closeAndCommitThrough(s, T);
     assertTrue(s.exhausted());
     assertEquals(BltStream.EXHAUSTED,
         assertThrows(IllegalStateException.class, () -> s.update(0, 0, 1)).getMessage());
@@ -231,6 +329,38 @@ class BltSnapshotTest {
     assertThrows(IllegalArgumentException.class, () -> s.releasePrefix(T + 1));
     assertThrows(IllegalArgumentException.class, () -> s.releaseRange(0, 2));
     assertThrows(IllegalArgumentException.class, () -> s.releaseRange(3, 2));
+  }
+
+  /**
+   * A format-1 snapshot after epoch T may still name the buffers of epoch T with R_T (written
+   * before the last close dropped them): it is read, only R_T is used, and those buffer files are
+   * deleted.
+   */
+  @Test
+  void snapshotAfterEpochT_namingTheBuffers_isReadAndTheBuffersGo(@TempDir Path dir)
+      throws IOException {
+    BltStream s = create(Mechanism.PRIV2_SPARSE, dir);
+    closeAndCommitThrough(s, T);
+    int d = s.plan().parameters().buffers();
+    List<BltFiles.Written> named = new ArrayList<>();
+    for (String name : BltStream.stateFileNames(T, d, T + 1)) {
+      if (name.equals(BltStream.releaseFile(T))) {
+        named.add(s.stateFiles.get(0));
+      } else {
+        Files.write(dir.resolve(name), new byte[] {1, 2, 3});
+        named.add(new BltFiles.Written(name, 3, 0));
+      }
+    }
+    s.stateFiles = List.copyOf(named);
+    byte[] old = snapshot(s);
+    BltStream restored = BltStream.readFrom(new ByteArrayInputStream(old), KEY, dir);
+    assertEquals(List.of(BltStream.releaseFile(T)),
+        restored.stateFiles.stream().map(BltFiles.Written::name).toList());
+    for (int i = 0; i < d; i++) {
+      assertTrue(!Files.exists(dir.resolve(BltStream.encoderFile(T, i))), "encoder file " + i);
+      assertTrue(!Files.exists(dir.resolve(BltStream.decoderFile(T, i))), "decoder file " + i);
+    }
+    assertSameRelease(s.releasePrefix(T), restored.releasePrefix(T), "R_T");
   }
 
   /** A used state directory is refused: its files could carry this stream's noise labels. */
@@ -251,7 +381,7 @@ class BltSnapshotTest {
   void failedStateFileWrite_makesTheStreamUnusable_andTheLastSnapshotRecovers(@TempDir Path dir)
       throws IOException {
     BltStream clean = create(Mechanism.PRIV2_SPARSE, dir.resolve("clean"));
-    closeThrough(clean, T);
+    closeAndCommitThrough(clean, T);
     int[] syncs = {0};
     BltFiles flaky = new BltFiles.Directory(dir.resolve("flaky"), d -> {
       if (++syncs[0] == 8) { // epoch 2's third file
@@ -272,7 +402,7 @@ class BltSnapshotTest {
     assertThrows(IllegalStateException.class, () -> s.writeTo(new ByteArrayOutputStream()));
     BltStream restored = BltStream.readFrom(new ByteArrayInputStream(snap), KEY,
         dir.resolve("flaky"));
-    closeThrough(restored, T);
+    closeAndCommitThrough(restored, T);
     assertSameReleases(clean, dir.resolve("clean"), restored, dir.resolve("flaky"), "recovered");
   }
 

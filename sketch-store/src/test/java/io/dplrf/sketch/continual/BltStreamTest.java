@@ -39,17 +39,19 @@ class BltStreamTest {
 
   /** One stream run to epoch T and its independent reference, all in the accumulator's layout. */
   record Run(BltStream stream, double[][][] exact, double[][][] encoded, double[][][] noise,
-      double[][][] released, double[][][] prefix) {}
+      double[][][] released, double[][][] prefix, double[][][] yHat) {}
 
   /**
    * Runs a stream of {@code mech} for T epochs and computes, per epoch t and part: x_t (the
    * exact epoch sketch), c_t (x encoded by {@link BltEncoder}, checked against the dense sum
    * Σ_τ c_{t−τ}x_τ), γN_t regenerated from the key stream labelled
-   * {@code <instance>/blt/<t>/<part>/chunk/<c>} with the blocked sampler, the release R_t and the
-   * exact prefix P_t.
+   * {@code <instance>/blt/<t>/<part>/chunk/<c>} with the blocked sampler, the release R_t, the
+   * exact prefix P_t, and ŷ_t as the stream drew it (its test seam).
    */
   static Run run(Mechanism mech, String instance) {
     BltStream s = BltFixtures.inMemory(BltFixtures.config(mech, WIDE, T), instance);
+    double[][][] yHat = new double[T + 1][][];
+    s.encodedTap = (t, y) -> yHat[t] = new double[][] {y[0].clone(), y[1].clone()};
     BltPlan plan = s.plan();
     BltParameters p = plan.parameters();
     double[] c = plan.factorization().encoderCoefficients(T);
@@ -71,7 +73,7 @@ class BltStreamTest {
     }
     for (int t = 1; t <= T; t++) {
       BltFixtures.feed(s, t, 0, PER_EPOCH);
-      s.closeEpoch();
+      BltFixtures.closeAndCommit(s);
       exact[t] = BltFixtures.exactEpoch(s, t, PER_EPOCH);
       encoded[t] = new double[2][];
       noise[t] = new double[2][];
@@ -108,7 +110,7 @@ class BltStreamTest {
       }
       released[t] = BltFixtures.accumulatorLayout(s.releasePrefix(t));
     }
-    return new Run(s, exact, encoded, noise, released, prefix);
+    return new Run(s, exact, encoded, noise, released, prefix, yHat);
   }
 
   /**
@@ -183,15 +185,25 @@ class BltStreamTest {
     Run r = run(Mechanism.PRIV2_SPARSE, "variance");
     BltPlan plan = r.stream().plan();
     ToeplitzFactorization f = plan.factorization();
+    // c_0..c_{T−1}: the encoder's response to a unit impulse in epoch 1 (one scalar stream).
+    BltEncoder impulse = new BltEncoder(plan.parameters(),
+        BltEncoder.newBuffers(plan.parameters(), 1));
+    double[] coefficients = f.encoderCoefficients(T);
     double sens2 = 0;
-    for (double ck : f.encoderCoefficients(T)) {
-      sens2 += ck * ck;
+    for (int t = 0; t < T; t++) {
+      double[] out = new double[1];
+      impulse.step(new double[] {t == 0 ? 1 : 0}, out);
+      assertEquals(coefficients[t], out[0], 1e-14 * Math.max(1, coefficients[t]), "c_" + t);
+      sens2 += out[0] * out[0];
     }
+    assertEquals(Math.sqrt(sens2), plan.sensitivity(), 1e-13 * plan.sensitivity());
     double mu = io.dplrf.sketch.calibration.AnalyticGaussian.mu(
         BltFixtures.PRIVACY.epsilon(), BltFixtures.PRIVACY.delta());
     GaussianSketchNoise[] scale = {plan.yNoise(), plan.zNoise()};
     long[] k = {(long) WIDE.m() * WIDE.t(), (long) WIDE.n() * WIDE.v()};
     for (int part = 0; part < 2; part++) {
+      assertEquals(k[part] * T, scale[part].changedCoordinates(),
+          "the rounding is charged over k·T coordinates");
       double gamma = scale[part].grid().gamma();
       double clip = r.stream().config().clip(); // b_Φ = b_S = 1: sparse sign embeddings
       double delta = clip * Math.sqrt(sens2) + gamma * Math.sqrt((double) k[part] * T);
@@ -282,6 +294,11 @@ class BltStreamTest {
           same += x[k] == y[k] ? 1 : 0;
         }
         assertEquals(0, same, names[a] + " and " + names[c] + " share noise values");
+        // Independent draws: the sample correlation of L pairs is ≈ N(0, 1/L); |z| > 6 has
+        // probability 2·10⁻⁹, so over the 8,256 pairs a false alarm below 2·10⁻⁵.
+        int len = Math.min(x.length, y.length);
+        double z = correlation(x, y, len) * Math.sqrt(len);
+        assertTrue(Math.abs(z) < 6, names[a] + " and " + names[c] + " are correlated: z = " + z);
       }
     }
     for (int t = 1; t <= T; t++) {
@@ -293,5 +310,84 @@ class BltStreamTest {
         }
       }
     }
+  }
+
+  private static double correlation(long[] x, long[] y, int len) {
+    double mx = 0;
+    double my = 0;
+    for (int k = 0; k < len; k++) {
+      mx += x[k];
+      my += y[k];
+    }
+    mx /= len;
+    my /= len;
+    double sxy = 0;
+    double sxx = 0;
+    double syy = 0;
+    for (int k = 0; k < len; k++) {
+      double a = x[k] - mx;
+      double b = y[k] - my;
+      sxy += a * b;
+      sxx += a * a;
+      syy += b * b;
+    }
+    return sxy / Math.sqrt(sxx * syy);
+  }
+
+  /**
+   * What is released per epoch, ŷ_t, is on the noise grid: ŷ_t/γ is an exact integer (so it
+   * carries no fractional part of c_t), and ŷ_t − γN_t, with N_t from the specification's labels,
+   * is within half a grid step of the encoded c_t (plus the floating-point bound of the encoder,
+   * which the test recomputes from its own x_t).
+   */
+  @Test
+  void encodedStream_isOnTheGrid_andIsTheRoundedEncodingPlusTheLabelledNoise() {
+    Run r = run(Mechanism.PRIV2_SPARSE, "grid");
+    BltPlan plan = r.stream().plan();
+    GaussianSketchNoise[] scale = {plan.yNoise(), plan.zNoise()};
+    for (int part = 0; part < 2; part++) {
+      double gamma = scale[part].grid().gamma();
+      for (int t = 1; t <= T; t++) {
+        double[] y = r.yHat()[t][part];
+        double[] c = r.encoded()[t][part];
+        for (int k = 0; k < y.length; k++) {
+          double q = y[k] / gamma;
+          if (q != Math.rint(q)) {
+            assertEquals(Math.rint(q), q, 0, PARTS[part] + " of ŷ_" + t + ", entry " + k
+                + ": not an integer multiple of gamma " + gamma);
+          }
+          double rounding = y[k] - r.noise()[t][part][k] - c[k];
+          if (!(Math.abs(rounding) <= gamma / 2 + 0x1p-40 * Math.max(1, Math.abs(c[k])))) {
+            assertEquals(0, rounding, gamma / 2, PARTS[part] + " of ŷ_" + t + ", entry " + k
+                + ": ŷ − γN is not the rounding of c_t");
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * The noise labels {@code <instance>/blt/<t>/<part>/chunk/<c>} are injective over (instance,
+   * t, part, chunk), also for instances that look like a label's prefix: read from the right, a
+   * label gives back c, the part, t and the instance. A pipelined close and a restart draw the
+   * same labels (BltSnapshotTest: their releases equal, bit for bit, those of a stream closed
+   * with {@link BltStream#closeEpoch}, whose noise the tests above regenerate from the labels).
+   */
+  @Test
+  void noiseLabels_areInjective() {
+    String[] instances = {"a", "a/blt/1", "a/blt/1/N1/chunk/2", "a/blt/1/N1", "b/", ""};
+    java.util.Set<String> labels = new java.util.HashSet<>();
+    int count = 0;
+    for (String instance : instances) {
+      for (int t = 1; t <= 40; t++) {
+        for (String part : PARTS) {
+          for (int c = 0; c <= 40; c++) {
+            labels.add(BltStream.noiseLabel(instance, t, part, c));
+            count++;
+          }
+        }
+      }
+    }
+    assertEquals(count, labels.size(), "every (instance, t, part, chunk) has its own label");
   }
 }

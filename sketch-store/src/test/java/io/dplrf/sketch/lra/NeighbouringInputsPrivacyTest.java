@@ -15,7 +15,7 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * Privacy tested on neighbouring inputs (STYLE.md 10, after Google DP's CountDpTest): run the
+ * Privacy tested on neighbouring inputs (after Google DP's CountDpTest): run the
  * mechanism many times on A and on a neighbour A', and check that the empirical privacy profile
  * δ̂(ε) = sup_τ [P(M(A) ≤ τ) − e^ε P(M(A') ≤ τ)] of the likelihood-ratio statistic stays within δ.
  * Half-lines of the likelihood ratio are the optimal test sets for Gaussian shifts, so this

@@ -9,7 +9,7 @@ import io.dplrf.sketch.randomness.SecretKey;
 import org.junit.jupiter.api.Test;
 
 /**
- * ROBUST-LRA on neighbouring inputs (STYLE.md 10), where the check can be sharp: a 1×1 matrix
+ * ROBUST-LRA on neighbouring inputs, where the check can be sharp: a 1×1 matrix
  * with t = v = 1, so each of Yr, Yc, Z is one number, the only entry attains every sensitivity
  * factor (a = |Φ₁₁|, b = |Ψ₁₁|, c·d = |S₁₁ T₁₁|), and each part is a one-dimensional grid Laplace
  * mechanism whose neighbouring outputs are shifted by exactly C·factor. Half-lines are the

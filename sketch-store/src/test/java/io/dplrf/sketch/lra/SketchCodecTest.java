@@ -171,11 +171,10 @@ class SketchCodecTest {
   /**
    * A node's noise is a fixed function of the key, its label and the part: after an upgrade, a
    * node must release exactly what it released before, or its two noisy views would average the
-   * noise away. Pinned by hashes of the golden nodes' releases: version 1's recorded with the
-   * build of 2026-11-22 (3eeef34, before the release's parts ran in parallel) and unchanged since,
-   * version 2's (chunked noise) with the build that introduced it. A change of derivation (a
-   * faster sampler, other chunks) must fail here, and must then be recorded per node (a
-   * SketchCodec version) so that nodes written before keep theirs.
+   * noise away. Pinned by hashes of the golden nodes' releases, one golden node per format version
+   * (1: one stream per part; 2: chunked noise), each hash taken from the code that wrote that
+   * version. A change of derivation (a faster sampler, other chunks) must fail here, and must then
+   * be recorded per node (a SketchCodec version) so that nodes already written keep theirs.
    */
   @Test
   void goldenNodes_releaseTheNoiseTheyReleasedBefore() throws IOException {

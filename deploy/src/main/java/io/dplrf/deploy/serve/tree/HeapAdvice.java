@@ -3,6 +3,7 @@ package io.dplrf.deploy.serve.tree;
 import io.dplrf.sketch.lra.Priv2Sketch;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.params.Mechanism;
+import io.dplrf.sketch.continual.BltConfig;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.util.Locale;
 import java.util.Optional;
@@ -10,11 +11,19 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * The heap a Priv2 tree (node files, pipelined closes) may need by its last epochs, estimated at
- * start: the prefix nodes kept in memory grow with the epoch count. Where the estimate passes
- * the heap, the service keeps fewer of them in memory ({@link #nodesInMemory}) and says so at
- * start ({@link #advice}), rather than run out of memory weeks later. An estimate from the sizes,
- * not a bound (docs/operations.md §7).
+ * The heap a continual stream may need, estimated at start from its sizes (an estimate, not a
+ * bound; docs/operations.md §7).
+ *
+ * <ul>
+ *   <li>A Priv2 tree (node files, pipelined closes): the prefix nodes kept in memory grow with the
+ *       epoch count. Where the estimate passes the heap, the service keeps fewer of them in memory
+ *       ({@link #nodesInMemory}) and says so at start ({@link #advice}), rather than run out of
+ *       memory weeks later.
+ *   <li>A BLT stream: its 2d + 1 state sketches are all read and written at every close, so none
+ *       can move to disk; its peak is the same at the first epoch as at the last. Where it passes
+ *       the heap the service refuses to start ({@link #bltRefusal}) instead of failing on its
+ *       first allocation.
+ * </ul>
  */
 final class HeapAdvice {
   /** The share of the maximum heap the estimate may take (G1 needs room to move). */
@@ -97,6 +106,42 @@ final class HeapAdvice {
         + " (one %.0f MiB file read each); DPLRF_JAVA_OPTS=\"-Xms%dg -Xmx%dg\" keeps them all"
         + " (docs/operations.md §7)", sizes, inMemory.getAsInt(), node / (1024.0 * 1024),
         advised, advised));
+  }
+
+  /**
+   * Bytes of sketches a BLT stream with {@code buffers} buffers holds at its peak, constant over
+   * the epochs: its 2d + 1 state sketches (encoder and decoder buffers, R_t), the accumulator and
+   * its spare (pipelined close; a close encodes, noises and decodes in place), and a release's
+   * working set, as the tree's: R_e and R_{s−1} read from their files and a copy post-processing
+   * makes (three); plus the {@code priv2-sparse} update buffer.
+   */
+  static long peakBytes(BltConfig c, int buffers) {
+    long sketch = Priv2Sketch.stateBytes(c.sizes());
+    long buffer = c.mechanism() == Mechanism.PRIV2_SPARSE
+        ? Priv2Sketch.updateBufferBytes(c.sizes()) : 0;
+    return (2L * buffers + 6) * sketch + buffer;
+  }
+
+  /**
+   * Why a BLT stream cannot start in {@code maxHeap}: its {@link #peakBytes} passes the sketches'
+   * share ({@link #budget}); empty when it fits.
+   */
+  static Optional<String> bltRefusal(BltConfig c, int buffers, long maxHeap) {
+    long peak = peakBytes(c, buffers);
+    if (peak <= budget(maxHeap)) {
+      return Optional.empty();
+    }
+    SketchSizes s = c.sizes();
+    long gib = 1L << 30;
+    long advised = (long) Math.ceil((peak + RESERVE) / SHARE / gib);
+    return Optional.of(String.format(Locale.ROOT, "with %d x %d, t = %d, v = %d the continual"
+        + " factorization (%d buffers) needs about %.1f GiB of heap for its sketches (%d of %.0f"
+        + " MiB), more than the %.1f GiB this JVM's %.1f GiB leaves them: set"
+        + " DPLRF_JAVA_OPTS=\"-Xms%dg -Xmx%dg\", use smaller sketches, or continual = tree (more"
+        + " noise; its nodes can wait on disk) (docs/operations.md §7)", s.m(), s.n(), s.t(),
+        s.v(), buffers, peak / (double) gib, 2 * buffers + 6,
+        Priv2Sketch.stateBytes(s) / (1024.0 * 1024), budget(maxHeap) / gib,
+        maxHeap / (double) gib, advised, advised));
   }
 
   /** The heap the sketches may take: {@link #SHARE} of the maximum, less {@link #RESERVE}. */

@@ -25,6 +25,8 @@ import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
+import io.dplrf.sketch.continual.BltConfig;
+import io.dplrf.sketch.factorization.BltOptimizer;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
@@ -36,8 +38,9 @@ import java.util.Map;
 import java.util.OptionalInt;
 
 /**
- * Modes {@code updates} and {@code rows}: the continual-release tree of noisy sketches
- * ({@link TreeTarget}), a release after every epoch, and range releases on demand.
+ * Modes {@code updates} and {@code rows}: continual release of noisy sketches ({@link
+ * TreeTarget}) through the BLT factorization or the binary tree (setting {@code continual}), a
+ * release after every epoch, and range releases on demand.
  *
  * <ul>
  *   <li>{@code updates}: turnstile updates of an m×n matrix A; the privacy unit is one update, or
@@ -98,13 +101,23 @@ public final class TreeMode implements ServiceMode {
     // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
     boolean rows = config.tree().rowRecords();
     double treeClip = rows ? config.clip() * config.clip() : config.clip();
-    TreeConfig tree = new TreeConfig(mechanism, relation(config), sizes,
-        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.tree().epochs(), true,
-        config.tree().p());
-    TreeTarget target = TreeTarget.open(tree, key, config.stateDir().resolve("nodes"),
-        store.exists());
-    HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
-        .ifPresent(target::keepInMemoryAtMost);
+    PrivacyParams privacy = new PrivacyParams(config.epsilon(), config.delta());
+    TreeTarget target;
+    if (config.tree().continual() == TreeSettings.Continual.FACTORIZATION) {
+      BltConfig blt = new BltConfig(mechanism, relation(config), sizes, privacy, treeClip,
+          config.tree().epochs(), true);
+      int buffers = BltOptimizer.optimize(blt.epochs()).buffers(); // public: T alone
+      HeapAdvice.bltRefusal(blt, buffers, Runtime.getRuntime().maxMemory()).ifPresent(why -> {
+        throw new IllegalArgumentException(why);
+      });
+      target = TreeTarget.factorization(blt, key, config.stateDir().resolve("blt"), store.exists());
+    } else {
+      TreeConfig tree = new TreeConfig(mechanism, relation(config), sizes, privacy, treeClip,
+          config.tree().epochs(), true, config.tree().p());
+      target = TreeTarget.tree(tree, key, config.stateDir().resolve("nodes"), store.exists());
+      HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
+          .ifPresent(target::keepInMemoryAtMost);
+    }
     return new TreeMode(config, store, target, context);
   }
 
@@ -192,6 +205,7 @@ public final class TreeMode implements ServiceMode {
   public static Map<String, Object> releaseMetadata(ServiceConfig config) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("mechanism", mechanismName(config));
+    m.put("continual", config.tree().continual().name().toLowerCase(Locale.ROOT));
     m.put("relation", relation(config).cliName());
     m.put("neighbouring", neighbouring(config));
     m.put("privacyUnit", privacyUnit(config));
@@ -345,7 +359,9 @@ public final class TreeMode implements ServiceMode {
 
   @Override
   public List<String> notes() {
-    return HeapAdvice.advice(tree.config(), Runtime.getRuntime().maxMemory()).stream().toList();
+    return tree.stream() instanceof TreeStream t
+        ? HeapAdvice.advice(t.config(), Runtime.getRuntime().maxMemory()).stream().toList()
+        : List.of(); // a BLT stream that does not fit is refused at start (HeapAdvice)
   }
 
   @Override

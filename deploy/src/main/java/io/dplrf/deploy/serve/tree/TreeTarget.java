@@ -1,16 +1,16 @@
 package io.dplrf.deploy.serve.tree;
 
-import io.dplrf.deploy.config.SettingsDiff;
 import io.dplrf.deploy.http.ServedRelease;
 import io.dplrf.ingest.IngestTarget;
 import io.dplrf.ingest.StateStore;
 import io.dplrf.release.PostProcessing;
 import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.files.StateFiles;
+import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.ContinualSketch;
-import io.dplrf.sketch.tree.PendingClose;
 import io.dplrf.sketch.tree.TreeConfig;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -29,18 +29,20 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * The sketch tree as ingest's {@link IngestTarget}. Updates come from the ingest thread only;
- * epoch closes, snapshots and the lookup of a release's nodes (the release thread's prefixes, HTTP
- * threads' ranges) are serialised on one lock, so a release never reads a node being closed; the
- * noise of the closed nodes it found is drawn outside the lock (closed nodes never change). The
- * release computations themselves, prefix and range, run one at a time ({@link #computing}).
+ * The continual release of modes updates and rows as ingest's {@link IngestTarget}, over either
+ * structure of setting {@code continual} ({@link ContinualStream}: the BLT factorization or the
+ * binary tree). Updates come from the ingest thread only; epoch closes, snapshots and the lookup
+ * of what a release reads (the release thread's prefixes, HTTP threads' ranges) are serialised on
+ * one lock, so a release never reads a part being closed; the reading and the noise happen outside
+ * the lock (closed parts never change). The release computations themselves, prefix and range, run
+ * one at a time ({@link #computing}).
  *
  * <p>Public only so that {@code dplrf bench ingest} drives the very adapter the service uses.
  */
 public final class TreeTarget implements IngestTarget {
-  private final TreeConfig config;
+  private final ContinualStream.Kind kind;
+  private final int rank;
   private final SecretKey key;
-  private final Path nodeStore;
   private final Object lock = new Object();
   /**
    * One release computation at a time, prefix (the release thread) or range (an HTTP thread): each
@@ -68,48 +70,65 @@ public final class TreeTarget implements IngestTarget {
           return size() > RECENT_RANGES;
         }
       };
-  private volatile ContinualSketch tree;
+  private volatile ContinualStream tree;
   /** Epochs whose snapshot is durable: the only ones a release may read (0 before the first). */
   private volatile int releasable;
-  /** Which closed-node files are damaged (checked at start and when read). */
+  /** Which closed-node files of the tree are damaged (checked at start and when read). */
   final NodeFileCheck files;
   /** What every release of this tree says about its guarantee ({@link #describeReleases}). */
   private volatile Map<String, Object> releaseMetadata = Map.of();
   /** The most prefix nodes kept in memory ({@link #keepInMemoryAtMost}), for trees read later too. */
   private int nodesInMemory = Integer.MAX_VALUE;
 
-  private TreeTarget(TreeConfig config, SecretKey key, Path nodeStore, ContinualSketch tree) {
-    this.config = config;
+  private TreeTarget(ContinualStream.Kind kind, int rank, SecretKey key, ContinualStream tree) {
+    this.kind = kind;
+    this.rank = rank;
     this.key = key;
-    this.nodeStore = nodeStore;
     this.tree = tree;
-    Path stateDir = nodeStore.toAbsolutePath().getParent();
-    this.files = new NodeFileCheck(stateDir != null ? stateDir : nodeStore);
+    Path stateDir = kind.dir().toAbsolutePath().getParent();
+    this.files = new NodeFileCheck(stateDir != null ? stateDir : kind.dir());
+  }
+
+  /** The binary tree of {@code config} ({@code continual = tree}), its node files in {@code dir}. */
+  public static TreeTarget tree(TreeConfig config, SecretKey key, Path dir, boolean snapshotExists)
+      throws IOException {
+    return open(TreeStream.kind(config, dir), config.sizes(), key, snapshotExists);
+  }
+
+  /**
+   * The BLT factorization of {@code config} ({@code continual = factorization}), its state files
+   * in {@code dir}.
+   */
+  public static TreeTarget factorization(io.dplrf.sketch.continual.BltConfig config, SecretKey key,
+      Path dir, boolean snapshotExists) throws IOException {
+    return open(FactorizationStream.kind(config, dir), config.sizes(), key, snapshotExists);
   }
 
   /**
    * An empty holder that {@link #readState} fills from the snapshot, or, when there is no snapshot
-   * and {@code nodeStore} holds no file, a fresh tree: a new run with a new instance label.
+   * and the stream's directory holds no file, a fresh stream: a new run with a new instance label.
    *
-   * <p><b>No silent second run.</b> Closed-node files without a snapshot mean an earlier run got
-   * at least as far as closing an epoch, and its snapshot is gone (removed by hand, lost with a
-   * disk, a partial restore). Starting afresh would re-read the topic from the beginning with new
-   * noise: every update the earlier run released would be used by a second, independent mechanism
-   * and charged to the privacy budget a second time (the two runs compose). So that is refused;
-   * the operator decides a new run by giving an empty state directory. A crash during the first
-   * close does not end here: a new run writes its snapshot of epoch 0 before it consumes anything
-   * ({@code IngestLoop.start}), so every node file has a snapshot beside it from the start, and
-   * the restart restores that snapshot (docs/privacy/recovery.md). Node files without a snapshot
-   * are therefore a snapshot lost after the fact — or a state directory of a build that wrote no
-   * snapshot of epoch 0, which is refused too, the safe side. Temp files of interrupted node
-   * writes do not count: they are deleted.
+   * <p><b>No silent second run.</b> Files of the stream (the tree's closed-node files, the BLT
+   * state files) without a snapshot mean an earlier run got at least as far as closing an epoch,
+   * and its snapshot is gone (removed by hand, lost with a disk, a partial restore). Starting
+   * afresh would re-read the topic from the beginning with new noise: every update the earlier run
+   * released would be used by a second, independent mechanism and charged to the privacy budget a
+   * second time (the two runs compose). So that is refused; the operator decides a new run by
+   * giving an empty state directory. A crash during the first close does not end here: a new run
+   * writes its snapshot of epoch 0 before it consumes anything ({@code IngestLoop.start}), so
+   * every file of the stream has a snapshot beside it from the start, and the restart restores
+   * that snapshot (docs/privacy/recovery.md). Files without a snapshot are therefore a snapshot
+   * lost after the fact, or a state directory of a build that wrote no snapshot of epoch 0, which
+   * is refused too, the safe side. Temp files of interrupted writes do not count.
    *
-   * @throws IOException if there is no snapshot but {@code nodeStore} holds node files
+   * @throws IOException if there is no snapshot but the stream's directory holds files other
+   *     than temp files
    */
-  public static TreeTarget open(TreeConfig config, SecretKey key, Path nodeStore, boolean snapshotExists)
-      throws IOException {
+  private static TreeTarget open(ContinualStream.Kind kind, SketchSizes sizes, SecretKey key,
+      boolean snapshotExists) throws IOException {
+    Path nodeStore = kind.dir();
     if (snapshotExists) {
-      return new TreeTarget(config, key, nodeStore, null);
+      return new TreeTarget(kind, sizes.k(), key, null);
     }
     if (Files.isDirectory(nodeStore)) {
       long files;
@@ -117,7 +136,7 @@ public final class TreeTarget implements IngestTarget {
         files = list.filter(f -> !f.getFileName().toString().endsWith(".tmp")).count();
       }
       if (files > 0) {
-        throw new IOException(nodeStore + " holds " + files + " closed-node file(s) of an earlier"
+        throw new IOException(nodeStore + " holds " + files + " state file(s) of an earlier"
             + " run but there is no snapshot (" + StateStore.FILE_NAME + ") beside it: starting"
             + " here would start a new run that re-reads the topic from the beginning with new"
             + " noise, charging every update the earlier run released to the privacy budget a"
@@ -130,8 +149,7 @@ public final class TreeTarget implements IngestTarget {
     byte[] id = new byte[8];
     new SecureRandom().nextBytes(id);
     String instance = "stream/" + HexFormat.of().formatHex(id);
-    return new TreeTarget(config, key, nodeStore,
-        ContinualSketch.create(config, key, instance, nodeStore));
+    return new TreeTarget(kind, sizes.k(), key, kind.create(key, instance));
   }
 
   /** The sink of mode updates' decoder: A[i][j] += Δ, already validated and bounded. */
@@ -152,7 +170,7 @@ public final class TreeTarget implements IngestTarget {
     }
   }
 
-  /** {@link ContinualSketch#applyBufferedUpdates}, on the ingest thread ({@code bench ingest}). */
+  /** Applies the buffered updates now, on the ingest thread ({@code bench ingest}). */
   public void applyBufferedUpdates() {
     tree.applyBufferedUpdates();
   }
@@ -165,18 +183,18 @@ public final class TreeTarget implements IngestTarget {
   }
 
   /**
-   * Pipelined close where the tree allows it ({@link ContinualSketch#closesInBackground}): the
-   * epoch ends now, its nodes are made and written by {@code finish} on the loop's closer thread.
+   * Pipelined close where the structure allows it: the epoch ends now, its noisy part is made and
+   * written by {@code finish} on the loop's closer thread.
    */
   @Override
   public ClosingEpoch beginCloseEpoch() {
-    ContinualSketch t = tree;
-    if (!t.closesInBackground()) {
-      return null;
-    }
-    PendingClose p;
+    ContinualStream t = tree;
+    ContinualStream.Closing p;
     synchronized (lock) {
       p = t.beginClose();
+    }
+    if (p == null) {
+      return null;
     }
     return new ClosingEpoch() {
       @Override
@@ -186,7 +204,7 @@ public final class TreeTarget implements IngestTarget {
 
       @Override
       public void finish() {
-        t.finishClose(p); // installs its nodes under the tree's own monitor
+        p.finish();
       }
 
       @Override
@@ -200,13 +218,13 @@ public final class TreeTarget implements IngestTarget {
 
   @Override
   public boolean exhausted() {
-    ContinualSketch t = tree;
+    ContinualStream t = tree;
     return t != null && t.exhausted();
   }
 
   @Override
   public int epochsClosed() {
-    ContinualSketch t = tree;
+    ContinualStream t = tree;
     return t == null ? 0 : t.epochsClosed();
   }
 
@@ -218,8 +236,8 @@ public final class TreeTarget implements IngestTarget {
   }
 
   /**
-   * Keeps at most {@code nodes} prefix nodes in memory, now and in a tree {@link #readState} reads
-   * ({@link ContinualSketch#keepInMemoryAtMost}; {@link HeapAdvice#nodesInMemory}).
+   * Keeps at most {@code nodes} prefix nodes of the tree in memory, now and in a tree {@link
+   * #readState} reads ({@link HeapAdvice#nodesInMemory}).
    */
   public void keepInMemoryAtMost(int nodes) {
     synchronized (lock) {
@@ -230,17 +248,25 @@ public final class TreeTarget implements IngestTarget {
     }
   }
 
-  /** Restores the tree; refuses a snapshot made under other settings (that would change the privacy accounting). */
+  /**
+   * Restores the stream; refuses a snapshot of the other {@code continual} kind or made under other
+   * settings (either would change the privacy accounting).
+   */
   @Override
   public void readState(InputStream in) throws IOException {
+    BufferedInputStream head = new BufferedInputStream(in);
+    byte[] magic = kind.magic();
+    head.mark(magic.length);
+    byte[] found = head.readNBytes(magic.length);
+    head.reset();
+    if (!java.util.Arrays.equals(found, magic)) {
+      throw new IOException("the state directory holds a stream that is not released by continual"
+          + " = " + kind.name() + ", which this run sets: a stream is released one way for its"
+          + " whole life (its noise and privacy accounting depend on it); set continual as the"
+          + " stream was started, or use a new state directory");
+    }
     synchronized (lock) {
-      ContinualSketch restored = ContinualSketch.readFrom(in, key, nodeStore, nodesInMemory);
-      if (!restored.config().equals(config)) {
-        throw new IOException("the state directory holds a stream created with other settings ("
-            + SettingsDiff.of(restored.config(), config) + "); changing them mid-stream would"
-            + " break the privacy accounting: keep them, or use a new state directory");
-      }
-      tree = restored;
+      tree = kind.read(head, key, nodesInMemory);
     }
   }
 
@@ -252,7 +278,7 @@ public final class TreeTarget implements IngestTarget {
   public io.dplrf.release.ReportedFactorization prefix(int epoch, int k) {
     Supplier<ReleasedSketches> release;
     synchronized (lock) {
-      release = tree.rangeRelease(1, epoch);
+      release = tree.range(1, epoch);
     }
     computing.acquireUninterruptibly();
     try {
@@ -283,14 +309,14 @@ public final class TreeTarget implements IngestTarget {
     Supplier<ReleasedSketches> sketches;
     List<ContinualSketch.StoredNode> nodes;
     synchronized (lock) {
-      ContinualSketch t = tree;
+      ContinualStream t = tree;
       // Only epochs whose snapshot is durable: a close that is not (yet) durable may be redone
       // on replayed data after a crash, with the same noise (docs/privacy/recovery.md).
-      if (t == null || to > Math.min(t.epochsClosed(), releasable)) {
+      if (t == null || to > Math.min(t.epochsReleasable(), releasable)) {
         throw new IllegalStateException("epochs up to " + to + " have not closed yet");
       }
-      sketches = t.rangeRelease(from, to);
-      nodes = t.storedNodes(from, to);
+      sketches = t.range(from, to);
+      nodes = t instanceof TreeStream ts ? ts.sketch().storedNodes(from, to) : List.of();
     }
     files.requireIntact(from, to, nodes);
     if (!rangeSlots.tryAcquire()) {
@@ -306,7 +332,7 @@ public final class TreeTarget implements IngestTarget {
       }
       try {
         io.dplrf.release.ReportedFactorization f = PostProcessing.factorize(
-            files.reading(from, to, nodes, sketches), config.sizes().k());
+            files.reading(from, to, nodes, sketches), rank);
         r = new ServedRelease(from, to, f.factorization(), f.report(), Instant.now(), releaseMetadata);
       } finally {
         computing.release();
@@ -323,8 +349,9 @@ public final class TreeTarget implements IngestTarget {
     return r;
   }
 
-  TreeConfig config() {
-    return config;
+  /** The structure of setting {@code continual}, once created or restored. */
+  ContinualStream stream() {
+    return tree;
   }
 
   /**
@@ -340,23 +367,23 @@ public final class TreeTarget implements IngestTarget {
    * node outside the latest prefix's decomposition; {@link NodeFileCheck}).
    */
   void checkNodeFiles() {
-    ContinualSketch t = tree;
-    if (t == null) {
-      return;
+    if (!(tree instanceof TreeStream ts)) {
+      return; // the BLT stream's files are checked when read (BltFiles)
     }
+    ContinualSketch t = ts.sketch();
     List<ContinualSketch.StoredNode> all = new java.util.ArrayList<>(t.storedNodes());
     if (t.epochsClosed() > 0) {
       all.removeAll(t.storedNodes(1, t.epochsClosed())); // decoded by the restore
     }
-    files.start(all, n -> tree.verify(n));
+    files.start(all, t::verify);
   }
 
   /** Damaged closed-node files, for {@code /health}. */
   io.dplrf.deploy.http.Health health() {
-    ContinualSketch t = tree;
-    if (files.damagedFiles() == 0 || t == null) {
+    if (files.damagedFiles() == 0 || !(tree instanceof TreeStream ts)) {
       return io.dplrf.deploy.http.Health.OK;
     }
+    ContinualSketch t = ts.sketch();
     int closed = t.epochsClosed();
     return files.health(closed == 0 ? List.of() : t.storedNodes(1, closed));
   }
@@ -385,9 +412,9 @@ public final class TreeTarget implements IngestTarget {
     return releaseMetadata;
   }
 
-  /** Bytes the tree holds in memory ({@link ContinualSketch#sizeInBytes}). */
+  /** Bytes the stream holds in memory. */
   public long sizeInBytes() {
-    ContinualSketch t = tree;
+    ContinualStream t = tree;
     return t == null ? 0 : t.sizeInBytes();
   }
 }

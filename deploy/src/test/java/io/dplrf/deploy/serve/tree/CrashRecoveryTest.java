@@ -196,7 +196,7 @@ class CrashRecoveryTest {
       }
       consumer.setMaxPollRecords(5);
       StateStore store = new StateStore(state);
-      target = TreeTarget.open(TREE, KEY, state.resolve("nodes"), store.exists());
+      target = TreeTarget.tree(TREE, KEY, state.resolve("nodes"), store.exists());
       EpochListener listener = new EpochListener() {
         @Override
         public void epochClosed(int epoch) {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.params.Mechanism;
+import io.dplrf.sketch.continual.BltConfig;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -59,5 +61,27 @@ class HeapAdviceTest {
     String w = HeapAdvice.advice(tree(Mechanism.PRIV2_SPARSE, 32), 2 * GIB).orElseThrow();
     assertTrue(w.startsWith("dplrf: WARNING") && w.contains("even with no prefix node in memory")
         && w.contains("-Xms6g -Xmx6g"), w);
+  }
+
+  /**
+   * A BLT stream needs all its 2d + 1 state sketches at every close, from the first epoch on: at
+   * the benchmark's sizes with T = 1024 (d = 3 buffers) that is 12 sketches of 381.5 MiB and the
+   * 256 MiB update buffer, 4.7 GiB: refused in 4 GiB with the heap that fits (6 GiB) and the
+   * alternatives named; it fits in 6 GiB, and at m = n = 10⁴ in 4 GiB.
+   */
+  @Test
+  void bltStream_thatDoesNotFit_isRefusedAtStart_withTheHeapThatFits() {
+    BltConfig big = new BltConfig(Mechanism.PRIV2_SPARSE, NeighbouringRelation.ENTRYWISE_L1,
+        DEFAULTS, new PrivacyParams(1, 1e-6), 1, 1024, true);
+    long node = 8L * (100_000L * 100 + 100_000L * 400);
+    assertEquals(12 * node + (64L << 22), HeapAdvice.peakBytes(big, 3));
+    String r = HeapAdvice.bltRefusal(big, 3, 4 * GIB).orElseThrow();
+    assertTrue(r.contains("about 4.7 GiB") && r.contains("(12 of 381 MiB)")
+        && r.contains("-Xms6g -Xmx6g") && r.contains("continual = tree") && !r.contains("\n"), r);
+    assertEquals(Optional.empty(), HeapAdvice.bltRefusal(big, 3, 6 * GIB));
+    BltConfig small = new BltConfig(Mechanism.PRIV2_SPARSE, NeighbouringRelation.ENTRYWISE_L1,
+        SketchSizes.of(10_000, 10_000, 10, null, null, SketchSizes.DEFAULT_ALPHA),
+        new PrivacyParams(1, 1e-6), 1, 1024, true);
+    assertEquals(Optional.empty(), HeapAdvice.bltRefusal(small, 3, 4 * GIB));
   }
 }

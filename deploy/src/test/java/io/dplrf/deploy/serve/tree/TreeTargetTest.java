@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.deploy.http.ServedRelease;
+import io.dplrf.sketch.continual.BltConfig;
+import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -34,7 +36,7 @@ class TreeTargetTest {
     byte[] earlier = {1, 2, 3};
     Files.write(nodes.resolve("node-0-0.sketch"), earlier);
     IOException e = assertThrows(IOException.class,
-        () -> TreeTarget.open(CONFIG, KEY, nodes, false));
+        () -> TreeTarget.tree(CONFIG, KEY, nodes, false));
     String m = e.getMessage();
     assertTrue(m.contains(nodes.toString()) && m.contains("no snapshot")
         && m.contains("privacy budget a second time") && m.contains("new, empty state-dir"), m);
@@ -45,7 +47,7 @@ class TreeTargetTest {
   @Test
   void open_withoutSnapshot_andNoNodeFiles_startsANewRun() throws Exception {
     Path nodes = dir.resolve("nodes");
-    TreeTarget fresh = TreeTarget.open(CONFIG, KEY, nodes, false);
+    TreeTarget fresh = TreeTarget.tree(CONFIG, KEY, nodes, false);
     assertEquals(0, fresh.epochsClosed());
     assertTrue(Files.isDirectory(nodes));
     if (Files.getFileStore(nodes).supportsFileAttributeView(
@@ -54,20 +56,20 @@ class TreeTargetTest {
           Files.getPosixFilePermissions(nodes)));
     }
     // an empty node directory (created by a start that crashed before any epoch closed) is fine
-    assertEquals(0, TreeTarget.open(CONFIG, KEY, nodes, false).epochsClosed());
+    assertEquals(0, TreeTarget.tree(CONFIG, KEY, nodes, false).epochsClosed());
   }
 
   @Test
   void open_withSnapshot_leavesTheNodeFilesToTheRestore() throws Exception {
     Path nodes = Files.createDirectories(dir.resolve("nodes"));
     Files.write(nodes.resolve("node-0-0.sketch"), new byte[] {1});
-    assertEquals(0, TreeTarget.open(CONFIG, KEY, nodes, true).epochsClosed());
+    assertEquals(0, TreeTarget.tree(CONFIG, KEY, nodes, true).epochsClosed());
     assertTrue(Files.exists(nodes.resolve("node-0-0.sketch")));
   }
 
   /** Three closed epochs of a few updates each, nodes in {@code dir/nodes}. */
   private TreeTarget threeEpochs() throws IOException {
-    TreeTarget t = TreeTarget.open(CONFIG, KEY, dir.resolve("nodes"), false);
+    TreeTarget t = TreeTarget.tree(CONFIG, KEY, dir.resolve("nodes"), false);
     for (int e = 1; e <= 3; e++) {
       t.update(e, e, 0.5);
       t.update(2 * e, e + 1, -0.25);
@@ -93,7 +95,7 @@ class TreeTargetTest {
     all.keepInMemoryAtMost(0);
     long none = all.sizeInBytes();
     assertTrue(none < one && one < two, none + " < " + one + " < " + two);
-    TreeTarget restored = TreeTarget.open(CONFIG, KEY, dir.resolve("nodes"), true);
+    TreeTarget restored = TreeTarget.tree(CONFIG, KEY, dir.resolve("nodes"), true);
     restored.keepInMemoryAtMost(0);
     restored.readState(new java.io.ByteArrayInputStream(snapshot.toByteArray()));
     assertEquals(none, restored.sizeInBytes());
@@ -170,7 +172,7 @@ class TreeTargetTest {
    */
   @Test
   void rangeRelease_onlyUpToTheLastDurableEpoch() throws Exception {
-    TreeTarget t = TreeTarget.open(CONFIG, KEY, dir.resolve("nodes"), false);
+    TreeTarget t = TreeTarget.tree(CONFIG, KEY, dir.resolve("nodes"), false);
     t.update(1, 1, 0.5);
     t.closeEpoch();
     t.releasable(1);
@@ -188,7 +190,7 @@ class TreeTargetTest {
   void open_withoutSnapshot_andOnlyTempFilesOfNodeWrites_startsANewRun() throws Exception {
     Path nodes = Files.createDirectories(dir.resolve("nodes"));
     Files.write(nodes.resolve("node-0-0.sketch.tmp"), new byte[0]);
-    assertEquals(0, TreeTarget.open(CONFIG, KEY, nodes, false).epochsClosed());
+    assertEquals(0, TreeTarget.tree(CONFIG, KEY, nodes, false).epochsClosed());
     try (var list = Files.list(nodes)) {
       assertEquals(0, list.count());
     }
@@ -215,7 +217,7 @@ class TreeTargetTest {
     Files.write(leaf1, bad);
     assertTrue(Files.exists(leaf2));
 
-    TreeTarget restored = TreeTarget.open(CONFIG, KEY, nodes, true);
+    TreeTarget restored = TreeTarget.tree(CONFIG, KEY, nodes, true);
     restored.readState(new java.io.ByteArrayInputStream(snapshot.toByteArray())); // starts
     restored.releasable(3);
     restored.files.recheckMillis = 20;
@@ -268,5 +270,69 @@ class TreeTargetTest {
     assertEquals(1, t.damagedFiles());
     assertEquals(TreeTarget.RANGE_SLOTS, t.rangeSlots.availablePermits(), "slot returned");
     assertEquals(1, t.computing.availablePermits(), "permit returned");
+  }
+
+  static final BltConfig BLT = new BltConfig(Mechanism.PRIV2_SPARSE, NeighbouringRelation.ONE_ENTRY,
+      SketchSizes.of(20, 10, 2, 8, 8, 0.25), new PrivacyParams(1, 1e-6), 1.0, 4, true);
+
+  /** Three closed epochs of the same updates as {@link #threeEpochs}, through the BLT stream. */
+  private TreeTarget threeEpochsFactorized(Path state) throws IOException {
+    TreeTarget t = TreeTarget.factorization(BLT, KEY, state, false);
+    for (int e = 1; e <= 3; e++) {
+      t.update(e, e, 0.5);
+      t.update(2 * e, e + 1, -0.25);
+      t.closeEpoch();
+    }
+    t.writeState(java.io.OutputStream.nullOutputStream()); // as the loop does before a release
+    t.releasable(3); // the loop's listener, once that snapshot is durable
+    return t;
+  }
+
+  /**
+   * continual = factorization: a prefix is R_t, a range R_e − R_{s−1}; both are read from the
+   * stream's files, so a restored target releases the same bits, prefixes and ranges alike.
+   */
+  @Test
+  void factorization_releasesPrefixesAndRanges_theSameAfterARestore() throws Exception {
+    TreeTarget t = threeEpochsFactorized(dir.resolve("blt"));
+    assertTrue(t.stream() instanceof FactorizationStream);
+    double[] prefix = t.prefix(3, 2).factorization().s();
+    double[] range = t.rangeRelease(2, 3).factorization().s();
+    assertEquals(3, t.rangeRelease(1, 3).epoch());
+    java.io.ByteArrayOutputStream snapshot = new java.io.ByteArrayOutputStream();
+    t.writeState(snapshot);
+    TreeTarget restored = TreeTarget.factorization(BLT, KEY, dir.resolve("blt"), true);
+    restored.readState(new java.io.ByteArrayInputStream(snapshot.toByteArray()));
+    restored.releasable(3); // TreeMode.restored
+    assertEquals(3, restored.epochsClosed());
+    assertArrayEquals(prefix, restored.prefix(3, 2).factorization().s());
+    assertArrayEquals(range, restored.rangeRelease(2, 3).factorization().s());
+    // the range's noise is the difference of two prefixes' noise: not the prefix's release
+    assertTrue(!java.util.Arrays.equals(prefix, range));
+  }
+
+  /**
+   * A stream is released one way for its whole life: a snapshot of the tree is refused by a
+   * factorization target and the other way round, and so are BLT files without a snapshot.
+   */
+  @Test
+  void aSnapshotOfTheOtherContinualKind_isRefused() throws Exception {
+    java.io.ByteArrayOutputStream tree = new java.io.ByteArrayOutputStream();
+    threeEpochs().writeState(tree);
+    java.io.ByteArrayOutputStream blt = new java.io.ByteArrayOutputStream();
+    threeEpochsFactorized(dir.resolve("blt")).writeState(blt);
+
+    TreeTarget asBlt = TreeTarget.factorization(BLT, KEY, dir.resolve("blt"), true);
+    IOException e1 = assertThrows(IOException.class,
+        () -> asBlt.readState(new java.io.ByteArrayInputStream(tree.toByteArray())));
+    assertTrue(e1.getMessage().contains("continual = factorization"), e1.getMessage());
+    TreeTarget asTree = TreeTarget.tree(CONFIG, KEY, dir.resolve("nodes"), true);
+    IOException e2 = assertThrows(IOException.class,
+        () -> asTree.readState(new java.io.ByteArrayInputStream(blt.toByteArray())));
+    assertTrue(e2.getMessage().contains("continual = tree"), e2.getMessage());
+
+    IOException e3 = assertThrows(IOException.class,
+        () -> TreeTarget.factorization(BLT, KEY, dir.resolve("blt"), false));
+    assertTrue(e3.getMessage().contains("no snapshot"), e3.getMessage());
   }
 }
