@@ -56,6 +56,8 @@ public final class BenchMain {
              dplrf bench noise     [--sigma 1.5] [--samples 20000000] [--rounds 3] [--seed 1]
              dplrf bench continual [--rows 200] [--cols 150] [--rank 5] [--epochs 64,1024]
                                    [--updates-per-entry 1] [--epsilon 1] [--delta 1e-6] [--seed 1]
+             dplrf bench continual --cost [--rows 100000] [--cols 100000] [--rank 10]
+                                   [--epochs 1024] [--updates 1000000 (per epoch)] [--closes 3]
              dplrf bench range     [--rows 100000] [--cols 100000] [--rank 10] [--epochs 8]
                                    [--updates 100000 (per epoch)] [--from 2] [--to 7] [--seed 1]
       """;
@@ -66,7 +68,7 @@ public final class BenchMain {
       "runs", "iterations", "oja-steps", "jester", "movielens", "svg", "p", "outlier-rate",
       "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to",
       "sigma", "samples", "releases", "row-norm-factor", "nuclear-norm-factor",
-      "item-clip-factor", "user-shrinkage", "updates-per-entry");
+      "item-clip-factor", "user-shrinkage", "updates-per-entry", "closes");
 
   private BenchMain() {}
 
@@ -93,7 +95,7 @@ public final class BenchMain {
           + " completion, ingest, release, update, noise, range or continual");
     }
     String which = argv[1];
-    Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of());
+    Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("cost"));
     if (which.equals("completion")) {
       return completion(a, out);
     }
@@ -114,6 +116,14 @@ public final class BenchMain {
     if (which.equals("noise")) {
       new NoiseBench(a.number("sigma", 1.5), Long.parseLong(a.string("samples", "20000000")),
           a.integer("seed", 1)).run(a.integer("rounds", 3), out);
+      return 0;
+    }
+    if (which.equals("continual") && a.flag("cost")) {
+      new ContinualBench(a.integer("rows", 100_000), a.integer("cols", 100_000), k, 1, 1, 1e-6,
+          a.integer("seed", 1)).cost(SketchSizes.of(a.integer("rows", 100_000),
+          a.integer("cols", 100_000), k, null, null, SketchSizes.DEFAULT_ALPHA),
+          Integer.parseInt(a.string("epochs", "1024")), Long.parseLong(a.string("updates",
+          "1000000")), a.integer("closes", 3), out);
       return 0;
     }
     if (which.equals("continual")) {

@@ -167,6 +167,8 @@ public final class ContinualBench {
     void closeEpoch();
 
     ReleasedSketches prefix(int t);
+
+    long sizeInBytes();
   }
 
   private Structure tree(SketchSizes sizes, int epochs, Path dir) {
@@ -184,6 +186,10 @@ public final class ContinualBench {
 
         public ReleasedSketches prefix(int t) {
           return s.rangeRelease(1, t).get();
+        }
+
+        public long sizeInBytes() {
+          return s.sizeInBytes();
         }
       };
     } catch (IOException e) {
@@ -213,9 +219,78 @@ public final class ContinualBench {
         public ReleasedSketches prefix(int t) {
           return s.releasePrefix(t);
         }
+
+        public long sizeInBytes() {
+          return s.sizeInBytes();
+        }
       };
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The cost at the service's sizes ({@code --cost}): for each structure, {@code closes} epochs of
+   * {@code updatesPerEpoch} random updates each, then the prefix release of the last one,
+   * factorized to rank k as the service does. Prints the heap the structure holds, the seconds of
+   * each close (encode, noise, decode and the crash-safe writes of its files), the bytes it
+   * writes per close and keeps on disk, and the release's seconds. Files go to the temporary
+   * directory (a disk, as the service's state directory).
+   */
+  public void cost(SketchSizes sizes, int epochs, long updatesPerEpoch, int closes,
+      PrintStream out) throws IOException {
+    out.printf(Locale.ROOT, "bench continual --cost: %d x %d, k = %d, t = %d, v = %d"
+        + " (sketches of %.0f MiB), T = %d, %d epochs of %d updates, priv2-sparse%n", sizes.m(),
+        sizes.n(), sizes.k(), sizes.t(), sizes.v(),
+        io.dplrf.sketch.lra.Priv2Sketch.stateBytes(sizes) / 1048576.0, epochs, closes,
+        updatesPerEpoch);
+    out.printf(Locale.ROOT, "  %-14s %10s %26s %14s %12s %12s%n", "continual", "heap GiB",
+        "close s (each)", "written/close", "on disk", "release s");
+    for (String name : List.of("tree", "factorization")) {
+      Path dir = Files.createTempDirectory("dplrf-continual-cost");
+      try {
+        Structure s = name.equals("tree") ? tree(sizes, epochs, dir) : blt(sizes, epochs, dir);
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        StringBuilder closeSeconds = new StringBuilder();
+        long written = 0;
+        for (int e = 1; e <= closes; e++) {
+          for (long u = 0; u < updatesPerEpoch; u++) {
+            s.update(rnd.nextInt(sizes.m()), rnd.nextInt(sizes.n()), rnd.nextDouble(-1, 1));
+          }
+          long before = bytesUnder(dir);
+          long t0 = System.nanoTime();
+          s.closeEpoch();
+          closeSeconds.append(String.format(Locale.ROOT, "%s%.2f", e > 1 ? " " : "",
+              (System.nanoTime() - t0) / 1e9));
+          written = Math.max(written, bytesUnder(dir) - before);
+        }
+        long t0 = System.nanoTime();
+        PostProcessing.factorize(s.prefix(closes), sizes.k());
+        double release = (System.nanoTime() - t0) / 1e9;
+        out.printf(Locale.ROOT, "  %-14s %10.2f %26s %11.0f MiB %8.0f MiB %12.2f%n", name,
+            s.sizeInBytes() / (double) (1L << 30), closeSeconds, written / 1048576.0,
+            bytesUnder(dir) / 1048576.0, release);
+      } finally {
+        delete(dir);
+      }
+    }
+  }
+
+  private static long bytesUnder(Path dir) throws IOException {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      long b = 0;
+      for (Path p : walk.filter(Files::isRegularFile).toList()) {
+        b += Files.size(p);
+      }
+      return b;
+    }
+  }
+
+  private static void delete(Path root) throws IOException {
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
     }
   }
 
@@ -258,11 +333,7 @@ public final class ContinualBench {
       }
       return new Result(name, epochs, worst, worstAt, worstStated, largestRatio, errors);
     } finally {
-      try (Stream<Path> walk = Files.walk(root)) {
-        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      delete(root);
     }
   }
 
