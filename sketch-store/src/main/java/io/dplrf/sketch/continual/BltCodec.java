@@ -33,7 +33,7 @@ import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
- * The one owner of the BLT stream's snapshot format (STYLE.md 12): the stream's settings, its
+ * The one owner of the BLT stream's snapshot format: the stream's settings, its
  * plan exactly as calibrated (never recalibrated on restore), the accumulator of the epoch in
  * progress, and the names and checksums of the state files of the last close. The arrays
  * themselves are {@code SketchCodec} files in the state store ({@link BltFiles}): a snapshot

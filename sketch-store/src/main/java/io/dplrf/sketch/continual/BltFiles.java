@@ -28,7 +28,7 @@ import java.util.zip.CRC32C;
  * buffers and of every released prefix, {@link BltStream}): a directory, each file created
  * {@code rw-------} ({@link StateFiles}; the encoder buffers are sums of the raw data, as secret
  * as the data itself, and never served) and written
- * crash-safely — temp file, fsync, atomic rename, fsync of the directory (STYLE.md 13) — before
+ * crash-safely — temp file, fsync, atomic rename, fsync of the directory — before
  * {@link #put} returns, hence before the snapshot that names it; or memory, for tests and
  * benchmarks of streams that need no restart across processes.
  *

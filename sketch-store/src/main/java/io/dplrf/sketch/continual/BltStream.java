@@ -119,7 +119,7 @@ import java.util.regex.Pattern;
  * #beginClose}, snapshots); {@link #finishClose} of a begun close may run on one other thread
  * while the owner goes on updating. Releases run on any thread: they read the stored R files,
  * which never change once a snapshot names them, never the buffers a close is writing, and the
- * first release of an epoch writes the released-epoch mark under the stream's lock (STYLE.md 14).
+ * first release of an epoch writes the released-epoch mark under the stream's lock.
  */
 public final class BltStream {
   static final String EXHAUSTED = "all T epochs are closed; the privacy budget is spent";

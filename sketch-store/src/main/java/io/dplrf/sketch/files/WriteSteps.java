@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * The steps of the crash-safe write of every state file (STYLE.md 13: temp file, fsync, atomic
+ * The steps of the crash-safe write of every state file (temp file, fsync, atomic
  * rename, fsync of the directory), named once so that the writers ({@code StateStore} for the
  * ingest snapshot, {@code NodeArchive} for closed-node files) announce each step as they reach it,
  * and a seam where tests stop the process or fail the write at any of them.

@@ -29,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * of a range's decomposition). Two stores: in memory (O(T) sketches: acceptable for small
  * sketches or short streams, and then also part of the tree snapshot), or one file per node in a
  * directory, created {@code rw-------} ({@link StateFiles}), written crash-safely (temp file,
- * fsync, atomic rename, fsync of the directory; STYLE.md 13, {@link WriteSteps}) before {@code
+ * fsync, atomic rename, fsync of the directory; {@link WriteSteps}) before {@code
  * put} returns, hence before the snapshot that names the node, and read back on demand. A node
  * file never changes once the snapshot of its epoch is written; before that, a crash or a failed
  * close may leave it, and the close of the same epoch after the restart writes it again

@@ -20,7 +20,7 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * The BLT stream on neighbouring inputs (STYLE.md 10; docs/privacy/blt-release.md §2–3, §7), as
+ * The BLT stream on neighbouring inputs (docs/privacy/blt-release.md §2–3, §7), as
  * {@code lra.NeighbouringInputsPrivacyTest} tests one release: two streams that differ in one
  * update of C in epoch 1 — the worst case of Lemma 2, whose column of C is the longest — are
  * compared through the likelihood-ratio projection of the whole released encoded stream

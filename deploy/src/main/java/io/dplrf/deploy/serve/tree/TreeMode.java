@@ -168,7 +168,7 @@ public final class TreeMode implements ServiceMode {
   }
 
   /**
-   * The neighbouring relation on streams, in words (DESIGN.md privacy model), including what the
+   * The neighbouring relation on streams, in words (docs/privacy/README.md §1), including what the
    * epoch cut makes public (docs/privacy/continual-release.md §7, epoch-boundaries.md).
    */
   public static String neighbouring(ServiceConfig config) {
