@@ -165,7 +165,7 @@ public final class CompletionBench {
         rmse[e][0][r] = rmse(ds, CompletionOneShot.predict(m, bounded, test), test);
         used[e] += m.residual().isPresent() ? 1 : 0;
         long s1 = System.nanoTime();
-        ItemMeans.Release dp = ItemMeans.fit(clipped, privacy, key, label + "/means");
+        ItemMeans.Estimate dp = ItemMeans.fit(clipped, privacy, key, label + "/means");
         secs[e][1][r] = (System.nanoTime() - s1) / 1e9;
         double[] pm = new double[test.size()];
         for (int x = 0; x < pm.length; x++) {

@@ -71,10 +71,13 @@ public final class ContinualBench {
   /**
    * One structure's figures at one T: the worst measured per-entry variance of Y over the prefix
    * releases, its epoch and the variance the release states there, the largest measured/stated
-   * ratio over t, and the error ‖A_t − Â_t‖_F after every epoch t ({@code errors[t]}, t ≥ 1).
+   * ratio over t, the worst measured variance in units of one one-shot σ² (measured/stated times
+   * the stated variance in those units), and the error ‖A_t − Â_t‖_F after every epoch t
+   * ({@code errors[t]}, t ≥ 1).
    */
   public record Result(String structure, int epochs, double worstVariance, int worstEpoch,
-      double worstStated, double largestMeasuredOverStated, double[] errors) {
+      double worstStated, double largestMeasuredOverStated, double worstInOneShotUnits,
+      double[] errors) {
     double finalError() {
       return errors[epochs];
     }
@@ -89,10 +92,14 @@ public final class ContinualBench {
   }
 
   /**
-   * The epochs printed: 1, then 2^j − 1 and 2^j up to T (the tree's worst and best prefixes: the
-   * prefix [1, t] sums popcount(t) nodes), and T − 1, T.
+   * The epochs printed: every one up to T = 64; beyond, 1, then 2^j − 1 and 2^j up to T (the
+   * tree's worst and best prefixes: the prefix [1, t] sums popcount(t) nodes), and T − 1, T (the
+   * worst and mean over all epochs are printed too).
    */
   static int[] checkpoints(int epochs) {
+    if (epochs <= 64) {
+      return java.util.stream.IntStream.rangeClosed(1, epochs).toArray();
+    }
     java.util.TreeSet<Integer> t = new java.util.TreeSet<>();
     for (int x = 1; x <= epochs; x *= 2) {
       t.add(x);
@@ -126,16 +133,25 @@ public final class ContinualBench {
     for (int epochs : epochsList) {
       // entries up to u·T, each epoch's u updates of a_ij/(u·T): |Δ| ≤ C = 1
       Dense a = SyntheticMatrix.lowRank(m, n, k, (double) updatesPerEntry * epochs, seed);
-      Result tree = measure("tree", epochs, a, dir -> tree(sizes, epochs, dir));
-      Result blt = measure("factorization", epochs, a, dir -> blt(sizes, epochs, dir));
+      int depth = new TreeConfig(Mechanism.PRIV2_SPARSE, sizes, privacy, 1, epochs, true).depth();
+      ToeplitzFactorization f = ToeplitzFactorization.blt(BltOptimizer.optimize(epochs));
+      // the stated variance of prefix t in one-shot σ² units: L·popcount(t) nodes of L σ²
+      // each; sens²·Σ_{k<t} b_k² for the factorization (prefix_variance.py)
+      Result tree = measure("tree", epochs, a, dir -> tree(sizes, epochs, dir),
+          t -> (double) depth * Integer.bitCount(t));
+      Result blt = measure("factorization", epochs, a, dir -> blt(sizes, epochs, dir),
+          t -> f.sensitivitySquared(epochs) * f.prefixVariance(t));
       double sqrtWorst = ToeplitzFactorization.sqrt().maxLoss(epochs);
-      double bltWorst = ToeplitzFactorization.blt(BltOptimizer.optimize(epochs)).maxLoss(epochs);
+      double bltWorst = f.maxLoss(epochs);
       out.printf(Locale.ROOT, "%nT = %d%n", epochs);
-      out.printf(Locale.ROOT, "  %-14s %14s %6s %14s %14s%n", "continual", "worst var(Y)",
-          "at t", "stated there", "max meas/stat");
+      out.printf(Locale.ROOT, "  %-14s %14s %6s %14s %14s %16s %14s%n", "continual",
+          "worst var(Y)", "at t", "stated there", "max meas/stat", "worst, one-shot",
+          "/ sqrt optimum");
       for (Result r : List.of(tree, blt)) {
-        out.printf(Locale.ROOT, "  %-14s %14.4g %6d %14.4g %14.3f%n", r.structure(),
-            r.worstVariance(), r.worstEpoch(), r.worstStated(), r.largestMeasuredOverStated());
+        out.printf(Locale.ROOT, "  %-14s %14.4g %6d %14.4g %14.3f %16.2f %14.3f%n",
+            r.structure(), r.worstVariance(), r.worstEpoch(), r.worstStated(),
+            r.largestMeasuredOverStated(), r.worstInOneShotUnits(),
+            r.worstInOneShotUnits() / sqrtWorst);
       }
       out.printf(Locale.ROOT, "  worst prefix variance, factorization / tree: %.3f measured"
           + " (standard deviation %.3f)%n", blt.worstVariance() / tree.worstVariance(),
@@ -295,8 +311,8 @@ public final class ContinualBench {
   }
 
   /** The zero run (noise) and the data run (error) of one structure, each in its own directory. */
-  private Result measure(String name, int epochs, Dense a, Function<Path, Structure> make)
-      throws IOException {
+  private Result measure(String name, int epochs, Dense a, Function<Path, Structure> make,
+      java.util.function.IntToDoubleFunction oneShotUnits) throws IOException {
     Path root = scratch();
     try {
       Structure zero = make.apply(root.resolve("zero"));
@@ -331,7 +347,8 @@ public final class ContinualBench {
         errors[t] = Errors.frobeniusError(scaled(a, (double) t / epochs),
             PostProcessing.factorize(data.prefix(t), k).factorization());
       }
-      return new Result(name, epochs, worst, worstAt, worstStated, largestRatio, errors);
+      return new Result(name, epochs, worst, worstAt, worstStated, largestRatio,
+          worst / worstStated * oneShotUnits.applyAsDouble(worstAt), errors);
     } finally {
       delete(root);
     }

@@ -36,12 +36,17 @@ class ContinualBenchTest {
           r + "\n" + out);
     }
     assertEquals(15, tree.worstEpoch(), "popcount(15) = 4 nodes: " + out);
+    // in one-shot σ² units: the tree's worst is L·4 = 20, the factorization's about 3.9 — the
+    // same tolerance as the measured/stated ratio
+    assertTrue(tree.worstInOneShotUnits() > 0.75 * 20 && tree.worstInOneShotUnits() < 1.25 * 20,
+        out);
     assertTrue(out.contains("factorization / sqrt-factorization"), out);
   }
 
   @Test
-  void checkpoints_areTheTreesWorstAndBestPrefixes() {
-    assertArrayEquals(new int[] {1, 2, 3, 4, 7, 8, 15, 16}, ContinualBench.checkpoints(16));
-    assertArrayEquals(new int[] {1, 2, 3, 4, 7, 8, 9, 10}, ContinualBench.checkpoints(10));
+  void checkpoints_areEveryEpochUpTo64_thenTheTreesWorstAndBestPrefixes() {
+    assertArrayEquals(new int[] {1, 2, 3, 4, 5, 6}, ContinualBench.checkpoints(6));
+    assertArrayEquals(new int[] {1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 99, 100},
+        ContinualBench.checkpoints(100));
   }
 }

@@ -156,6 +156,8 @@ class ImageIT {
         "DPLRF_HTTP_PORT", Integer.toString(http),
         "DPLRF_OPERATOR_PORT", Integer.toString(freePort()),
         "DPLRF_EMBEDDED_KAFKA_PORT", Integer.toString(freePort())));
+    // The image binds 0.0.0.0: the operator port then requires a token (ServiceConfig).
+    env.put("DPLRF_ADMIN_TOKEN", "image-test-token");
     List<String> serve = new ArrayList<>(strings("Entrypoint"));
     serve.addAll(strings("Cmd"));
     Process service = inImage(serve, env, root.resolve("tmp/serve.log"));

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dplrf.ingest.IngestStats;
 import io.dplrf.ingest.UpdateRecords;
 import io.dplrf.it.Stream.Rec;
+import io.dplrf.release.completion.BiasedModel;
 import io.dplrf.release.completion.CompletionDiagnostics;
 import io.dplrf.release.completion.CompletionModel;
 import io.dplrf.release.completion.EigenSolver;
@@ -35,10 +36,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Completion mode ({@code mode = completion}, docs/completion-service.md) end to end against the
  * suite's real broker: ratings streamed in through Kafka into the RocksDB store, malformed
- * records dead-lettered, a private Frank–Wolfe fit started by the operator, a user's predictions
- * pulled with her token (and refused with another's or none), a restart on the same state
- * directory (same stored ratings, nothing applied twice, the model kept without refitting), and
- * the budget's R fits.
+ * records dead-lettered, a fit of the default model (the biased model of {@code dplrf complete})
+ * started by the operator, a user's predictions pulled with her token (and refused with
+ * another's or none), a restart on the same state directory (same stored ratings, nothing applied
+ * twice, the model kept without refitting), and the budget's R fits.
  */
 @ExtendWith(KafkaSuite.class)
 class CompletionModeIT {
@@ -116,9 +117,9 @@ class CompletionModeIT {
     Path state = Files.createTempDirectory("dplrf-it-completion");
     TestData.writeKey(state.resolve("secret.key"), seed);
     Map<String, String> settings = RunningService.settings("mode", "completion",
-        "rows", "" + USERS, "cols", "" + ITEMS, "clip", "1", "epsilon", "2", "delta", "1e-6",
-        "epoch-seconds", "0.3", "max-ratings", "" + XI, "completion-runs", "2",
-        "completion-iterations", "6", "completion-row-norm", "2");
+        "rows", "" + USERS, "cols", "" + ITEMS, "rating-min", "-1", "rating-max", "1",
+        "epsilon", "2", "delta", "1e-6", "epoch-seconds", "0.3", "max-ratings", "" + XI,
+        "completion-runs", "2", "completion-iterations", "6");
     running = RunningService.start(kafka, topic, state, settings);
 
     SplittableRandom rnd = new SplittableRandom(seed);
@@ -182,17 +183,25 @@ class CompletionModeIT {
         () -> Http.object(running.api("/v1/status")),
         s -> Long.valueOf(1).equals(runOf(s)));
     Map<String, Object> completion = objectOf(status, "completion");
-    assertEquals("private-frank-wolfe", status.get("mechanism"), "" + status);
+    assertEquals("private-biased-frank-wolfe", status.get("mechanism"), "" + status);
+    assertEquals("biased", completion.get("model"), "complete's default model");
     assertEquals("user", status.get("privacyUnit"));
     assertEquals(1, longOf(objectOf(completion, "budget"), "runsLeft"), "" + completion);
     assertFalse(status.toString().contains("ratingsStored"), "exact counts are operator-only");
     Map<String, Object> model = Http.object(running.api("/v1/completion"));
-    double[][] factors = Http.matrix(model.get("itemFactors"));
-    assertEquals(6, factors.length);
-    assertEquals(ITEMS, factors[0].length);
+    assertEquals("biased", model.get("model"));
+    assertEquals(ITEMS, Http.vector(model.get("itemBiases")).length);
+    Map<String, Object> residual = objectOf(model, "residual");
+    if (Boolean.TRUE.equals(residual.get("used"))) {
+      double[][] factors = Http.matrix(residual.get("itemFactors"));
+      assertEquals(6, factors.length);
+      assertEquals(ITEMS, factors[0].length);
+    }
+    // The fit spent its share of the budget and no more (rounding only).
     Map<String, Object> account = objectOf(model, "account");
-    assertTrue((Double) account.get("mu") <= (Double) objectOf(completion, "budget").get("muPerRun"),
-        "" + account);
+    double share = (Double) objectOf(completion, "budget").get("muPerRun");
+    assertTrue((Double) account.get("muSpent") <= share * (1 + 1e-12), account + " > " + share);
+    assertTrue((Double) account.get("muSpent") >= share * (1 - 1e-6), account + " << " + share);
 
     // Tokens: issued by the operator, per user.
     String token7 = token(7);
@@ -286,8 +295,8 @@ class CompletionModeIT {
     Path state = Files.createTempDirectory("dplrf-it-completion-crash");
     Path logs = Files.createTempDirectory("dplrf-it-completion-crash-log");
     Map<String, String> settings = RunningService.settings("mode", "completion",
-        "rows", "" + USERS, "cols", "" + ITEMS, "clip", "1", "epsilon", "1", "delta", "1e-6",
-        "epoch-seconds", "0.2", "max-ratings", "" + XI, "bootstrap-servers",
+        "rows", "" + USERS, "cols", "" + ITEMS, "rating-min", "-1", "rating-max", "1",
+        "epsilon", "1", "delta", "1e-6", "epoch-seconds", "0.2", "max-ratings", "" + XI, "bootstrap-servers",
         kafka.bootstrapServers(), "topic", topic, "state-dir", state.toString(), "http-port", "0",
         "operator-port", "0");
     SplittableRandom rnd = new SplittableRandom(99);
@@ -367,15 +376,27 @@ class CompletionModeIT {
     return (String) m.get("token");
   }
 
-  /** The local component rebuilt here from the public model's JSON and one user's ratings. */
+  /**
+   * A user's predictions rebuilt here from the public model's JSON and her own ratings only:
+   * clamp(g + b_j + c_i + Y_ij), her bias c_i and the residual's local component Y from her row.
+   */
   static double[] localComponent(Map<String, Object> model, TreeMap<Integer, Double> own) {
-    double[][] factors = Http.matrix(model.get("itemFactors"));
-    double[] steps = Http.vector(model.get("stepScales"));
-    CompletionModel m = CompletionModel.of(factors[0].length, (int) longOf(model, "maxRatings"),
-        (Double) model.get("rowNorm"), (Double) model.get("nuclearNorm"), factors, steps,
-        new CompletionDiagnostics("private-frank-wolfe", EigenSolver.FULL, factors.length, 0,
-            (Double) model.get("nuclearNorm"), Http.vector(model.get("lambdaHat")),
-            Optional.empty()));
+    Map<String, Object> residual = objectOf(model, "residual");
+    CompletionModel fw = null;
+    if (Boolean.TRUE.equals(residual.get("used"))) {
+      double[][] factors = Http.matrix(residual.get("itemFactors"));
+      double[] steps = Http.vector(residual.get("stepScales"));
+      fw = CompletionModel.of(factors[0].length, (int) longOf(residual, "maxRatings"),
+          (Double) residual.get("rowNorm"), (Double) residual.get("nuclearNorm"), factors, steps,
+          new CompletionDiagnostics("private-frank-wolfe", EigenSolver.FULL, factors.length, 0,
+              (Double) residual.get("nuclearNorm"), Http.vector(residual.get("lambdaHat")),
+              Optional.empty()));
+    }
+    BiasedModel m = BiasedModel.of((Double) model.get("ratingMin"),
+        (Double) model.get("ratingMax"), (int) longOf(model, "maxRatings"),
+        (Double) model.get("userShrinkage"), (Double) model.get("offset"),
+        Http.vector(model.get("itemBiases")), fw, (String) residual.get("status"),
+        Optional.empty());
     int[] items = own.keySet().stream().mapToInt(Integer::intValue).toArray();
     double[] values = own.values().stream().mapToDouble(Double::doubleValue).toArray();
     return m.completeRow(items, values);

@@ -47,9 +47,14 @@ class ComposeFilesTest {
 
   private final Compose compose = Compose.load();
 
-  /** The service's settings as compose starts it, with the given shell environment. */
+  /** The token the tests put in the shell: compose requires DPLRF_ADMIN_TOKEN. */
+  private static final String TOKEN = "compose-test-token";
+
+  /** The service's settings as compose starts it, with the given shell environment and TOKEN. */
   private ServiceConfig dplrfConfig(Map<String, String> shell) {
-    return ServiceConfig.load(null, compose.environment(DPLRF, shell), Map.of());
+    Map<String, String> withToken = new LinkedHashMap<>(shell);
+    withToken.putIfAbsent("DPLRF_ADMIN_TOKEN", TOKEN);
+    return ServiceConfig.load(null, compose.environment(DPLRF, withToken), Map.of());
   }
 
   @Test
@@ -106,8 +111,13 @@ class ComposeFilesTest {
     ServiceConfig config = dplrfConfig(Map.of()); // throws ConfigException with the reason if invalid
     assertEquals(java.util.Optional.of("kafka:9092"), config.bootstrapServers());
     assertEquals(java.util.Optional.of(Duration.ofSeconds(60)), config.epochDuration());
-    assertTrue(config.adminToken().isEmpty(), "no admin token by default");
+    assertEquals(java.util.Optional.of(TOKEN), config.adminToken(), "the token from the shell");
     assertEquals("0.0.0.0", config.bind(), "reachable from the other containers and published ports");
+    // The operator port listens on 0.0.0.0 in the container: compose refuses to start without
+    // a token rather than start a dplrf that would refuse (ServiceConfig) or expose exact counts.
+    AssertionError noToken = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class,
+        () -> compose.environment(DPLRF, Map.of()));
+    assertTrue(noToken.getMessage().contains("DPLRF_ADMIN_TOKEN"), noToken.getMessage());
     String kafkaAdvertised = compose.environment("kafka", Map.of()).get("KAFKA_ADVERTISED_LISTENERS");
     assertNotNull(kafkaAdvertised, "kafka sets KAFKA_ADVERTISED_LISTENERS");
     assertTrue(List.of(kafkaAdvertised.split(",")).stream().anyMatch(l -> l.endsWith("://kafka:9092")),
@@ -204,6 +214,16 @@ class ComposeFilesTest {
     }
     assertEquals(List.of(DPLRF + ":" + dplrfConfig(Map.of()).operatorPort()), targets,
         "the compose service name and the operator port it listens on");
+    // The bearer token: the compose secret made from DPLRF_ADMIN_TOKEN, mounted in prometheus.
+    Map<String, Object> auth = map(job.get("authorization"), PROMETHEUS_YML + " authorization");
+    assertEquals("Bearer", auth.get("type"));
+    Map<String, Object> secrets = map(compose.doc.get("secrets"), "docker-compose.yml secrets");
+    Map<String, Object> secret = map(secrets.get("dplrf-admin-token"), "secret dplrf-admin-token");
+    assertEquals("DPLRF_ADMIN_TOKEN", secret.get("environment"));
+    Map<String, Object> prometheus = map(map(compose.doc.get("services"), "services")
+        .get("prometheus"), "services.prometheus");
+    assertEquals(List.of("dplrf-admin-token"), prometheus.get("secrets"));
+    assertEquals("/run/secrets/dplrf-admin-token", auth.get("credentials_file"));
   }
 
   /** The alert rules of docs/operations.md §9: loaded by prometheus.yml from a mounted file. */

@@ -38,6 +38,14 @@ public final class Pca {
     return topEigenvectors(released.gram(), k);
   }
 
+  /**
+   * The utility report of an Analyze Gauss subspace: the noise floor 2σ√d of E against the
+   * released eigenvalue estimates ({@code s}, as S.npy holds them). Post-processing.
+   */
+  public static UtilityReport report(NoisyGram released, Subspace s) {
+    return Reports.analyzeGauss(released.noise(), released.gram().rows(), s.s(), s.s().length);
+  }
+
   /** Top-k eigenpairs of a symmetric matrix (only its symmetry is assumed, not definiteness). */
   public static Subspace topEigenvectors(Dense symmetric, int k) {
     int d = symmetric.rows();

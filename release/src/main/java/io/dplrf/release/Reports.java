@@ -44,6 +44,29 @@ final class Reports {
   }
 
   /**
+   * Analyze Gauss (DTTZ 2014): the released AᵀA + E with E symmetric, its upper triangle i.i.d.
+   * N(0, σ²). A d×d Wigner matrix has ‖E‖₂ → 2σ√d (the edge of the semicircle law; Füredi–Komlós
+   * 1981, Bai–Yin 1988), and by Weyl's inequality every eigenvalue of AᵀA + E is within ‖E‖₂ of
+   * AᵀA's, so the floor is 2σ√d in units of AᵀA's eigenvalues (S.npy of {@code dplrf pca}).
+   * Predicted additive error √k·floor (heuristic, constant 1), as for the dense baseline.
+   */
+  static UtilityReport analyzeGauss(List<NoiseScale> noise, int d, double[] s, int k) {
+    List<FloorTerm> terms = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
+    if (noise.size() == 1) {
+      NoiseScale ns = noise.get(0);
+      terms.add(new FloorTerm(ns.sketch(), 2 * ns.sigma() * Math.sqrt(d),
+          fmt("2 sigma sqrt(d) = 2*%g*sqrt(%d)", ns.sigma(), d)));
+    } else {
+      notes.add("expected one noise scale (E), got " + noise.size() + ": no floor");
+    }
+    notes.add("values are eigenvalues of A^T A (squared singular values of A)");
+    double floor = max(terms);
+    return new UtilityReport("analyze-gauss", k, noise, terms, s, Math.sqrt(k) * floor,
+        "sqrt(k) * noiseFloor (heuristic, constant 1)", notes);
+  }
+
+  /**
    * Priv1 (paper 002 Algorithm 1), two noisy sketches:
    *
    * <ul>
@@ -91,8 +114,22 @@ final class Reports {
    */
   static UtilityReport priv2(
       List<NoiseScale> noise, int m, int n, int t, double[] s, int k, int rs, double minSU) {
-    List<FloorTerm> terms = new ArrayList<>();
     List<String> notes = new ArrayList<>();
+    List<FloorTerm> terms = priv2Floor(noise, m, n, t, rs, minSU, notes);
+    double floor = max(terms);
+    return new UtilityReport("priv2", k, noise, terms, s, Math.sqrt(k) * floor,
+        "sqrt(k) * noiseFloor (heuristic, constant 1; excludes the sketching factor (1+eps) "
+            + "on ||A - [A]_k||_F)", notes);
+  }
+
+  /**
+   * The floor terms of {@link #priv2}: Y's σ_Y(√m + √t) and Z's σ_Z(√r_s + √n)/σmin(SU). Shared
+   * with {@link NoiseFloors#priv2}, so that a plan made before any data and a release compute
+   * their floor with one formula.
+   */
+  static List<FloorTerm> priv2Floor(List<NoiseScale> noise, int m, int n, int t, int rs,
+      double minSU, List<String> notes) {
+    List<FloorTerm> terms = new ArrayList<>();
     NoiseScale y = find(noise, "Y", notes);
     if (y != null) {
       terms.add(new FloorTerm("Y", y.sigma() * (Math.sqrt(m) + Math.sqrt(t)),
@@ -104,10 +141,7 @@ final class Reports {
           fmt("sigma_Z(sqrt(r_s)+sqrt(n))/smin(SU) = %g(sqrt(%d)+sqrt(%d))/%g",
               z.sigma(), rs, n, minSU)));
     }
-    double floor = max(terms);
-    return new UtilityReport("priv2", k, noise, terms, s, Math.sqrt(k) * floor,
-        "sqrt(k) * noiseFloor (heuristic, constant 1; excludes the sketching factor (1+eps) "
-            + "on ||A - [A]_k||_F)", notes);
+    return terms;
   }
 
   private static NoiseScale find(List<NoiseScale> noise, String name, List<String> notes) {

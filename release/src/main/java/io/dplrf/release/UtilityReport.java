@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What a consumer of a release may expect of its accuracy, computed only from released
@@ -109,6 +111,23 @@ public record UtilityReport(
       count += b ? 1 : 0;
     }
     return count;
+  }
+
+  /**
+   * A warning in plain words when the report has a noise floor and no released singular value
+   * stands above it (reliable rank 0): the release may then be noise alone. Empty otherwise, and
+   * for a report without a floor (no noise scale supplied, or none computable).
+   */
+  public Optional<String> noSignalWarning() {
+    if (floorTerms.isEmpty() || reliableRank() > 0) {
+      return Optional.empty();
+    }
+    double top = singularValues.length == 0 ? 0 : singularValues[0];
+    return Optional.of(String.format(Locale.ROOT, "WARNING: reliable rank 0: no released singular"
+        + " value stands above the noise floor %.4g (the largest is %.4g), so this release may be"
+        + " noise alone. More data per unit of clip, a larger epsilon or fewer epochs raise the"
+        + " signal above the floor ('dplrf plan' shows the floor before any data).",
+        noiseFloor(), top));
   }
 
   /**

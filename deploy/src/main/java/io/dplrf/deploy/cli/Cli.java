@@ -21,6 +21,7 @@ public final class Cli {
         factorize   one-shot private factorization of a matrix file
         pca         one-shot row-level private PCA (one row per user) of a matrix file
         complete    private matrix completion (joint DP, Frank-Wolfe) of a ratings file, with test RMSE
+        plan        before any data: the noise floor of the service's releases at its settings
         bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench pca', 'dplrf bench ingest', 'dplrf bench release'
         health      exit 0 when a running service answers on /health (for container health checks)
         help        this text
@@ -38,8 +39,9 @@ public final class Cli {
     String command = args[0];
     boolean help = args.length > 1 && (args[1].equals("--help") || args[1].equals("-h"));
     return guarded(command, err, () -> switch (command) {
-      case "factorize" -> help ? usage(FactorizeCommand.USAGE, out) : FactorizeCommand.run(args, out);
-      case "pca" -> help ? usage(PcaCommand.USAGE, out) : PcaCommand.run(args, out);
+      case "factorize" -> help ? usage(FactorizeCommand.USAGE, out) : FactorizeCommand.run(args, out, err);
+      case "pca" -> help ? usage(PcaCommand.USAGE, out) : PcaCommand.run(args, out, err);
+      case "plan" -> help ? usage(PlanCommand.USAGE, out) : PlanCommand.run(args, out, err);
       case "complete" -> help ? usage(CompleteCommand.USAGE, out) : CompleteCommand.run(args, out, err);
       case "serve" -> help ? usage(ServeCommand.USAGE, out) : ServeCommand.run(args, out);
       case "produce" -> help ? usage(ProduceCommand.USAGE, out) : ProduceCommand.run(args, out);

@@ -37,11 +37,12 @@ import java.util.Set;
  * 004's Algorithm 1 alone, centred on the range's midpoint. The user declares the public rating
  * range; ratings are clamped to it and so are predictions. Writes predictions.csv (user,item,
  * prediction for every test pair, in the test file's order) and release.json (mechanism,
- * relation, ε, δ, every noise scale); prints the test RMSE. Without --users/--items the
- * dimensions come from the data, which one user can change: the release is then labelled not
- * private and stderr says so. Training records with a non-finite rating or an id outside the
- * catalogue are dropped and counted on stderr ({@link Training}). On any other error: one line on
- * stderr, a non-zero exit code and no output directory.
+ * relation, ε, δ, every noise scale); prints the test RMSE. A private run needs --users/--items:
+ * dimensions read from the data change with one user (δ = 1), so only a run that is not private
+ * anyway (--no-noise, --seed) may read them, and its release says so. Training records with a
+ * non-finite rating or an id outside the catalogue are dropped and counted on stderr ({@link
+ * Training}). On any other error: one line on stderr, a non-zero exit code and no output
+ * directory.
  */
 final class CompleteCommand {
   static final String USAGE = """
@@ -57,8 +58,8 @@ final class CompleteCommand {
         --rating-min/--rating-max
                         the public rating scale (e.g. 0.5 and 5 for MovieLens stars); ratings
                         are clamped to it, predictions too, and the defaults centre on it
-        --users/--items public dimensions (the catalogue sizes). Without them they are read
-                        from the data and the release is NOT private (stderr says so)
+        --users/--items public dimensions (the catalogue sizes), required unless --no-noise
+                        or --seed: read from the data, one user could change them
         --model         biased (default): global offset + item biases + each user's own bias +
                         private Frank-Wolfe on the residuals, one budget; fw: Frank-Wolfe alone
         --max-ratings   xi: ratings kept per user (first xi distinct items in file order)
@@ -143,6 +144,11 @@ final class CompleteCommand {
     if ((usersOpt == null) != (itemsOpt == null)) {
       throw new Args.UsageException("complete: give both --users and --items, or neither");
     }
+    if (usersOpt == null && !noNoise && seed == null) {
+      throw new Args.UsageException("complete: give the public catalogue sizes --users M --items"
+          + " N: read from the data, one user's ratings at a new largest id would change the"
+          + " release's shape, which no noise hides");
+    }
     Training training = readTraining(trainFile, usersOpt, itemsOpt);
     Triples raw = training.kept();
     Triples test = read(testFile);
@@ -226,7 +232,7 @@ final class CompleteCommand {
       boolean shrinkageFixed, String runId, SecretKey key) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("format", "dplrf-release/1");
-    doc.put("mechanism", noNoise ? "biased-frank-wolfe" : "private-biased-frank-wolfe");
+    doc.put("mechanism", noNoise ? "biased-frank-wolfe" : BiasedCompletion.MECHANISM);
     doc.put("reference", "global offset, item biases, local user biases (docs/privacy/"
         + "completion.md section 7) and Jain, Thakkar, Thakurta, Differentially Private Matrix"
         + " Completion Revisited, ICML 2018, Algorithm 1 on the residuals");

@@ -56,7 +56,8 @@ final class FactorizeCommand {
                    (default 1; inf = none: exact p-stable, larger sensitivity)
         --key FILE secret key, created with owner-only permissions if absent
                    (default: $DPLRF_KEY or ~/.config/dplrf/secret.key)
-        --rows/--cols  public dimensions; without them a CSV's dimensions are read from the data
+        --rows/--cols  public dimensions, required for a CSV unless --no-noise (the shape read
+                   from the data is not private); a Matrix Market header declares them
         --no-noise NOT private: sketches without noise, for sketch-quality studies
       """;
 
@@ -65,9 +66,19 @@ final class FactorizeCommand {
       "alpha", "clip", "key", "rows", "cols", "p", "regression", "stable-clip");
   private static final Set<String> FLAGS = Set.of("overwrite", "no-noise");
 
+  /**
+   * Why a private run needs --rows/--cols (or a Matrix Market header): one update at a new largest
+   * index changes the shape of U or V, so dimensions read from the data are not differentially
+   * private at any ε (δ = 1). A --no-noise run, labelled not private anyway, may read them.
+   */
+  static final String DIMENSIONS_REQUIRED = "factorize: give the public dimensions --rows M"
+      + " --cols N: read from the data, one update at a new largest index would change the"
+      + " release's shape, which no noise hides (a --no-noise run, not private anyway, may omit"
+      + " them)";
+
   private FactorizeCommand() {}
 
-  static int run(String[] argv, PrintStream out) throws Exception {
+  static int run(String[] argv, PrintStream out, PrintStream err) throws Exception {
     Args a = Args.parse("factorize", argv, 1, OPTIONS, FLAGS);
     Path input = Path.of(a.required("input"));
     Path outDir = Path.of(a.required("out"));
@@ -127,17 +138,30 @@ final class FactorizeCommand {
     } else if (in.rows().isPresent() && in.cols().isPresent()) {
       m = in.rows().getAsInt();
       n = in.cols().getAsInt();
+    } else if (!noNoise) {
+      throw new Args.UsageException(DIMENSIONS_REQUIRED);
     } else {
       MatrixInput.Dimensions d = in.scanDimensions();
       m = d.rows();
       n = d.cols();
       dimsFromData = true;
     }
-    SketchSizes sizes = mechanism == Mechanism.INPUT_PERTURBATION
-        ? denseSizes(m, n, k)
-        : mechanism.robust()
-        ? RobustPlan.defaultSizes(m, n, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"))
-        : SketchSizes.of(m, n, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"), alpha);
+    SketchSizes sizes;
+    try {
+      sizes = mechanism == Mechanism.INPUT_PERTURBATION
+          ? denseSizes(m, n, k)
+          : mechanism.robust()
+          ? RobustPlan.defaultSizes(m, n, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"))
+          : SketchSizes.of(m, n, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"), alpha);
+    } catch (IllegalArgumentException e) {
+      if (!dimsFromData) {
+        throw e;
+      }
+      // The message would name m or n, read from the data: say which sizes, never the shape.
+      throw new IllegalArgumentException("rank k = " + k + " and the sketch sizes do not fit the"
+          + " dimensions read from the data (not printed: the data's shape is not public); give"
+          + " --rows and --cols, or smaller --rank/--sketch-cols/--sketch-rows");
+    }
     SecretKey key = SecretKey.loadOrCreate(keyPath(a));
 
     OneShot.Result r = OneShot.run(
@@ -166,6 +190,7 @@ final class FactorizeCommand {
         noNoise ? "NOT PRIVATE (--no-noise)" : mechanism.robust()
             ? privacy.epsilon() + "-DP (pure, entrywise l1)"
             : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
+    r.report().noSignalWarning().ifPresent(w -> err.println("dplrf factorize: " + w));
     return 0;
   }
 
@@ -250,7 +275,9 @@ final class FactorizeCommand {
     if (!noNoise) {
       doc.put("calibration", ReleaseDocument.describe(r.plan()));
     }
-    doc.put("utility", ReleaseDocument.describe(r.report()));
+    // The service's fields (noiseFloor, aboveFloor, reliableRank with the report's own), as
+    // the service's release document writes them (UtilityReport#toJsonFields).
+    doc.put("utility", ReleaseDocument.describe(r.report().toJsonFields()));
     return doc;
   }
 

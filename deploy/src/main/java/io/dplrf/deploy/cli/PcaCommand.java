@@ -71,7 +71,7 @@ final class PcaCommand {
 
   private PcaCommand() {}
 
-  static int run(String[] argv, PrintStream out) throws Exception {
+  static int run(String[] argv, PrintStream out, PrintStream err) throws Exception {
     Args a = Args.parse("pca", argv, 1, OPTIONS, FLAGS);
     Path input = Path.of(a.required("input"));
     Path outDir = Path.of(a.required("out"));
@@ -165,6 +165,9 @@ final class PcaCommand {
     if (r.notPrivateNote() != null) {
       out.printf("not private, for you only: %s%n", r.notPrivateNote());
     }
+    if (r.report() != null) {
+      r.report().noSignalWarning().ifPresent(w -> err.println("dplrf pca: " + w));
+    }
     return 0;
   }
 
@@ -249,8 +252,13 @@ final class PcaCommand {
     doc.put("noise", ReleaseDocument.describe(r.noise()));
     if (smooth(mechanism)) {
       smoothSensitivityEntries(doc, mechanism, privacy);
+      doc.put("utility", "not reported: the noise scale depends on the data's eigengap and is not"
+          + " released, so no noise floor can be published");
       return doc;
     }
+    // The service's fields (noiseFloor, aboveFloor, reliableRank), in units of the eigenvalues
+    // of A^T A that S.npy holds.
+    doc.put("utility", ReleaseDocument.describe(r.report().toJsonFields()));
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("meaning", "S.npy holds estimates of the top-k eigenvalues of A^T A (the squared "
         + "singular values of A), with the noise in; negative estimates are clamped to 0");

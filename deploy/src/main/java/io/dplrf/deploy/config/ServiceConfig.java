@@ -1,5 +1,7 @@
 package io.dplrf.deploy.config;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -54,7 +56,7 @@ public final class ServiceConfig {
   private static final List<String> COMMON = List.of("mode", "epsilon", "delta", "epoch-updates",
       "epoch-seconds", "epoch-idle-seconds", "clip", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
       "dead-letter-topic", "partitions", "embedded-kafka-port", "bind", "http-port",
-      "operator-port", "admin-token");
+      "operator-port", "operator-bind", "admin-token");
 
   /** Every setting name, in the order {@link #describe()} lists them. */
   public static final List<String> NAMES = List.of(
@@ -63,9 +65,11 @@ public final class ServiceConfig {
       "budget-policy", "sketch-cols", "sketch-rows",
       "alpha", "p", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
       "dead-letter-topic", "partitions", "embedded-kafka-port", "bind", "http-port",
-      "operator-port", "admin-token", "seed",
-      "max-ratings", "completion-runs", "completion-every-epochs", "completion-iterations",
-      "completion-row-norm", "completion-nuclear-norm", "completion-solver", "completion-offset",
+      "operator-port", "operator-bind", "admin-token", "seed",
+      "rating-min", "rating-max", "completion-model", "max-ratings", "completion-runs",
+      "completion-every-epochs", "completion-iterations", "completion-row-norm",
+      "completion-nuclear-norm", "completion-solver", "completion-oja-steps",
+      "completion-user-shrinkage", "completion-item-clip", "completion-offset",
       "local-mechanism");
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
@@ -96,6 +100,7 @@ public final class ServiceConfig {
   private final String bind;
   private final int httpPort;
   private final int operatorPort;
+  private final String operatorBind;
   private final Optional<String> adminToken;
 
   private ServiceConfig(Map<String, Raw> raw) {
@@ -134,7 +139,9 @@ public final class ServiceConfig {
     double idle = parse.number("epoch-idle-seconds", "0 (off) or >= 0.001, and < infinity",
         x -> (x == 0 || x >= 0.001) && Double.isFinite(x), 0.0);
     epochIdle = Duration.ofNanos(Math.round(idle * 1e9));
-    clip = parse.number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
+    // Mode completion: the declared rating scale bounds each rating (it refuses clip).
+    clip = completion != null ? parse.derived("clip", completion.ratingBound())
+        : parse.number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
     stateDir = parse.path("state-dir", "./state");
     key = parse.path("key", stateDir + "/secret.key");
     bootstrapServers = Optional.ofNullable(parse.string("bootstrap-servers", null,
@@ -157,6 +164,13 @@ public final class ServiceConfig {
     operatorPort = parse.intIn("operator-port", 9464, 0, 65535);
     adminToken = Optional.ofNullable(parse.string("admin-token", null,
         "non-empty without whitespace", s -> !s.isEmpty() && !s.matches(".*\\s.*")));
+    operatorBind = parse.string("operator-bind", bind, "a non-empty address", s -> !s.isBlank());
+    // The operator endpoints' exact counts and checksum would let anyone who reaches them confirm
+    // a guessed dataset: open to loopback only, or behind the token.
+    if (adminToken.isEmpty() && !isLoopback(operatorBind)) {
+      throw new ConfigException("the operator port (exact counts, not private) would listen on "
+          + operatorBind + " without a token: set admin-token, or operator-bind 127.0.0.1");
+    }
     shown = parse.shown();
 
     if (epochUpdates.isPresent() == epochDuration.isPresent()) {
@@ -305,7 +319,7 @@ public final class ServiceConfig {
     return embeddedKafkaPort;
   }
 
-  /** The address both HTTP servers bind to. */
+  /** The address the public HTTP listener binds to (and the operator's, unless operator-bind). */
   public String bind() {
     return bind;
   }
@@ -316,6 +330,23 @@ public final class ServiceConfig {
 
   public int operatorPort() {
     return operatorPort;
+  }
+
+  /**
+   * The address the operator listener binds to: {@code bind} unless set. Anything but loopback
+   * requires {@code admin-token} (checked at load).
+   */
+  public String operatorBind() {
+    return operatorBind;
+  }
+
+  /** True if {@code host} names a loopback address; an unresolvable name is not loopback. */
+  static boolean isLoopback(String host) {
+    try {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
   }
 
   /** The operator endpoints' bearer token; empty means they are open (bind them to loopback). */

@@ -2,6 +2,8 @@ package io.dplrf.deploy.oneshot;
 
 import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.release.Pca;
+import io.dplrf.release.ReportedFactorization;
+import io.dplrf.release.UtilityReport;
 import io.dplrf.release.Priv2Release;
 import io.dplrf.release.SmoothSensitivityPca;
 import io.dplrf.sketch.lra.NoiseScale;
@@ -51,13 +53,15 @@ public final class PcaOneShot {
   /**
    * The release plus what a report needs. {@code rows}, {@code clippedRows} and {@code
    * notPrivateNote} (data-dependent values such as the eigengap, or null) are NOT private: for the
-   * operator's terminal, never for release.json.
+   * operator's terminal, never for release.json. {@code report} is the utility report, null
+   * when no noise floor can be published (smooth sensitivity: its noise scale depends on the
+   * data).
    */
   public record Result(Pca.Subspace subspace, Object plan, List<NoiseScale> noise, String runId,
-      long rows, long clippedRows, String notPrivateNote) {
+      long rows, long clippedRows, String notPrivateNote, UtilityReport report) {
     public Result(Pca.Subspace subspace, Object plan, List<NoiseScale> noise, String runId,
-        long rows, long clippedRows) {
-      this(subspace, plan, noise, runId, rows, clippedRows, null);
+        long rows, long clippedRows, UtilityReport report) {
+      this(subspace, plan, noise, runId, rows, clippedRows, null, report);
     }
   }
 
@@ -75,16 +79,17 @@ public final class PcaOneShot {
       case ANALYZE_GAUSS -> {
         AnalyzeGaussPlan plan = AnalyzeGaussPlan.calibrate(req.privacy(), req.clip(), req.dimension());
         NoisyGram released = AnalyzeGauss.release(plan, gram, key, instance);
-        return new Result(Pca.topEigenvectors(released, req.k()), plan, released.noise(), runId,
-            gram.rowCount(), gram.clippedCount());
+        Pca.Subspace sub = Pca.topEigenvectors(released, req.k());
+        return new Result(sub, plan, released.noise(), runId, gram.rowCount(),
+            gram.clippedCount(), Pca.report(released, sub));
       }
       case ATA_SKETCH -> {
         Priv2Plan plan = AtaSketch.plan(req.privacy(), req.clip(), req.sizes());
         Priv2Sketch sk = AtaSketch.sketch(plan, gram, key, instance);
         var released = sk.release();
-        return new Result(
-            Pca.fromFactorization(Priv2Release.factorize(released, req.k()).factorization()),
-            plan, released.noise(), runId, gram.rowCount(), gram.clippedCount());
+        ReportedFactorization f = Priv2Release.factorize(released, req.k());
+        return new Result(Pca.fromFactorization(f.factorization()), plan, released.noise(), runId,
+            gram.rowCount(), gram.clippedCount(), f.report());
       }
       case SMOOTH_SENSITIVITY, SMOOTH_SENSITIVITY_PURE -> {
         SmoothSensitivityPlan plan = req.mechanism() == Mechanism.SMOOTH_SENSITIVITY
@@ -102,7 +107,7 @@ public final class PcaOneShot {
                     + "epsilon and V is close to a random subspace"
                 : "");
         return new Result(r.subspace(), plan, List.of(), runId, gram.rowCount(),
-            gram.clippedCount(), note);
+            gram.clippedCount(), note, null);
       }
       default -> throw new IllegalArgumentException(
           "mechanism " + req.mechanism().cliName() + " is not implemented yet");

@@ -4,6 +4,7 @@ import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.ServedRelease;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,6 +35,8 @@ public final class EpochReleases implements AutoCloseable {
     return t;
   });
   private volatile Instant lastRelease;
+  /** The last release's reliable rank was 0 (release thread, or the restoring caller). */
+  private volatile boolean belowFloor;
 
   /**
    * @param epochs T: the release after epoch T is the last, and logs {@code exhaustedMessage}
@@ -78,13 +81,28 @@ public final class EpochReleases implements AutoCloseable {
    */
   public void release(int epoch, Instant at) {
     long t0 = System.nanoTime();
-    cache.publish(maker.release(epoch, at));
+    ServedRelease made = maker.release(epoch, at);
+    cache.publish(made);
     lastRelease = at;
+    warnIfNoise(epoch, made);
     context.metrics().releaseDuration(Duration.ofNanos(System.nanoTime() - t0));
     if (epoch >= epochs) {
       context.log().println("dplrf: epoch " + epoch + " of " + epochs + " closed: "
           + exhaustedMessage);
     }
+  }
+
+  /**
+   * Logs the utility report's warning when a release's reliable rank is 0: at the first such
+   * release, and again only after a release that stood above the floor (not at every epoch of a
+   * long run that stays below it).
+   */
+  private void warnIfNoise(int epoch, ServedRelease made) {
+    Optional<String> warning = made.utility().noSignalWarning();
+    if (warning.isPresent() && !belowFloor) {
+      context.log().println("dplrf: release of epoch " + epoch + ": " + warning.get());
+    }
+    belowFloor = warning.isPresent();
   }
 
   /** When the latest release was made; null before the first. */

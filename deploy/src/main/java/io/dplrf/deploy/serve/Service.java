@@ -21,9 +21,7 @@ import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.BindException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -138,7 +136,7 @@ public final class Service implements AutoCloseable {
       createdLoop.restore();
       cut.pin(config.stateDir());
       loop = createdLoop;
-      createdPublicApi = listen("http-port", config.httpPort(), () -> PublicApi.start(
+      createdPublicApi = listen("http-port", config.bind(), config.httpPort(), () -> PublicApi.start(
           new InetSocketAddress(config.bind(), config.httpPort()), mode.releases(),
           new StatusSource() {
             @Override
@@ -152,9 +150,10 @@ public final class Service implements AutoCloseable {
             }
           }, metrics, mode.routes()));
       IngestLoop closing = createdLoop;
-      createdOperatorApi = listen("operator-port", config.operatorPort(), () -> OperatorApi.start(
-          new InetSocketAddress(config.bind(), config.operatorPort()), metrics,
-          this::ingestStats, config.adminToken(), mode.routes(), closing::requestClose));
+      createdOperatorApi = listen("operator-port", config.operatorBind(), config.operatorPort(),
+          () -> OperatorApi.start(new InetSocketAddress(config.operatorBind(),
+              config.operatorPort()), metrics, this::ingestStats, config.adminToken(),
+              mode.routes(), closing::requestClose));
       publicApi = createdPublicApi;
       operatorApi = createdOperatorApi;
       ingestThread = new Thread(this::ingest, "dplrf-ingest");
@@ -215,20 +214,8 @@ public final class Service implements AutoCloseable {
   public static Service start(ServiceConfig config, PrintStream log) throws Exception {
     Service s = new Service(config, log);
     log.println(s.mode.banner(s.bootstrap, s.publicApi.port(), s.operatorApi.port()));
-    if (config.adminToken().isEmpty() && !isLoopback(config.bind())) {
-      log.println("dplrf: WARNING the operator port (exact counts, not private) listens on "
-          + config.bind() + " without an admin-token; set admin-token or bind to 127.0.0.1");
-    }
     s.mode.notes().forEach(log::println);
     return s;
-  }
-
-  private static boolean isLoopback(String host) {
-    try {
-      return InetAddress.getByName(host).isLoopbackAddress();
-    } catch (UnknownHostException e) {
-      return false;
-    }
   }
 
   /** Starting a listener; a taken port becomes an error naming the setting. */
@@ -236,11 +223,12 @@ public final class Service implements AutoCloseable {
     T start() throws IOException;
   }
 
-  private <T> T listen(String setting, int port, Listener<T> listener) throws IOException {
+  private <T> T listen(String setting, String host, int port, Listener<T> listener)
+      throws IOException {
     try {
       return listener.start();
     } catch (BindException e) {
-      throw new IOException("cannot listen on " + config.bind() + ":" + port + " ("
+      throw new IOException("cannot listen on " + host + ":" + port + " ("
           + setting + "): " + e.getMessage(), e);
     }
   }

@@ -173,18 +173,30 @@ class CompleteCommandTest {
     assertFalse(Files.exists(out));
   }
 
-  /** Issue "safe by default": dimensions from the data change with one user, so δ = 1. */
+  /** Dimensions read from the data change with one user (δ = 1): a private run refuses them. */
   @Test
-  void complete_withDimensionsFromTheData_isLabelledNotPrivateOnStderrAndInTheRelease()
-      throws IOException {
+  void complete_withoutDimensions_isRefusedWithOneLineNamingTheFlags() {
     Path out = dir.resolve("dims");
     List<String> a = new ArrayList<>(Arrays.asList(args(out)));
     int at = a.indexOf("--users");
     a.subList(at, at + 4).clear();
     Run r = run(a.toArray(String[]::new));
+    assertEquals(2, r.code(), r.err());
+    String err = r.err().strip();
+    assertEquals(1, err.lines().count(), err);
+    assertTrue(err.contains("--users") && err.contains("--items"), err);
+    assertFalse(Files.exists(out), "no release of a shape read from the data");
+  }
+
+  /** A --seed run (not private anyway) may read the dimensions; its release is never private. */
+  @Test
+  void complete_seedRunWithDimensionsFromTheData_isLabelledNotPrivate() throws IOException {
+    Path out = dir.resolve("dims-seed");
+    List<String> a = new ArrayList<>(Arrays.asList(args(out, "--seed", "7")));
+    int at = a.indexOf("--users");
+    a.subList(at, at + 4).clear();
+    Run r = run(a.toArray(String[]::new));
     assertEquals(0, r.code(), r.err());
-    assertTrue(r.err().contains("NOT differentially private"), r.err());
-    assertTrue(r.out().contains("NOT PRIVATE (dimensions from the data)"), r.out());
     Map<String, Object> doc = json(out);
     assertEquals(false, doc.get("private"));
     assertEquals(true, doc.get("dimensionsFromData"));

@@ -56,6 +56,13 @@ class FactorizeCommandTest {
   }
 
   private String[] args(Path in, Path out, String... extra) {
+    List<String> a = new ArrayList<>(Arrays.asList(argsWithoutDimensions(in, out)));
+    a.addAll(List.of("--rows", "30", "--cols", "25"));
+    a.addAll(Arrays.asList(extra));
+    return a.toArray(String[]::new);
+  }
+
+  private String[] argsWithoutDimensions(Path in, Path out, String... extra) {
     List<String> a = new ArrayList<>(List.of("factorize", "--input", in.toString(), "--rank", "2",
         "--epsilon", "1", "--delta", "1e-6", "--mechanism", "priv2", "--out", out.toString(),
         "--key", key.toString()));
@@ -197,6 +204,95 @@ class FactorizeCommandTest {
         "two runs must not share noise");
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mechanisms")
+  void csvWithoutDimensions_isRefusedWithOneLineNamingTheFlags(String mechanism) {
+    Path out = dir.resolve("no-dims");
+    Run r = run(replace(argsWithoutDimensions(input, out), "priv2", mechanism));
+    assertEquals(2, r.code(), r.err());
+    String err = r.err().strip();
+    assertEquals(1, err.lines().count(), err);
+    assertTrue(err.contains("--rows") && err.contains("--cols"), err);
+    assertFalse(Files.exists(out), "no release of a shape read from the data");
+  }
+
+  @Test
+  void noNoiseWithoutDimensions_readsThemFromTheDataAndIsLabelledNotPrivate() throws IOException {
+    Path out = dir.resolve("nn-dims");
+    Run r = run(argsWithoutDimensions(input, out, "--no-noise"));
+    assertEquals(0, r.code(), r.err());
+    Map<String, Object> doc = releaseJson(out);
+    assertEquals(true, doc.get("dimensionsFromData"));
+    assertEquals(30, ((Number) doc.get("rows")).intValue());
+    assertEquals(Boolean.FALSE, doc.get("private"), "a shape read from the data is never private");
+  }
+
+  @Test
+  void privateRelease_declaresItsDimensionsPublic() throws IOException {
+    Path out = dir.resolve("dims");
+    assertEquals(0, run(args(input, out)).code());
+    Map<String, Object> doc = releaseJson(out);
+    assertEquals(Boolean.TRUE, doc.get("private"));
+    assertEquals(false, doc.get("dimensionsFromData"));
+  }
+
+  @Test
+  void sketchLargerThanTheDataReadShape_errorDoesNotPrintTheShape() {
+    // t = 31 > m = 30 rows, read from the data (--no-noise): the error must not print 30 or 25.
+    Run r = run(argsWithoutDimensions(input, dir.resolve("big-t"), "--no-noise",
+        "--sketch-cols", "31"));
+    assertEquals(2, r.code(), r.err());
+    String err = r.err().strip();
+    assertEquals(1, err.lines().count(), err);
+    assertTrue(err.contains("--rows"), err);
+    assertFalse(err.contains("30") || err.contains("25"), "the data's shape leaked: " + err);
+  }
+
+  /**
+   * release.json carries the service's utility fields (UtilityReport#toJsonFields): noiseFloor,
+   * aboveFloor and reliableRank, which counts exactly the singular values above the floor, and
+   * stderr warns in words exactly when it is 0. Scaled by 10⁶ (σ₁ ≈ 2·10⁸) the test matrix's top
+   * direction stands far above the floor at ε = 1 (below 10³ for every mechanism at 30×25);
+   * unscaled at ε = 10⁻³ the floor is about 10³ times higher than at ε = 1.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mechanisms")
+  void utilityFields_countTheValuesAboveTheFloor_andRankZeroIsAWarning(String mechanism)
+      throws IOException {
+    Path big = dir.resolve("big.csv");
+    StringBuilder sb = new StringBuilder();
+    for (String line : Files.readAllLines(input)) {
+      String[] f = line.split(",");
+      sb.append(f[0]).append(',').append(f[1]).append(',')
+          .append(Double.parseDouble(f[2]) * 1e6).append('\n');
+    }
+    Files.writeString(big, sb);
+    Path strong = dir.resolve("strong-" + mechanism);
+    Run s = run(replace(args(big, strong), "priv2", mechanism));
+    assertEquals(0, s.code(), s.err());
+    Map<?, ?> su = utilityConsistentWithWarning(strong, s);
+    assertTrue(((Number) su.get("reliableRank")).intValue() >= 1, su.toString());
+
+    Path weak = dir.resolve("weak-" + mechanism);
+    Run r = run(replace(replace(args(input, weak), "priv2", mechanism), "1", "1e-3"));
+    assertEquals(0, r.code(), r.err());
+    utilityConsistentWithWarning(weak, r);
+    assertEquals(1e-3, ((Number) releaseJson(weak).get("epsilon")).doubleValue());
+  }
+
+  /** reliableRank = the count of values above noiseFloor; the warning iff it is 0. */
+  private static Map<?, ?> utilityConsistentWithWarning(Path out, Run r) throws IOException {
+    Map<?, ?> u = (Map<?, ?>) releaseJson(out).get("utility");
+    double floor = ((Number) u.get("noiseFloor")).doubleValue();
+    List<?> values = (List<?>) u.get("singularValues");
+    long above = values.stream().filter(x -> ((Number) x).doubleValue() > floor).count();
+    assertEquals(above, ((Number) u.get("reliableRank")).longValue(), u.toString());
+    assertEquals(values.size(), ((List<?>) u.get("aboveFloor")).size());
+    assertEquals(above == 0, r.err().contains("reliable rank 0") && r.err().contains("noise alone"),
+        "warning iff reliable rank 0: " + r.err() + " " + u);
+    return u;
+  }
+
   @Test
   void noNoise_refusesToClaimPrivacy() throws IOException {
     Path out = dir.resolve("nn");
@@ -268,7 +364,8 @@ class FactorizeCommandTest {
   @Test
   void relation_choosesTheMechanismAndItsCalibration() throws IOException {
     List<String> base = new ArrayList<>(List.of("factorize", "--input", input.toString(), "--rank",
-        "2", "--epsilon", "1", "--delta", "1e-6", "--key", key.toString()));
+        "2", "--epsilon", "1", "--delta", "1e-6", "--key", key.toString(), "--rows", "30",
+        "--cols", "25"));
     Path plain = dir.resolve("plain");
     List<String> a = new ArrayList<>(base);
     a.addAll(List.of("--out", plain.toString()));

@@ -64,6 +64,47 @@ class PcaCommandTest {
     return (Map<String, Object>) Json.parse(Files.readString(out.resolve("release.json")));
   }
 
+  /**
+   * The service's utility fields, in units of S.npy (eigenvalues of AᵀA): reliableRank counts
+   * exactly the values above noiseFloor, and stderr warns in words exactly when it is 0. 4,000
+   * rows along (1, 1, 0, 0, 0) of norm 9.9 (clip 10) give an eigenvalue ≈ 3.9·10⁵, far above the
+   * floor at ε = 1 (about 2·10³ for analyze-gauss, 10⁴ for ata-sketch at d = 5); the 40-row file
+   * at ε = 10⁻³ (floor 10³ times higher) has no value the floor lets through, or the warning.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"analyze-gauss", "ata-sketch"})
+  void pca_writesTheUtilityFields_andWarnsExactlyWhenTheReliableRankIsZero(String mechanism)
+      throws IOException {
+    Path strongCsv = dir.resolve("strong.csv");
+    Files.writeString(strongCsv, "7,7,0,0,0\n".repeat(4000));
+    Path out = dir.resolve("u-" + mechanism);
+    Run r = run(args(strongCsv, out, mechanism));
+    assertEquals(0, r.code(), r.err());
+    Map<?, ?> u = utilityConsistentWithWarning(out, r);
+    assertTrue(((Number) u.get("reliableRank")).intValue() >= 1, u.toString());
+
+    Path weakOut = dir.resolve("n-" + mechanism);
+    List<String> a = new ArrayList<>(List.of(args(csv, weakOut, mechanism)));
+    a.set(a.indexOf("--epsilon") + 1, "1e-3");
+    Run weak = run(a.toArray(String[]::new));
+    assertEquals(0, weak.code(), weak.err());
+    utilityConsistentWithWarning(weakOut, weak);
+  }
+
+  /** reliableRank = the count of values above noiseFloor; the warning iff it is 0. */
+  private static Map<?, ?> utilityConsistentWithWarning(Path out, Run r) throws IOException {
+    Map<?, ?> u = (Map<?, ?>) release(out).get("utility");
+    double floor = ((Number) u.get("noiseFloor")).doubleValue();
+    assertTrue(floor > 0, u.toString());
+    List<?> values = (List<?>) u.get("singularValues");
+    long above = values.stream().filter(x -> ((Number) x).doubleValue() > floor).count();
+    assertEquals(above, ((Number) u.get("reliableRank")).longValue(), u.toString());
+    assertEquals(values.size(), ((List<?>) u.get("aboveFloor")).size());
+    assertEquals(above == 0, r.err().contains("reliable rank 0") && r.err().contains("noise alone"),
+        "warning iff reliable rank 0: " + r.err() + " " + u);
+    return u;
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"analyze-gauss", "ata-sketch"})
   void pca_writesOrthonormalV_S_andAReleaseWithoutTheRowCount(String mechanism) throws IOException {

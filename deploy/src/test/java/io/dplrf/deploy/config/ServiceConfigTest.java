@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -128,6 +130,36 @@ class ServiceConfigTest {
             "DPLRF_EPOCH_UPDATES", "1000")));
     assertTrue(e.getMessage().contains("missing.properties")
         && e.getMessage().contains("env DPLRF_KAFKA_CONFIG"), e.getMessage());
+  }
+
+  /**
+   * The operator endpoints' exact counts and checksum confirm a guessed dataset: on a public
+   * address they need the token, unless the operator listener alone is bound to loopback.
+   */
+  @Test
+  void publicBindWithoutToken_isRefusedInOneLineNamingTheSettings() {
+    for (String[] args : List.of(with("--bind", "0.0.0.0"),
+        with("--operator-bind", "0.0.0.0"), with("--bind", "127.0.0.1", "--operator-bind", "::"))) {
+      ConfigException e = assertThrows(ConfigException.class,
+          () -> ServiceConfig.load(args, 0, Map.of()), String.join(" ", args));
+      assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+      assertTrue(e.getMessage().contains("admin-token") && e.getMessage().contains("operator-bind"),
+          e.getMessage());
+    }
+  }
+
+  @Test
+  void publicBind_startsWithATokenOrWithTheOperatorPortOnLoopback() {
+    ServiceConfig token = ServiceConfig.load(with("--bind", "0.0.0.0", "--admin-token", "t0k3n"),
+        0, Map.of());
+    assertEquals("0.0.0.0", token.operatorBind(), "operator-bind defaults to bind");
+    ServiceConfig split = ServiceConfig.load(with("--bind", "0.0.0.0", "--operator-bind",
+        "127.0.0.1"), 0, Map.of());
+    assertEquals("0.0.0.0", split.bind());
+    assertEquals("127.0.0.1", split.operatorBind());
+    assertTrue(split.adminToken().isEmpty());
+    assertEquals("127.0.0.1", ServiceConfig.load(with(), 0, Map.of()).operatorBind(),
+        "the default binds everything to loopback");
   }
 
   @Test
@@ -454,7 +486,7 @@ class ServiceConfigTest {
 
   private static String[] completion(String... extra) {
     String[] base = {"--mode", "completion", "--rows", "1000", "--cols", "400", "--epsilon", "1",
-        "--delta", "1e-6", "--epoch-seconds", "60", "--clip", "5"};
+        "--delta", "1e-6", "--epoch-seconds", "60", "--rating-min", "0.5", "--rating-max", "5"};
     String[] out = new String[base.length + extra.length];
     System.arraycopy(base, 0, out, 0, base.length);
     System.arraycopy(extra, 0, out, base.length, extra.length);
@@ -472,6 +504,12 @@ class ServiceConfigTest {
     assertTrue(c.completion().iterations().isEmpty());
     assertTrue(Double.isNaN(c.completion().rowNorm()));
     assertTrue(Double.isNaN(c.completion().nuclearNorm()));
+    assertEquals(CompletionSettings.Model.BIASED, c.completion().model(), "complete's default");
+    assertTrue(c.completion().userShrinkage().isEmpty(), "lambda_u estimated privately");
+    assertTrue(Double.isNaN(c.completion().itemClip()), "tau: the model's default");
+    assertEquals(5.0, c.clip(), "the per-rating bound is max(|rating-min|, |rating-max|)");
+    ServiceConfig fw = ServiceConfig.load(completion("--completion-model", "fw"), 0, Map.of());
+    assertEquals(2.75, fw.completion().offset(), "fw centres on the scale's midpoint");
     ServiceConfig d = ServiceConfig.load(completion("--max-ratings", "20", "--completion-runs",
         "3", "--completion-every-epochs", "4", "--completion-iterations", "12",
         "--completion-row-norm", "7.5", "--completion-nuclear-norm", "300"), 0, Map.of());
@@ -500,5 +538,34 @@ class ServiceConfigTest {
         () -> ServiceConfig.load(completion("--completion-runs", "0"), 0, Map.of()));
     assertThrows(ConfigException.class,
         () -> ServiceConfig.load(completion("--completion-row-norm", "-1"), 0, Map.of()));
+  }
+
+  @Test
+  void completionMode_needsTheDeclaredScale_andRefusesSettingsOfTheOtherModel() {
+    String[] noScale = {"--mode", "completion", "--rows", "10", "--cols", "4", "--epsilon", "1",
+        "--delta", "1e-6", "--epoch-seconds", "60"};
+    ConfigException missing = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(noScale, 0, Map.of()));
+    assertTrue(missing.getMessage().contains("rating-min"), missing.getMessage());
+    String[] invertedScale = Arrays.copyOf(noScale, noScale.length + 4);
+    System.arraycopy(new String[] {"--rating-min", "5", "--rating-max", "1"}, 0, invertedScale,
+        noScale.length, 4);
+    ConfigException inverted = assertThrows(ConfigException.class,
+        () -> ServiceConfig.load(invertedScale, 0, Map.of()));
+    assertTrue(inverted.getMessage().contains("rating-max"), inverted.getMessage());
+    for (String[] extra : new String[][] {{"--clip", "5"}, {"--completion-offset", "3"},
+        {"--completion-model", "fw", "--completion-item-clip", "1"},
+        {"--completion-model", "fw", "--completion-user-shrinkage", "2"},
+        {"--completion-oja-steps", "10"}}) {
+      assertThrows(ConfigException.class,
+          () -> ServiceConfig.load(completion(extra), 0, Map.of()), String.join(" ", extra));
+    }
+    ConfigException shrinkage = assertThrows(ConfigException.class, () -> ServiceConfig.load(
+        completion("--completion-user-shrinkage", "-1"), 0, Map.of()));
+    assertTrue(shrinkage.getMessage().contains("auto"), shrinkage.getMessage());
+    ServiceConfig fixed = ServiceConfig.load(completion("--completion-user-shrinkage", "2",
+        "--completion-item-clip", "0.75"), 0, Map.of());
+    assertEquals(2.0, fixed.completion().userShrinkage().getAsDouble());
+    assertEquals(0.75, fixed.completion().itemClip());
   }
 }

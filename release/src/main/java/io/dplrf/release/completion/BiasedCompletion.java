@@ -49,6 +49,9 @@ public final class BiasedCompletion {
    */
   static final double PRIOR_WEIGHT = 0.5;
 
+  /** The private fit's mechanism name in release documents and the service's status. */
+  public static final String MECHANISM = "private-biased-frank-wolfe";
+
   private BiasedCompletion() {}
 
   /**

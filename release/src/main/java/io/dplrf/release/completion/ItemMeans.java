@@ -28,11 +28,12 @@ public final class ItemMeans {
   private ItemMeans() {}
 
   /**
-   * The released means (of the values in {@code ratings}, e.g. centred ratings) and noise scales.
+   * The noisy per-item means (of the values in {@code ratings}, e.g. centred ratings) and the
+   * noise scales they were released with.
    */
-  public record Release(double[] means, List<NoiseScale> noise) {}
+  public record Estimate(double[] means, List<NoiseScale> noise) {}
 
-  public static Release fit(Ratings ratings, PrivacyParams privacy, SecretKey key,
+  public static Estimate fit(Ratings ratings, PrivacyParams privacy, SecretKey key,
       String runLabel) {
     int d = ratings.items();
     int xi = ratings.maxPerUser();
@@ -65,6 +66,6 @@ public final class ItemMeans {
     for (int j = 0; j < d; j++) {
       means[j] = s[j] / Math.max(c[j], floor);
     }
-    return new Release(means, List.of(sumNoise.scale(d), countNoise.scale(d)));
+    return new Estimate(means, List.of(sumNoise.scale(d), countNoise.scale(d)));
   }
 }

@@ -12,7 +12,7 @@ class ItemMeansTest {
   @Test
   void fit_sigmasAreReplaceSensitivitiesOverMuHalf() {
     Synthetic s = new Synthetic(100, 20, 5, 2);
-    ItemMeans.Release r =
+    ItemMeans.Estimate r =
         ItemMeans.fit(s.ratings(5, 2), new PrivacyParams(1, 1e-6), SecretKey.forTesting(1), "m");
     double muEach = AnalyticGaussian.mu(1, 1e-6) / Math.sqrt(2);
     assertEquals(4 / muEach, r.noise().get(0).sigma(), 4 / muEach * 1e-6);
@@ -28,7 +28,7 @@ class ItemMeansTest {
   void fit_atLargeEpsilon_matchesTheExactItemMeans() {
     Synthetic s = new Synthetic(3000, 10, 4, 6);
     Ratings r = s.ratings(4, 2);
-    ItemMeans.Release rel = ItemMeans.fit(r, new PrivacyParams(1e4, 1e-6),
+    ItemMeans.Estimate est = ItemMeans.fit(r, new PrivacyParams(1e4, 1e-6),
         SecretKey.forTesting(2), "m");
     double[] sum = new double[10];
     int[] count = new int[10];
@@ -41,7 +41,7 @@ class ItemMeansTest {
     }
     for (int j = 0; j < 10; j++) {
       assertTrue(count[j] >= 100, "count " + count[j]);
-      assertEquals(sum[j] / count[j], rel.means()[j], 1e-3, "item " + j);
+      assertEquals(sum[j] / count[j], est.means()[j], 1e-3, "item " + j);
     }
   }
 }

@@ -98,7 +98,7 @@ public record BltPlan(PrivacyParams privacy, double clip, SketchSizes sizes, int
    * factorization, b_Φ and b_S from the matrices, μ(ε, δ)/√2 for each of Y and Z, the rounding
    * charged over k·T coordinates.
    */
-  static BltPlan calibrate(BltConfig c, BltParameters parameters, Priv2Matrices mats) {
+  public static BltPlan calibrate(BltConfig c, BltParameters parameters, Priv2Matrices mats) {
     check(mats.sizes().equals(c.sizes()), "matrices' sizes", "the config's " + c.sizes(),
         mats.sizes());
     // §2, Lemma 2: C's column norm (a lower-triangular Toeplitz matrix's first column is its

@@ -20,7 +20,7 @@ public record NoiseScale(String sketch, double sigma, double sensitivity, long e
    * the per-part one: the parts of a decomposition cover disjoint epochs, so one update changes
    * exactly one of them.
    */
-  static List<NoiseScale> sum(List<List<NoiseScale>> parts) {
+  public static List<NoiseScale> sum(List<List<NoiseScale>> parts) {
     List<NoiseScale> first = parts.get(0);
     List<NoiseScale> out = new ArrayList<>(first.size());
     for (int x = 0; x < first.size(); x++) {

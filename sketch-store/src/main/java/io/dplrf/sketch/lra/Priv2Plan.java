@@ -1,11 +1,13 @@
 package io.dplrf.sketch.lra;
 
+
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.calibration.ChiSquare;
 import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.Preconditions;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
+import java.util.List;
 
 /**
  * Noise scales of the Priv2 mechanism (paper 002 §3): Y = AΦ + N1, Z = SA + N2, neighbours
@@ -59,6 +61,15 @@ public record Priv2Plan(
     Preconditions.check(sparsity >= 0, "sparsity", ">= 0", sparsity);
     Preconditions.check(sparsity == 0 || (jlDeltaShare == 0 && phiFactor == 1 && sFactor == 1),
         "a sparse plan", "exact (no JL share, factors 1)", jlDeltaShare + "/" + phiFactor + "/" + sFactor);
+  }
+
+  /**
+   * The noise of one release of a sketch on this plan, as {@link Priv2Sketch#release} reports
+   * it: Y (m×t entries) and Z (v×n entries) with their σ and sensitivity.
+   */
+  public List<NoiseScale> releaseNoise() {
+    return List.of(yNoise.scale((long) sizes.m() * sizes.t()),
+        zNoise.scale((long) sizes.v() * sizes.n()));
   }
 
   /** Sparse sign embeddings (single-entry neighbours only) rather than Gaussian ones. */

@@ -96,6 +96,25 @@ public final class ContinualSketch {
     this.open = new NoisyLinearSketch[config.depth()];
   }
 
+  /**
+   * The node-level plan a new stream of {@code config} under {@code key} and {@code instance}
+   * calibrates ({@link NodeFactory#create}, the same code), without making the stream: for
+   * planning before any data ({@code dplrf plan}). Priv2 under one-entry or entrywise-ℓ1
+   * neighbours draws its matrices for their factors (exactly 1 when sparse); pass a config with
+   * {@code cacheUpdateColumns} false to keep that small.
+   */
+  public static Object nodePlan(TreeConfig config, SecretKey key, String instance) {
+    return NodeFactory.create(config, key, instance, NoiseDerivation.CURRENT).plan;
+  }
+
+  /**
+   * How many nodes the release of the prefix [1, e] sums (its dyadic decomposition: one per set
+   * bit of e), each with its own independent noise.
+   */
+  public static int prefixNodes(int e) {
+    return Dyadic.decomposition(1, e).size();
+  }
+
   /** A new stream whose closed nodes are archived in memory. */
   public static ContinualSketch create(TreeConfig config, SecretKey key, String instance) {
     return create(config, key, instance, NodeArchive.memory(), NoiseDerivation.CURRENT);

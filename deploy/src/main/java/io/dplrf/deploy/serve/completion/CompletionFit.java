@@ -3,166 +3,178 @@ package io.dplrf.deploy.serve.completion;
 import io.dplrf.deploy.config.CompletionSettings;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.ingest.RatingsStore;
+import io.dplrf.release.completion.BiasedAccount;
+import io.dplrf.release.completion.BiasedCompletion;
+import io.dplrf.release.completion.BiasedModel;
+import io.dplrf.release.completion.BiasedParams;
 import io.dplrf.release.completion.CompletionAccount;
-import io.dplrf.release.completion.CompletionDiagnostics;
 import io.dplrf.release.completion.CompletionModel;
 import io.dplrf.release.completion.CompletionParams;
 import io.dplrf.release.completion.EigenSolver;
 import io.dplrf.release.completion.PrivateFrankWolfe;
 import io.dplrf.release.completion.Ratings;
-import io.dplrf.sketch.lra.NoiseScale;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.SecretKey;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 /**
- * The service's adapter to private Frank–Wolfe (io.dplrf.release.completion, paper 004
- * Algorithm 1): reads the committed ratings, fits with this fit's share of the budget ({@link
- * CompletionBudget}) and noise from its own label of the secret key, and wraps the model for
- * serving and storing. The ratings store already applied ξ and the latest-rating rule; the fit
- * clips rows to ‖P_Ω(Y_i)‖₂ ≤ L ({@link Ratings}).
+ * The service's adapter to io.dplrf.release.completion: reads the committed ratings, fits the
+ * configured model with this fit's share of the budget and noise from its own label of the
+ * secret key, checks that share before anything is published, and wraps the model for serving
+ * and storing ({@link StoredModel}).
+ *
+ * <p><b>The same model as {@code dplrf complete}.</b> The parameters are built from the settings
+ * exactly as {@code complete} builds them from its options of the same names ({@link
+ * #biasedParams}, {@link #frankWolfeParams}), at (ε_run, δ) of {@link CompletionBudget}: the
+ * biased model by default ({@link BiasedCompletion#fit}: global offset, item biases, the users'
+ * spread that sets λ_u, each user's own bias, gated private Frank–Wolfe on the residuals, one
+ * budget), or Algorithm 1 alone centred by {@code completion-offset}. The ratings store already
+ * applied ξ and the latest-rating rule and refused ratings off the declared scale.
  */
 final class CompletionFit implements CompletionRuns.Fitter {
-  private static final byte[] MAGIC = "DPLRFCM1".getBytes(StandardCharsets.US_ASCII);
+  /** {@code dplrf complete --model fw}'s default row bound L. */
+  static final double FW_DEFAULT_ROW_NORM = 5;
 
-  private final int users;
-  private final int items;
-  private final CompletionParams params;
+  private final CompletionSettings settings;
   private final CompletionBudget budget;
   private final SecretKey key;
-  private final double offset;
+  private final BiasedParams biased; // null unless the biased model
+  private final CompletionParams frankWolfe; // null unless fw
 
-  private CompletionFit(int users, int items, CompletionParams params, CompletionBudget budget,
-      SecretKey key, double offset) {
-    this.offset = offset;
-    this.users = users;
-    this.items = items;
-    this.params = params;
+  private CompletionFit(CompletionSettings settings, CompletionBudget budget, SecretKey key) {
+    this.settings = settings;
     this.budget = budget;
     this.key = key;
+    PrivacyParams perRun = new PrivacyParams(budget.epsilonPerRun(), budget.delta());
+    this.biased = settings.model() == CompletionSettings.Model.BIASED
+        ? biasedParams(settings, perRun) : null;
+    this.frankWolfe = biased == null ? frankWolfeParams(settings, perRun) : null;
+  }
+
+  /** The fit of {@code config}, each at (ε_run, δ) of {@link CompletionBudget}. */
+  static CompletionFit create(ServiceConfig config, SecretKey key) {
+    return new CompletionFit(config.completion(), new CompletionBudget(config.epsilon(),
+        config.delta(), config.completion().runs()), key);
   }
 
   /**
-   * The fit of {@code config}: ξ = max-ratings, L = completion-row-norm (default |rating bound|·√ξ,
-   * the largest norm a stored row can have, so no row is clipped), T and k as set or the
-   * algorithm's defaults, the solver as set (OJA with the algorithm's default Γ), (ε_run, δ) from
-   * {@link CompletionBudget}.
+   * The biased model's parameters, as {@code dplrf complete} builds them: {@link
+   * BiasedParams#of} for (ε, δ), ξ and the declared scale (L = (max − min)·√ξ/8, τ = (max −
+   * min)/4, λ_u estimated privately, T and k by Corollary 3.1, the full solver), then each
+   * setting given in place of its default.
    */
-  static CompletionFit create(ServiceConfig config, SecretKey key) {
-    CompletionBudget budget = new CompletionBudget(config.epsilon(), config.delta(),
-        config.completion().runs());
-    double rowNorm = Double.isNaN(config.completion().rowNorm())
-        ? config.clip() * Math.sqrt(config.completion().maxRatings()) : config.completion().rowNorm();
-    CompletionParams p = CompletionParams.of(new PrivacyParams(budget.epsilonPerRun(),
-        config.delta()), config.completion().maxRatings(), rowNorm);
-    if (config.completion().iterations().isPresent()) {
-      p = p.withIterations(config.completion().iterations().getAsInt());
-    }
-    if (!Double.isNaN(config.completion().nuclearNorm())) {
-      p = p.withNuclearNorm(config.completion().nuclearNorm());
-    }
-    if (config.completion().solver() == CompletionSettings.Solver.OJA) {
-      p = p.withSolver(EigenSolver.OJA, CompletionParams.DEFAULT_OJA_STEPS);
-    }
-    return new CompletionFit(config.completion().users(), config.completion().items(), p, budget, key,
-        config.completion().offset());
+  static BiasedParams biasedParams(CompletionSettings s, PrivacyParams privacy) {
+    BiasedParams defaults = BiasedParams.of(privacy, s.maxRatings(), s.ratingMin(),
+        s.ratingMax());
+    BiasedParams p = defaults.withResidual(residual(s, privacy, defaults.residual().clip()))
+        .withItemClip(Double.isNaN(s.itemClip()) ? defaults.itemClip() : s.itemClip());
+    return s.userShrinkage().isPresent() ? p.withUserShrinkage(s.userShrinkage().getAsDouble())
+        : p;
   }
 
-  /** T of every fit (public: from public parameters only). */
+  /** Algorithm 1 alone, as {@code dplrf complete --model fw}: L = 5 by default. */
+  static CompletionParams frankWolfeParams(CompletionSettings s, PrivacyParams privacy) {
+    return residual(s, privacy, FW_DEFAULT_ROW_NORM);
+  }
+
+  private static CompletionParams residual(CompletionSettings s, PrivacyParams privacy,
+      double defaultRowNorm) {
+    return new CompletionParams(privacy, s.maxRatings(),
+        Double.isNaN(s.rowNorm()) ? defaultRowNorm : s.rowNorm(),
+        s.iterations().orElse(0), Double.isNaN(s.nuclearNorm()) ? 0 : s.nuclearNorm(),
+        s.solver() == CompletionSettings.Solver.OJA ? EigenSolver.OJA : EigenSolver.FULL,
+        s.ojaSteps(), CompletionParams.DEFAULT_BETA);
+  }
+
+  /** T of every fit's (residual) Frank–Wolfe (public: from public parameters only). */
   int iterations() {
-    return params.iterationsFor(users, items);
+    CompletionParams p = biased != null ? biased.residual() : frankWolfe;
+    return p.iterationsFor(settings.users(), settings.items());
   }
 
   @Override
-  public CompletionRuns.Model fit(RatingsStore store, String label, CompletionRuns.Progress progress)
-      throws IOException {
+  public CompletionRuns.Model fit(RatingsStore store, String label,
+      CompletionRuns.Progress progress) throws IOException {
     int t = iterations();
     progress.iteration(0, t);
+    double shift = biased != null ? 0 : settings.offset(); // fw: the public offset, centring
     Triples in = new Triples();
     store.forEachUser(r -> {
       for (int k = 0; k < r.size(); k++) {
-        in.add(r.user(), r.items()[k], r.values()[k] - offset); // the public offset: centring
+        in.add(r.user(), r.items()[k], r.values()[k] - shift);
       }
     });
-    Ratings ratings = Ratings.of(users, items, params.maxRatingsPerUser(), params.clip(),
-        Arrays.copyOf(in.user, in.n), Arrays.copyOf(in.item, in.n),
-        Arrays.copyOf(in.value, in.n));
-    CompletionModel m = PrivateFrankWolfe.fit(ratings, params, key, label,
-        done -> progress.iteration(done, t));
-    CompletionAccount account = m.diagnostics().account().orElseThrow(
-        () -> new IllegalStateException("the fit reports no privacy account"));
-    // The budget's premise: this fit used at most its share mu_total/sqrt(R). Never publish past it.
-    if (!(account.mu() <= budget.muPerRun())) {
-      throw new IllegalStateException("fit used mu = " + account.mu() + " > its share "
-          + budget.muPerRun() + "; not published");
+    int[] user = Arrays.copyOf(in.user, in.n);
+    int[] item = Arrays.copyOf(in.item, in.n);
+    double[] value = Arrays.copyOf(in.value, in.n);
+    CompletionRuns.Model served;
+    if (biased != null) {
+      Ratings ratings = BiasedCompletion.ratings(settings.users(), settings.items(), biased,
+          user, item, value);
+      BiasedModel m = BiasedCompletion.fit(ratings, biased, key, label,
+          done -> progress.iteration(done, t));
+      checkShare(m.account().orElseThrow(
+          () -> new IllegalStateException("the fit reports no privacy account")), budget);
+      served = new ServedBiasedModel(m, biased.itemClip(),
+          userShrinkageSource(biased, settings));
+    } else {
+      Ratings ratings = Ratings.of(settings.users(), settings.items(),
+          frankWolfe.maxRatingsPerUser(), frankWolfe.clip(), user, item, value);
+      CompletionModel m = PrivateFrankWolfe.fit(ratings, frankWolfe, key, label,
+          done -> progress.iteration(done, t));
+      checkShare(m.diagnostics().account().orElseThrow(
+          () -> new IllegalStateException("the fit reports no privacy account")), budget);
+      served = new ServedFrankWolfeModel(m, settings.offset(), settings.ratingMin(),
+          settings.ratingMax());
     }
     progress.iteration(t, t);
-    return new Model(m, offset);
+    return served;
+  }
+
+  /**
+   * The budget's premise, checked on what the fit reports before anything is published: it was
+   * run at the budget's δ with μ(ε_run, δ) ≤ μ_run, and the μ its releases spent, derived from
+   * the noise they drew ({@link BiasedAccount#muSpent}), is at most μ_run up to rounding ({@link
+   * BiasedAccount#TOLERANCE}). A fit calibrated to more than its share (the whole budget, a
+   * halved σ) is refused: it throws, and the runner publishes nothing (the fit still counts).
+   */
+  static void checkShare(BiasedAccount a, CompletionBudget budget) {
+    double share = budget.muPerRun();
+    if (a.privacy().delta() != budget.delta() || !(a.mu() <= share)
+        || !(a.muSpent() <= share * (1 + BiasedAccount.TOLERANCE))) {
+      throw new IllegalStateException("fit at delta = " + a.privacy().delta() + " with mu = "
+          + a.mu() + " spent mu = " + a.muSpent() + " > its share " + share + " at delta = "
+          + budget.delta() + "; not published");
+    }
+  }
+
+  /** As above for Frank–Wolfe alone, whose account states the μ it was calibrated to. */
+  static void checkShare(CompletionAccount a, CompletionBudget budget) {
+    if (a.privacy().delta() != budget.delta() || !(a.mu() <= budget.muPerRun())) {
+      throw new IllegalStateException("fit at delta = " + a.privacy().delta() + " used mu = "
+          + a.mu() + " > its share " + budget.muPerRun() + "; not published");
+    }
+  }
+
+  /**
+   * How λ_u was set, in words (public): as {@code dplrf complete}'s release.json says it for a
+   * private run.
+   */
+  static String userShrinkageSource(BiasedParams p, CompletionSettings s) {
+    if (s.userShrinkage().isPresent()) {
+      return "fixed by the operator (completion-user-shrinkage)";
+    }
+    if (!p.estimatesUserShrinkage()) {
+      return "fixed at the default: with max-ratings = " + p.maxRatingsPerUser() + " < "
+          + BiasedParams.SPREAD_MIN_RATINGS + " no user has the ratings the estimate needs";
+    }
+    return "privately";
   }
 
   @Override
   public CompletionRuns.Model decode(byte[] bytes) throws IOException {
-    DataInputStream d = new DataInputStream(new ByteArrayInputStream(bytes));
-    byte[] magic = new byte[MAGIC.length];
-    d.readFully(magic);
-    if (!Arrays.equals(magic, MAGIC)) {
-      throw new IOException("stored completion model: bad magic number");
-    }
-    double storedOffset = d.readDouble();
-    int d0 = d.readInt();
-    int xi = d.readInt();
-    double clip = d.readDouble();
-    double k = d.readDouble();
-    double[][] factors = new double[d.readInt()][];
-    for (int t = 0; t < factors.length; t++) {
-      factors[t] = doubles(d, d0);
-    }
-    double[] lambdaPrime = doubles(d, factors.length);
-    String mechanism = d.readUTF();
-    EigenSolver solver = EigenSolver.valueOf(d.readUTF());
-    int iterations = d.readInt();
-    int oja = d.readInt();
-    double nuc = d.readDouble();
-    double[] lambdaHat = doubles(d, d.readInt());
-    Optional<CompletionAccount> account = Optional.empty();
-    if (d.readBoolean()) {
-      PrivacyParams privacy = new PrivacyParams(d.readDouble(), d.readDouble());
-      String relation = d.readUTF();
-      String calibration = d.readUTF();
-      int releases = d.readInt();
-      double mu = d.readDouble();
-      double muEach = d.readDouble();
-      double rho = d.readDouble();
-      double epsZ = d.readDouble();
-      List<NoiseScale> noise = new ArrayList<>();
-      for (int s = d.readInt(); s > 0; s--) {
-        noise.add(new NoiseScale(d.readUTF(), d.readDouble(), d.readDouble(), d.readLong()));
-      }
-      account = Optional.of(new CompletionAccount(privacy, relation, calibration, releases, mu,
-          muEach, rho, epsZ, noise, d.readDouble()));
-    }
-    return new Model(CompletionModel.of(d0, xi, clip, k, factors, lambdaPrime,
-        new CompletionDiagnostics(mechanism, solver, iterations, oja, nuc, lambdaHat, account)),
-        storedOffset);
-  }
-
-  private static double[] doubles(DataInputStream d, int n) throws IOException {
-    double[] a = new double[n];
-    for (int x = 0; x < n; x++) {
-      a[x] = d.readDouble();
-    }
-    return a;
+    return StoredModel.decode(bytes, settings.ratingMin(), settings.ratingMax());
   }
 
   /** Growable (user, item, value) arrays. */
@@ -181,139 +193,6 @@ final class CompletionFit implements CompletionRuns.Fitter {
       user[n] = u;
       item[n] = j;
       value[n++] = v;
-    }
-  }
-
-  /**
-   * A fitted model: public JSON, the local component, and its storage encoding. The offset it
-   * was fitted with travels with it (a restart with another setting still predicts consistently).
-   */
-  static final class Model implements CompletionRuns.Model {
-    private final CompletionModel m;
-    private final double offset;
-
-    Model(CompletionModel m, double offset) {
-      this.m = m;
-      this.offset = offset;
-    }
-
-    /** A_local on the user's own ratings, centred by the offset, then shifted back. */
-    @Override
-    public double[] scores(RatingsStore.UserRatings own) {
-      double[] centred = own.values().clone();
-      for (int k = 0; k < centred.length; k++) {
-        centred[k] -= offset;
-      }
-      double[] row = m.completeRow(own.items(), centred);
-      for (int j = 0; j < row.length; j++) {
-        row[j] += offset;
-      }
-      return row;
-    }
-
-    @Override
-    public Map<String, Object> publicJson() {
-      CompletionDiagnostics g = m.diagnostics();
-      Map<String, Object> out = new LinkedHashMap<>();
-      out.put("mechanism", g.mechanism());
-      out.put("solver", g.solver().name().toLowerCase(java.util.Locale.ROOT));
-      out.put("iterations", m.iterations());
-      out.put("ojaSteps", g.ojaSteps());
-      out.put("nuclearNorm", m.nuclearNorm());
-      out.put("rowNorm", m.clip());
-      out.put("maxRatings", m.maxRatingsPerUser());
-      out.put("offset", offset);
-      List<double[]> factors = new ArrayList<>();
-      for (int t = 1; t <= m.iterations(); t++) {
-        factors.add(m.factor(t));
-      }
-      out.put("itemFactors", factors);
-      out.put("stepScales", m.lambdaPrime());
-      out.put("lambdaHat", g.lambdaHat());
-      g.account().ifPresent(a -> {
-        Map<String, Object> acc = new LinkedHashMap<>();
-        acc.put("epsilon", a.privacy().epsilon());
-        acc.put("delta", a.privacy().delta());
-        acc.put("relation", a.relation());
-        acc.put("calibration", a.calibration());
-        acc.put("releases", a.releases());
-        acc.put("mu", a.mu());
-        acc.put("muPerRelease", a.muPerRelease());
-        acc.put("rho", a.rho());
-        acc.put("epsilonZcdp", a.epsilonZcdp());
-        List<Map<String, Object>> noise = new ArrayList<>();
-        for (NoiseScale s : a.noise()) {
-          Map<String, Object> e = new LinkedHashMap<>();
-          e.put("name", s.sketch());
-          e.put("sigma", s.sigma());
-          e.put("sensitivity", s.sensitivity());
-          e.put("entries", s.entries());
-          noise.add(e);
-        }
-        acc.put("noise", noise);
-        acc.put("paperSigma", a.paperSigma());
-        out.put("account", acc);
-      });
-      return out;
-    }
-
-    @Override
-    public byte[] encode() {
-      try {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        DataOutputStream d = new DataOutputStream(b);
-        d.write(MAGIC);
-        d.writeDouble(offset);
-        d.writeInt(m.items());
-        d.writeInt(m.maxRatingsPerUser());
-        d.writeDouble(m.clip());
-        d.writeDouble(m.nuclearNorm());
-        d.writeInt(m.iterations());
-        for (int t = 1; t <= m.iterations(); t++) {
-          for (double x : m.factor(t)) {
-            d.writeDouble(x);
-          }
-        }
-        for (double x : m.lambdaPrime()) {
-          d.writeDouble(x);
-        }
-        CompletionDiagnostics g = m.diagnostics();
-        d.writeUTF(g.mechanism());
-        d.writeUTF(g.solver().name());
-        d.writeInt(g.iterations());
-        d.writeInt(g.ojaSteps());
-        d.writeDouble(g.nuclearNorm());
-        double[] lh = g.lambdaHat();
-        d.writeInt(lh.length);
-        for (double x : lh) {
-          d.writeDouble(x);
-        }
-        d.writeBoolean(g.account().isPresent());
-        if (g.account().isPresent()) {
-          CompletionAccount a = g.account().get();
-          d.writeDouble(a.privacy().epsilon());
-          d.writeDouble(a.privacy().delta());
-          d.writeUTF(a.relation());
-          d.writeUTF(a.calibration());
-          d.writeInt(a.releases());
-          d.writeDouble(a.mu());
-          d.writeDouble(a.muPerRelease());
-          d.writeDouble(a.rho());
-          d.writeDouble(a.epsilonZcdp());
-          d.writeInt(a.noise().size());
-          for (NoiseScale s : a.noise()) {
-            d.writeUTF(s.sketch());
-            d.writeDouble(s.sigma());
-            d.writeDouble(s.sensitivity());
-            d.writeLong(s.entries());
-          }
-          d.writeDouble(a.paperSigma());
-        }
-        d.flush();
-        return b.toByteArray();
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e); // a byte array does not fail
-      }
     }
   }
 }

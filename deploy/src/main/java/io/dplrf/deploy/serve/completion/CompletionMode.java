@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve.completion;
 
+import io.dplrf.deploy.config.CompletionSettings;
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.http.CompletionEndpoints;
 import io.dplrf.deploy.http.ModeRoutes;
@@ -11,11 +12,15 @@ import io.dplrf.deploy.serve.ModeContext;
 import io.dplrf.deploy.serve.ServiceMode;
 import io.dplrf.ingest.Checkpoint;
 import io.dplrf.ingest.ContributionBounds;
+import io.dplrf.ingest.DeadLetterReason;
 import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestStats;
 import io.dplrf.ingest.IngestTarget;
+import io.dplrf.ingest.MalformedRecordException;
 import io.dplrf.ingest.RatingsStore;
 import io.dplrf.ingest.RecordDecoder;
+import io.dplrf.ingest.UpdateRecords;
+import io.dplrf.release.completion.BiasedCompletion;
 import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -35,12 +40,13 @@ import java.util.Optional;
  * the joint-DP endpoints ({@link CompletionEndpoints}: public model, per-user predictions behind
  * per-user tokens, operator actions). Thread-safe.
  *
- * <p><b>Joint DP.</b> A fit's output (the noisy global component: item factors, noisy eigen
- * statistics) is DP for one user's ratings and is public. User u's prediction is computed from
- * u's own stored ratings and that public output (the local component, paper 004 Algorithm 1
- * A_local), so the predictions of all other users together are DP for u's ratings: joint DP
- * (Kearns et al. 2014; paper 004 Definition 2.2). That holds only if nobody but u sees u's
- * prediction, hence the per-user token. Exact counts (users, ratings) are operator-only.
+ * <p><b>Joint DP.</b> A fit's output (the biased model's global offset, item biases, λ_u and
+ * residual factors, or Frank–Wolfe's item factors and noisy eigen statistics) is DP for one
+ * user's ratings and is public. User u's prediction is computed from u's own stored ratings and
+ * that public output (her own bias and the local component, paper 004 Algorithm 1 A_local), so
+ * the predictions of all other users together are DP for u's ratings: joint DP (Kearns et al.
+ * 2014; paper 004 Definition 2.2). That holds only if nobody but u sees u's prediction, hence
+ * the per-user token. Exact counts (users, ratings) are operator-only.
  */
 public final class CompletionMode implements ServiceMode, CompletionEndpoints {
   private final ServiceConfig config;
@@ -105,9 +111,39 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
     return store.target();
   }
 
+  /**
+   * The ratings decoder, behind the declared scale: a record with a rating outside [rating-min,
+   * rating-max] is dead-lettered whole ({@code RATING_OUT_OF_RANGE}), never clamped — a rating
+   * off the scale is a producer's bug. The record's length, ids and finiteness are checked first,
+   * so those reasons come first, as in every mode; the bound |rating| ≤ clip the inner decoder
+   * applies is max(|rating-min|, |rating-max|), implied by the scale.
+   */
   @Override
   public RecordDecoder decoder(ContributionBounds bounds) {
-    return RecordDecoder.ratings(bounds, store.sink());
+    RecordDecoder ratings = RecordDecoder.ratings(bounds, store.sink());
+    double lo = config.completion().ratingMin();
+    double hi = config.completion().ratingMax();
+    return new RecordDecoder() {
+      @Override
+      public void apply(byte[] key, byte[] value, IngestStats stats)
+          throws MalformedRecordException {
+        int n = bounds.validate(key, value);
+        for (int k = 0; k < n; k++) {
+          double r = UpdateRecords.delta(value, k);
+          if (!(r >= lo && r <= hi)) {
+            throw new MalformedRecordException(DeadLetterReason.RATING_OUT_OF_RANGE, "rating "
+                + k + ": value " + r + " is outside the declared scale [" + lo + ", " + hi
+                + "]");
+          }
+        }
+        ratings.apply(key, value, stats);
+      }
+
+      @Override
+      public long positions(byte[] value) {
+        return ratings.positions(value);
+      }
+    };
   }
 
   /** The ingest loop closed and committed {@code epoch}: the schedule may start a fit. */
@@ -144,7 +180,7 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
   @Override
   public Status status() {
     return new Status(started(), config.completion().runs(), config.epsilon(), config.delta(),
-        Mechanism.PRIVATE_FRANK_WOLFE.cliName(), NeighbouringRelation.ONE_USER.cliName(),
+        mechanism(config), NeighbouringRelation.ONE_USER.cliName(),
         neighbouring(config), config.clip(), "user", exhausted(), message(this), lastRun(),
         config.completion().users(), config.completion().items(), 0, Map.of("completion", statusFields()));
   }
@@ -188,9 +224,6 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
       m.put("finished", f.at().toString());
       m.put("users", config.completion().users());
       m.put("items", config.completion().items());
-      m.put("privacy", "private Frank-Wolfe (paper 004 Algorithm 1): this output is"
-          + " (epsilonPerRun, delta)-DP for one user's ratings (see /v1/status completion.budget);"
-          + " predictions are joint-DP and served to their own user only");
       m.putAll(f.model().publicJson());
       return m;
     });
@@ -199,8 +232,10 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
   @Override
   public Map<String, Object> statusFields() {
     Map<String, Object> m = new LinkedHashMap<>();
+    m.put("model", config.completion().model().name().toLowerCase(Locale.ROOT));
     m.put("maxRatings", config.completion().maxRatings());
-    m.put("ratingBound", config.clip());
+    m.put("ratingMin", config.completion().ratingMin());
+    m.put("ratingMax", config.completion().ratingMax());
     m.putAll(runs.status());
     return m;
   }
@@ -292,11 +327,22 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
     }
   }
 
+  /** The mechanism's name in /v1/status: the configured model's, as release documents name it. */
+  static String mechanism(ServiceConfig config) {
+    return config.completion().model() == CompletionSettings.Model.BIASED
+        ? BiasedCompletion.MECHANISM : Mechanism.PRIVATE_FRANK_WOLFE.cliName();
+  }
+
   static String neighbouring(ServiceConfig config) {
-    return "streams differing in all rating records of one user (i = the user), each |rating| <= "
-        + config.clip() + ", at most " + config.completion().maxRatings() + " items per user (latest rating"
-        + " wins), rows clipped to ||P_Omega(Y_i)||_2 <= L at fit time; joint DP: item factors and"
-        + " diagnostics are public, each user's predictions are served to that user only"
+    CompletionSettings s = config.completion();
+    return "streams differing in all rating records of one user (i = the user), each rating in ["
+        + s.ratingMin() + ", " + s.ratingMax() + "], at most " + s.maxRatings() + " items per"
+        + " user (latest rating wins)"
+        + (s.model() == CompletionSettings.Model.BIASED
+            ? "; joint DP: the global offset, item biases, lambda_u and residual factors are"
+                + " public, each user's own bias and predictions are served to that user only"
+            : ", rows clipped to ||P_Omega(Y_i)||_2 <= L at fit time; joint DP: item factors and"
+                + " diagnostics are public, each user's predictions are served to that user only")
         // A fit reads the ratings committed at the last epoch close: where that cut falls is
         // public (docs/privacy/continual-release.md §7), so it must not depend on the values.
         + (config.epochUpdates().isPresent()
@@ -314,9 +360,10 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
   }
 
   static String banner(ServiceConfig config, String bootstrap, int httpPort, int operatorPort) {
+    CompletionSettings s = config.completion();
     return String.format(Locale.ROOT, """
-        dplrf serving private matrix completion (private Frank-Wolfe, joint DP) of %d users x %d \
-        items, |rating| <= %s, at most %d ratings per user; (%s, %s)-DP over at most %d fits
+        dplrf serving private matrix completion (%s, joint DP) of %d users x %d items, ratings \
+        in [%s, %s], at most %d ratings per user; (%s, %s)-DP over at most %d fits
           push ratings:   Kafka %s, topic %s (16-byte big-endian records: int32 user, int32 item, \
         float64 rating)
                           e.g. ./dplrf produce --input ratings.csv --topic %s --bootstrap-servers %s
@@ -324,8 +371,11 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
         predictions: /v1/users/{id}/predictions with her token)
           operator:       http://%s:%d/metrics, /admin/ingest, POST /admin/completion/run, \
         POST /admin/users/{id}/token%s
-          state:          %s""", config.completion().users(), config.completion().items(), config.clip(),
-        config.completion().maxRatings(), config.epsilon(), config.delta(), config.completion().runs(), bootstrap,
+          state:          %s""", s.model() == CompletionSettings.Model.BIASED
+            ? "biased model: global offset, item and user biases, private Frank-Wolfe on the"
+                + " residuals" : "private Frank-Wolfe",
+        s.users(), s.items(), s.ratingMin(), s.ratingMax(), s.maxRatings(), config.epsilon(),
+        config.delta(), s.runs(), bootstrap,
         config.topic(), config.topic(), bootstrap, config.bind(), httpPort, config.bind(),
         operatorPort, config.adminToken().isPresent() ? " (token required)" : "",
         config.stateDir());

@@ -89,8 +89,30 @@ public final class TreeMode implements ServiceMode {
   /** The tree, keyed by the secret key, restored from the state directory if it holds one. */
   public static TreeMode open(ServiceConfig config, ModeContext context) throws IOException {
     StateStore store = new StateStore(config.stateDir());
-    Mechanism mechanism = config.tree().mechanism();
     SecretKey key = SecretKey.loadOrCreate(config.key());
+    TreeTarget target;
+    if (config.tree().continual() == TreeSettings.Continual.FACTORIZATION) {
+      BltConfig blt = bltConfig(config);
+      int buffers = BltOptimizer.optimize(blt.epochs()).buffers(); // public: T alone
+      HeapAdvice.bltRefusal(blt, buffers, Runtime.getRuntime().maxMemory()).ifPresent(why -> {
+        throw new IllegalArgumentException(why);
+      });
+      target = TreeTarget.factorization(blt, key, config.stateDir().resolve("blt"), store.exists());
+    } else {
+      TreeConfig tree = treeConfig(config);
+      target = TreeTarget.tree(tree, key, config.stateDir().resolve("nodes"), store.exists());
+      HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
+          .ifPresent(target::keepInMemoryAtMost);
+    }
+    return new TreeMode(config, store, target, context);
+  }
+
+  /**
+   * The tree's parameters from the settings: sketch sizes, relation, budget, clip, T. One place,
+   * shared with {@code dplrf plan}, which calibrates the same stream before any data.
+   */
+  public static TreeConfig treeConfig(ServiceConfig config) {
+    Mechanism mechanism = config.tree().mechanism();
     SketchSizes sizes = mechanism.robust()
         ? RobustPlan.defaultSizes(config.tree().rows(), config.tree().cols(), config.tree().rank(),
             boxed(config.tree().sketchCols()), boxed(config.tree().sketchRows()))
@@ -101,24 +123,19 @@ public final class TreeMode implements ServiceMode {
     // ≤ its clip (AtaSketch, docs/rows.md), so the tree is calibrated with clip C².
     boolean rows = config.tree().rowRecords();
     double treeClip = rows ? config.clip() * config.clip() : config.clip();
-    PrivacyParams privacy = new PrivacyParams(config.epsilon(), config.delta());
-    TreeTarget target;
-    if (config.tree().continual() == TreeSettings.Continual.FACTORIZATION) {
-      BltConfig blt = new BltConfig(mechanism, relation(config), sizes, privacy, treeClip,
-          config.tree().epochs(), true);
-      int buffers = BltOptimizer.optimize(blt.epochs()).buffers(); // public: T alone
-      HeapAdvice.bltRefusal(blt, buffers, Runtime.getRuntime().maxMemory()).ifPresent(why -> {
-        throw new IllegalArgumentException(why);
-      });
-      target = TreeTarget.factorization(blt, key, config.stateDir().resolve("blt"), store.exists());
-    } else {
-      TreeConfig tree = new TreeConfig(mechanism, relation(config), sizes, privacy, treeClip,
-          config.tree().epochs(), true, config.tree().p());
-      target = TreeTarget.tree(tree, key, config.stateDir().resolve("nodes"), store.exists());
-      HeapAdvice.nodesInMemory(tree, Runtime.getRuntime().maxMemory())
-          .ifPresent(target::keepInMemoryAtMost);
-    }
-    return new TreeMode(config, store, target, context);
+    return new TreeConfig(mechanism, relation(config), sizes,
+        new PrivacyParams(config.epsilon(), config.delta()), treeClip, config.tree().epochs(), true,
+        config.tree().p());
+  }
+
+  /**
+   * The BLT stream's parameters ({@code continual = factorization}): the sizes, relation, budget,
+   * clip and T of {@link #treeConfig}. Shared with {@code dplrf plan}.
+   */
+  public static BltConfig bltConfig(ServiceConfig config) {
+    TreeConfig t = treeConfig(config);
+    return new BltConfig(t.mechanism(), t.relation(), t.sizes(), t.privacy(), t.clip(),
+        t.epochs(), true);
   }
 
   /**

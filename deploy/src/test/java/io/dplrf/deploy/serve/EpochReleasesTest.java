@@ -1,0 +1,51 @@
+package io.dplrf.deploy.serve;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.deploy.http.ReleaseCache;
+import io.dplrf.deploy.http.ServedRelease;
+import io.dplrf.deploy.metrics.Metrics;
+import io.dplrf.release.Factorization;
+import io.dplrf.release.UtilityReport;
+import io.dplrf.release.UtilityReport.FloorTerm;
+import io.dplrf.sketch.lra.NoiseScale;
+import io.dplrf.sketch.matrix.Dense;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EpochReleasesTest {
+  /**
+   * The release log warns in words when a release's reliable rank is 0: at the first such
+   * release and again after one that stood above the floor, not at every epoch below it.
+   */
+  @Test
+  void releaseLog_warnsWhenTheReliableRankFallsToZero_onceUntilItRecovers() {
+    double[] top = {50, 5, 0.5, 20, 0.1, 0.2}; // σ₁ per epoch 1..6 against a floor of 10
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    try (Metrics metrics = new Metrics();
+        EpochReleases r = new EpochReleases(new ReleaseCache(), top.length, (epoch, at) ->
+            new ServedRelease(1, epoch, new Factorization(new Dense(2, 1), new double[] {top[epoch - 1]},
+                new Dense(2, 1)), report(top[epoch - 1]), at, Map.of()),
+            new ModeContext(metrics, new PrintStream(log, true, StandardCharsets.UTF_8), e -> { }),
+            "done")) {
+      for (int e = 1; e <= top.length; e++) {
+        r.release(e, java.time.Instant.now());
+      }
+    }
+    List<String> warnings = log.toString(StandardCharsets.UTF_8).lines()
+        .filter(l -> l.contains("reliable rank 0")).toList();
+    assertEquals(2, warnings.size(), String.join("\n", warnings));
+    assertTrue(warnings.get(0).contains("epoch 2"), warnings.get(0));
+    assertTrue(warnings.get(1).contains("epoch 5"), warnings.get(1));
+  }
+
+  private static UtilityReport report(double s) {
+    return new UtilityReport("dense", 1, List.of(new NoiseScale("A+N", 1, 1, 2)),
+        List.of(new FloorTerm("A+N", 10, "10")), new double[] {s}, 0, "none", List.of());
+  }
+}
