@@ -148,6 +148,7 @@ class PipelinedCloseLoopTest {
     assertTrue(run.epochs.isEmpty(), "no listener before the close is durable");
     assertEquals(0, run.durable().orElseThrow().epochsClosed(),
         "the snapshot of epoch 0 only, until the close finished");
+    assertEquals(2, run.loop.openEpoch().epoch(), "epoch 2 is filled while epoch 1 finishes");
 
     gate.countDown();
     run.loop.snapshot(); // waits for the close, then writes the current state

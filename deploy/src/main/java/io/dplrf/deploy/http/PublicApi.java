@@ -193,6 +193,7 @@ public final class PublicApi implements AutoCloseable {
     out.put("epochs", s.epochs());
     out.put("latestRelease", cache.latest().map(ServedRelease::epoch).orElse(null));
     out.put("lastReleaseTime", s.lastRelease() == null ? null : s.lastRelease().toString());
+    out.put("nextEpochClose", s.nextEpochClose() == null ? null : s.nextEpochClose().toString());
     out.put("exhausted", s.exhausted());
     out.put("message", s.message());
     out.put("mechanism", s.mechanism());

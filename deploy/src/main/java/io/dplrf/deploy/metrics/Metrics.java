@@ -30,6 +30,7 @@ import java.util.regex.Pattern;
  * {@code dplrf_rows_applied_total}, {@code dplrf_rows_clipped_total} (rows mode),
  * {@code dplrf_records_dead_lettered_total{reason}}, {@code dplrf_epoch_current},
  * {@code dplrf_epochs_left}, {@code dplrf_releases_pending}, {@code dplrf_consumer_lag{partition}},
+ * {@code dplrf_broker_reachable}, {@code dplrf_broker_last_contact_timestamp_seconds},
  * {@code dplrf_sketch_memory_bytes},
  * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running}, {@code dplrf_release_duration_seconds},
  * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
@@ -67,7 +68,10 @@ public final class Metrics implements AutoCloseable {
   private final AtomicLong sketchMemory = new AtomicLong();
   private final AtomicLong exhausted = new AtomicLong();
   private final AtomicLong ingestRunning = new AtomicLong();
+  /** Partition → its lag as {@link Double#doubleToLongBits} (NaN: unknown). */
   private final Map<Integer, AtomicLong> lag = new ConcurrentHashMap<>();
+  private final AtomicLong brokerReachable = new AtomicLong(1);
+  private final AtomicLong brokerLastContactMillis = new AtomicLong();
   private final Counter ratingsApplied;
   private final Counter ratingsDropped;
   private final Counter completionRuns;
@@ -165,6 +169,14 @@ public final class Metrics implements AutoCloseable {
     Gauge.builder("dplrf.state.files.verified", stateFilesVerified, AtomicLong::get)
         .description("closed-node files checked by the background check since start")
         .register(registry);
+    Gauge.builder("dplrf.broker.reachable", brokerReachable, AtomicLong::get)
+        .description("0 once the ingest consumer has asked the Kafka broker for 15 s without any"
+            + " answer (broker stopped, stalled or cut off); 1 otherwise, also while ingest is not"
+            + " consuming").register(registry);
+    Gauge.builder("dplrf.broker.last.contact.timestamp", brokerLastContactMillis,
+            m -> m.get() / 1000.0).baseUnit("seconds")
+        .description("when the ingest consumer last had an answer from the Kafka broker (seconds"
+            + " since 1970), 0 before the first").register(registry);
     releaseDuration = Timer.builder("dplrf.release.duration")
         .description("time to post-process the tree nodes into a release").register(registry);
     snapshotDuration = Timer.builder("dplrf.snapshot.duration")
@@ -305,11 +317,28 @@ public final class Metrics implements AutoCloseable {
   public void consumerLag(int partition, long records) {
     lag.computeIfAbsent(partition, p -> {
       AtomicLong holder = new AtomicLong();
-      Gauge.builder("dplrf.consumer.lag", holder, AtomicLong::get)
-          .description("records behind the end of the partition")
+      Gauge.builder("dplrf.consumer.lag", holder, h -> Double.longBitsToDouble(h.get()))
+          .description("records behind the end of the partition; NaN while the broker is"
+              + " unreachable (the end last fetched is stale)")
           .tag("partition", Integer.toString(p)).register(registry);
       return holder;
-    }).set(records);
+    }).set(Double.doubleToLongBits(records));
+  }
+
+  /** Every partition's lag is unknown (NaN) until the next {@link #consumerLag}. */
+  public void consumerLagUnknown() {
+    lag.values().forEach(h -> h.set(Double.doubleToLongBits(Double.NaN)));
+  }
+
+  /**
+   * The ingest consumer's contact with its broker.
+   *
+   * @param reachable false once it has asked for the threshold without an answer
+   * @param lastAnswerEpochMillis when it last had an answer (ms since 1970), 0 before the first
+   */
+  public void brokerContact(boolean reachable, long lastAnswerEpochMillis) {
+    brokerReachable.set(reachable ? 1 : 0);
+    brokerLastContactMillis.set(lastAnswerEpochMillis);
   }
 
   public void sketchMemory(long bytes) {

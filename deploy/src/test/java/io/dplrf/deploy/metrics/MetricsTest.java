@@ -74,6 +74,25 @@ class MetricsTest {
   }
 
   @Test
+  void brokerContact_isAnUpDownGaugeAndATimestampInSeconds_andLagTurnsNaNWhileUnreachable() {
+    try (Metrics m = new Metrics()) {
+      assertTrue(m.scrape().contains("dplrf_broker_reachable 1.0"), m.scrape());
+      assertTrue(m.scrape().contains("dplrf_broker_last_contact_timestamp_seconds 0.0"));
+      m.consumerLag(0, 42);
+      m.brokerContact(false, 1_700_000_000_250L);
+      m.consumerLagUnknown();
+      String s = m.scrape();
+      assertTrue(s.contains("dplrf_broker_reachable 0.0"), s);
+      assertTrue(s.contains("dplrf_broker_last_contact_timestamp_seconds 1.70000000025E9"), s);
+      assertTrue(s.contains("dplrf_consumer_lag{partition=\"0\"} NaN"), s);
+      m.brokerContact(true, 1_700_000_001_000L);
+      m.consumerLag(0, 7);
+      assertTrue(m.scrape().contains("dplrf_broker_reachable 1.0"));
+      assertTrue(m.scrape().contains("dplrf_consumer_lag{partition=\"0\"} 7.0"));
+    }
+  }
+
+  @Test
   void ingestRunning_isAGaugeOfOneWhileRunningAndZeroAfter() {
     try (Metrics m = new Metrics()) {
       assertTrue(m.scrape().contains("dplrf_ingest_running 0.0"), m.scrape());

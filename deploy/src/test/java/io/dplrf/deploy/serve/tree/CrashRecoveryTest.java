@@ -206,7 +206,7 @@ class CrashRecoveryTest {
         }
 
         @Override
-        public void restored(int epochsClosed) {
+        public void restored(int epochsClosed, java.time.Instant lastClosed) {
           target.releasable(epochsClosed);
         }
       };
