@@ -90,6 +90,10 @@ final class ChildService {
     return false;
   }
 
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
   String output() throws IOException {
     return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
   }

@@ -234,6 +234,11 @@ public final class ServiceConfig {
     return modeSettings(tree, "updates or rows");
   }
 
+  /** True in modes updates and rows: the ones with a continual release ({@link #tree}). */
+  public boolean hasContinualRelease() {
+    return tree != null;
+  }
+
   /** Mode local: its settings. @throws IllegalStateException in another mode */
   public LocalSettings local() {
     return modeSettings(local, "local");
