@@ -292,7 +292,7 @@ public final class IngestBench {
           }
 
           @Override
-          public void restored(int epochsClosed) {}
+          public void restored(int epochsClosed, java.time.Instant lastClosed) {}
         })) {
       cpuAtStart.putAll(ThreadCpu.sample());
       hostAtStart[0] = HostCpu.sample();

@@ -17,8 +17,12 @@ public interface EpochListener {
   /** Epoch {@code epoch} (1-based) was closed and snapshotted. Called once per epoch per run. */
   void epochClosed(int epoch);
 
-  /** The loop restored a snapshot in which {@code epochsClosed} epochs are closed (may be 0). */
-  default void restored(int epochsClosed) {}
+  /**
+   * The loop restored a snapshot in which {@code epochsClosed} epochs are closed (may be 0), the
+   * last of them at {@code lastClosed} (null when none is), before it consumes anything: what
+   * was released is back before anyone asks (e.g. its release time, not the restart's).
+   */
+  default void restored(int epochsClosed, java.time.Instant lastClosed) {}
 
   /** A snapshot was written (for metrics): how long it took and its size in bytes. */
   default void snapshotWritten(java.time.Duration took, long bytes) {}

@@ -21,9 +21,14 @@ import java.util.Objects;
  *     number of milliseconds is rounded up to the next one.
  * @param pollTimeout the consumer's poll timeout (also the granularity of time-based epochs when
  *     idle)
+ * @param idleClose with {@code epochUpdates}: close the open epoch once it holds at least one
+ *     update position and no record has been read for this long, or {@link Duration#ZERO} (the
+ *     default): an epoch closes only at its count (or on {@link IngestLoop#requestClose}). Must be
+ *     zero with {@code epochLength}, whose clock closes every epoch anyway. Public, as the count:
+ *     it depends only on when records are read (docs/privacy/epoch-boundaries.md)
  */
 public record IngestConfig(String topic, String deadLetterTopic, ContributionBounds.Config bounds,
-    long epochUpdates, Duration epochLength, Duration pollTimeout) {
+    long epochUpdates, Duration epochLength, Duration pollTimeout, Duration idleClose) {
 
   public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(200);
 
@@ -40,6 +45,15 @@ public record IngestConfig(String topic, String deadLetterTopic, ContributionBou
         "positive for exactly one of the two", epochUpdates + "/" + epochLength);
     Preconditions.check(pollTimeout != null && !pollTimeout.isNegative() && !pollTimeout.isZero(),
         "pollTimeout", "> 0", pollTimeout);
+    Preconditions.check(idleClose != null && !idleClose.isNegative()
+        && (idleClose.isZero() || epochUpdates > 0), "idleClose",
+        ">= 0, and 0 unless epochs are cut by count", idleClose);
+  }
+
+  /** Without an idle close. */
+  public IngestConfig(String topic, String deadLetterTopic, ContributionBounds.Config bounds,
+      long epochUpdates, Duration epochLength, Duration pollTimeout) {
+    this(topic, deadLetterTopic, bounds, epochUpdates, epochLength, pollTimeout, Duration.ZERO);
   }
 
   /** Epochs of {@code epochUpdates} update positions; dead-letter topic {@code <topic>.dead-letter}. */
@@ -64,15 +78,32 @@ public record IngestConfig(String topic, String deadLetterTopic, ContributionBou
 
   /** The epoch length in whole milliseconds of the loop's clock (rounded up), or 0. */
   long epochMillis() {
-    long nanos = epochLength.toNanos();
+    return millisRoundedUp(epochLength);
+  }
+
+  /** {@link #idleClose} in whole milliseconds of the loop's clock (rounded up), or 0. */
+  long idleCloseMillis() {
+    return millisRoundedUp(idleClose);
+  }
+
+  private static long millisRoundedUp(Duration d) {
+    long nanos = d.toNanos();
     return nanos / 1_000_000 + (nanos % 1_000_000 == 0 ? 0 : 1);
   }
 
   public IngestConfig withDeadLetterTopic(String name) {
-    return new IngestConfig(topic, name, bounds, epochUpdates, epochLength, pollTimeout);
+    return new IngestConfig(topic, name, bounds, epochUpdates, epochLength, pollTimeout,
+        idleClose);
   }
 
   public IngestConfig withPollTimeout(Duration timeout) {
-    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, timeout);
+    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength, timeout,
+        idleClose);
+  }
+
+  /** With epochs cut by count only: see {@link #idleClose}. */
+  public IngestConfig withIdleClose(Duration idle) {
+    return new IngestConfig(topic, deadLetterTopic, bounds, epochUpdates, epochLength,
+        pollTimeout, idle);
   }
 }

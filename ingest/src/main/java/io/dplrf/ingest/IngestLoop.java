@@ -4,16 +4,20 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -23,8 +27,11 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -59,6 +66,16 @@ import org.slf4j.LoggerFactory;
  * and re-reads the whole epoch. One close runs at a time: the loop waits for it before the next
  * close, before any other snapshot and before it returns.
  *
+ * <p><b>A state directory that refuses writes</b> (no space left, a quota, an I/O error) pauses
+ * ingest instead of failing it: every close and snapshot write is retried until it succeeds
+ * ({@link StateWrites}: idempotent writes that leave no temp file behind), {@link #stateWrites}
+ * says which write waits and why, and the loop goes on by itself once the write succeeds. The
+ * invariants above hold unchanged: nothing of a close is released before its snapshot is written.
+ *
+ * <p><b>A new run</b> writes the snapshot of epoch 0 before it consumes anything ({@link #start}),
+ * so that a crash at any step of the first close restarts from a snapshot like a crash at any
+ * later close: no person is needed (docs/privacy/recovery.md has the privacy argument).
+ *
  * <p><b>Dead letters</b> are sent with an idempotent {@code acks=all} producer; before each
  * snapshot the producer is flushed and any failed send fails the loop, so a snapshot never covers
  * a malformed record that is not in the dead-letter topic. After a crash, dead letters sent since
@@ -75,12 +92,25 @@ import org.slf4j.LoggerFactory;
  * <p><b>Epochs</b> close every {@code epochUpdates} update positions read (every update of every
  * record counts, whatever becomes of it; at the end of the record that reaches the count: see
  * {@link #epochDue} for why not applied updates) or every {@code epochLength} (any length, fractions of a second too;
- * checked after each record and after each poll). <b>Exhaustion:</b> once the target says all T epochs are closed, the loop
- * stops consuming, logs "epoch T reached", keeps its offsets at the last applied record and
- * {@link #run} returns with state {@link State#EXHAUSTED}.
+ * checked after each record and after each poll). The first epoch opens when the run's first
+ * record is read (so a service started before its producers spends no release on an empty
+ * epoch), and every later one at the previous close; the snapshot keeps that time across
+ * restarts. With epochs by count, an epoch that holds at least one update position also
+ * closes after {@code idleClose} without a record read (when set), or at once on {@link
+ * #requestClose} (an operator's action), so that a stream that ends inside an epoch is released
+ * (docs/privacy/epoch-boundaries.md: which neighbours these rules cut alike, and what the first
+ * record's time makes public). <b>Exhaustion:</b> once the target says all T epochs are
+ * closed, the loop stops consuming, logs "epoch T reached", keeps its offsets at the last applied
+ * record and {@link #run} returns with state {@link State#EXHAUSTED}.
+ *
+ * <p><b>Broker contact.</b> After every poll the loop notes whether the broker answered (records,
+ * or any response counted by the consumer's {@code response-total} metric) and publishes a
+ * {@link BrokerContact}, so that an outage shows in health, status and metrics although {@code
+ * poll} itself only returns nothing.
  *
  * <p>Thread-safety: {@link #run} on one thread; {@link #close}, {@link #stats}, {@link #lag},
- * {@link #state} from any thread (they read published copies).
+ * {@link #state}, {@link #brokerContact}, {@link #openEpoch} and {@link #requestClose} from any
+ * thread (they read published copies, or hand a request to the loop's thread).
  *
  * <p>Size: past STYLE's 500 lines on purpose. Restore, poll, apply, dead-letter flush, epoch close
  * and snapshot share the invariants above (offsets at a record boundary, snapshot before release,
@@ -103,8 +133,16 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
   private static final long TOPIC_WAIT_MILLIS = 1000;
 
-  /** Life cycle. */
-  public enum State { NEW, RUNNING, EXHAUSTED, STOPPED, FAILED }
+  /**
+   * Life cycle: NEW until the snapshot is restored; STARTING from then until every partition is
+   * assigned (waiting for the topic); RUNNING while consuming; then EXHAUSTED (epoch T closed),
+   * STOPPED (closed) or FAILED.
+   */
+  public enum State { NEW, STARTING, RUNNING, EXHAUSTED, STOPPED, FAILED }
+
+  /** The consumer's metric of responses received from any broker (Kafka's network selector). */
+  private static final String RESPONSES_METRIC = "response-total";
+  private static final String RESPONSES_GROUP = "consumer-metrics";
 
   private final IngestConfig config;
   private final Consumer<byte[], byte[]> consumer;
@@ -121,7 +159,19 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final List<TopicPartition> assigned = new ArrayList<>();
   /** Update positions read in the open epoch (see {@link #epochDue}). */
   private long updatesInEpoch;
+  /** When the open epoch opened; 0 until the run's first record is read. */
   private long epochStartMillis;
+  /**
+   * Epochs whose close has begun: the target's count, ahead of it while a pipelined close
+   * finishes on the closer's thread. The open epoch is the next one.
+   */
+  private int epochsBegun;
+  /** When a record was last read, or consuming began (the idle rule of {@link IngestConfig#idleClose}). */
+  private long lastRecordMillis;
+  /** The consumer's response-total metric, once looked up; null if it has none (a mock). */
+  private Metric responses;
+  private boolean responsesLookedUp;
+  private double lastResponses = -1;
   private boolean restored;
   private boolean started;
   private final RecordDecoder decoder;
@@ -130,11 +180,18 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private volatile State state = State.NEW;
   private volatile IngestStats published = new IngestStats();
   private volatile Map<TopicPartition, Long> publishedLag = Map.of();
+  private volatile BrokerContact contact = BrokerContact.NONE;
+  private volatile OpenEpoch openEpoch = new OpenEpoch(1, 0, 0, 0);
+  /** An operator's request to close the open epoch, taken by the loop's thread after a poll. */
+  private final AtomicReference<CompletableFuture<Integer>> closeRequest = new AtomicReference<>();
   private volatile Throwable deadLetterFailure;
   private volatile Throwable failure;
   private final CountDownLatch finished = new CountDownLatch(1);
   private volatile boolean running;
   private final EpochCloser closer = new EpochCloser();
+  /** Every write of the state (close, snapshot), retried while the state directory refuses it. */
+  private StateWrites writes =
+      new StateWrites(() -> stopRequested, Duration.ofSeconds(1), Duration.ofSeconds(30));
 
   /**
    * A loop over the given clients (which it then owns and closes).
@@ -194,6 +251,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       clean = true;
     } catch (WakeupException e) {
       clean = true; // close() interrupted a poll: we are at a record boundary
+    } catch (StateWrites.Abandoned e) {
+      abandoned(e);
     } catch (IOException e) {
       fail(new UncheckedIOException(e));
     } catch (RuntimeException | Error e) {
@@ -210,14 +269,32 @@ public final class IngestLoop implements Runnable, AutoCloseable {
           LOG.info("ingest stopped cleanly at {} ({} epochs closed)", nextOffsets,
               target.epochsClosed());
         }
+      } catch (StateWrites.Abandoned e) {
+        abandoned(e);
       } catch (IOException | RuntimeException e) {
         fail(e);
       } finally {
         closer.close();
         closeClients();
+        CompletableFuture<Integer> pending = closeRequest.getAndSet(null);
+        if (pending != null) {
+          pending.completeExceptionally(new IllegalStateException(notRunning()));
+        }
         finished.countDown();
       }
     }
+  }
+
+  /**
+   * A stop while the state directory refused a write: not a failure of ingest — the state stays
+   * at the last snapshot written, as after a crash, and the next start replays from there.
+   */
+  private void abandoned(StateWrites.Abandoned e) {
+    if (state != State.FAILED) {
+      state = State.STOPPED;
+    }
+    LOG.warn("ingest stopped without a final snapshot: {}; the next start resumes from the last"
+        + " snapshot written", e.getMessage());
   }
 
   private void fail(Throwable e) {
@@ -231,10 +308,12 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   }
 
   /**
-   * Restores the snapshot, if there is one, into the target, the budgets and the counters; no
-   * Kafka call. Call it before {@link #run} to find out at start that a snapshot cannot be used
-   * (other key, other settings, corrupt): the service then refuses to start instead of serving
-   * nothing. {@link #run} restores by itself when this was not called. At most once.
+   * Restores the snapshot, if there is one, into the target, the budgets and the counters, then
+   * tells the listener ({@link EpochListener#restored}, with the time the last restored epoch
+   * closed); no Kafka call. Call it before {@link #run} to find out at start that a snapshot
+   * cannot be used (other key, other settings, corrupt): the service then refuses to start
+   * instead of serving nothing; and so that what the listener serves is back before anyone asks.
+   * {@link #run} restores by itself when this was not called. At most once.
    *
    * @throws IOException naming the snapshot file and the reason it cannot be restored
    */
@@ -256,19 +335,33 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       LOG.info("restored snapshot: {} epochs closed, offsets {}, {}", h.epochsClosed(),
           h.nextOffsets(), stats);
     } else {
-      epochStartMillis = clock.getAsLong();
+      epochStartMillis = 0; // the first epoch opens with the first record read
       LOG.info("no snapshot in {}: consuming '{}' from the beginning", store.file().getParent(),
           config.topic());
     }
     restored = true;
+    epochsBegun = target.epochsClosed();
+    state = State.STARTING;
+    publish();
+    int closed = target.epochsClosed();
+    // Every close sets the open epoch's start to its own time, and the snapshot keeps it.
+    listener.restored(closed, closed > 0 ? Instant.ofEpochMilli(epochStartMillis) : null);
   }
 
   /** Restores the snapshot (unless {@link #restore} did), then assigns all partitions and seeks. */
   void start() throws IOException {
     restore();
     started = true;
-    publish();
-    listener.restored(target.epochsClosed());
+    if (!store.exists()) {
+      // A run exists on disk before its first epoch closes: the snapshot of epoch 0 (no offsets,
+      // the target's empty state, e.g. the tree's instance label) is written before anything is
+      // consumed, so that no file of a close (the tree's node files) is ever written without a
+      // snapshot beside it. A crash during the first close then restarts from this snapshot
+      // like any other (docs/privacy/recovery.md), and node files without a snapshot can only
+      // mean a snapshot lost after the fact, which the tree refuses.
+      snapshot();
+      LOG.info("new run: wrote the snapshot of epoch 0 to {}", store.file());
+    }
     if (target.exhausted()) {
       exhausted();
       return;
@@ -300,13 +393,29 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     if (!fromBeginning.isEmpty()) {
       consumer.seekToBeginning(fromBeginning);
     }
+    lastRecordMillis = clock.getAsLong();
     state = State.RUNNING;
+    publish();
   }
 
+  /**
+   * The topic's partitions, once it exists; waits (and counts the time as asking the broker)
+   * while the topic is missing or the broker does not answer.
+   */
   private List<PartitionInfo> partitions() {
     boolean logged = false;
     while (!stopRequested) {
-      List<PartitionInfo> parts = consumer.partitionsFor(config.topic());
+      long t0 = clock.getAsLong();
+      List<PartitionInfo> parts;
+      try {
+        parts = consumer.partitionsFor(config.topic());
+        contact = contact.after(clock.getAsLong(), clock.getAsLong() - t0, true);
+      } catch (TimeoutException e) {
+        contact = contact.after(clock.getAsLong(), clock.getAsLong() - t0, false);
+        LOG.warn("no answer from Kafka about topic '{}' within the client's timeout: {}",
+            config.topic(), e.getMessage());
+        continue;
+      }
       if (parts != null && !parts.isEmpty()) {
         return parts;
       }
@@ -338,7 +447,10 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     if (closer.ended()) {
       closer.await(); // throws if the close failed
     }
+    long t0 = clock.getAsLong();
     ConsumerRecords<byte[], byte[]> records = consumer.poll(config.pollTimeout());
+    long t1 = clock.getAsLong();
+    contact = contact.after(t1, t1 - t0, !records.isEmpty() || brokerAnswered());
     try {
       for (ConsumerRecord<byte[], byte[]> r : records) {
         process(r);
@@ -350,8 +462,28 @@ public final class IngestLoop implements Runnable, AutoCloseable {
           }
         }
       }
-      if (epochDue()) {
-        closeEpoch();
+      if (!records.isEmpty()) {
+        lastRecordMillis = clock.getAsLong();
+      }
+      CompletableFuture<Integer> request = takeCloseRequest();
+      boolean idle = idleDue();
+      if (epochDue() || idle || request != null) {
+        int epoch = epochsBegun + 1;
+        if (request == null && idle) {
+          LOG.info("closing epoch {}: no record read for {} (idle close)", epoch,
+              config.idleClose());
+        }
+        try {
+          closeEpoch();
+        } catch (IOException | RuntimeException e) {
+          if (request != null) {
+            request.completeExceptionally(e);
+          }
+          throw e;
+        }
+        if (request != null) {
+          request.complete(epoch);
+        }
         if (target.exhausted()) {
           exhausted();
           return false;
@@ -368,6 +500,10 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   }
 
   private void process(ConsumerRecord<byte[], byte[]> r) {
+    if (epochStartMillis == 0) {
+      epochStartMillis = clock.getAsLong();
+      LOG.info("the first record is read: epoch 1 opens");
+    }
     stats.recordConsumed();
     try {
       decoder.apply(r.key(), r.value(), stats);
@@ -415,13 +551,111 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    * nodes differ by other units' updates. Positions depend only on the stream's shape (which
    * records, how long, in which order), which is public: protected are the values of a unit's
    * updates (the neighbour has zeros in their place), not how many it sent. Epochs by time are
-   * cut by the clock at which records are read.
+   * cut by the clock at which records are read, from the time the first record is read: under
+   * the same relation that time is public too (docs/privacy/epoch-boundaries.md).
    */
   private boolean epochDue() {
     if (config.epochUpdates() > 0) {
       return updatesInEpoch >= config.epochUpdates();
     }
-    return clock.getAsLong() - epochStartMillis >= epochMillis;
+    return epochStartMillis != 0 && clock.getAsLong() - epochStartMillis >= epochMillis;
+  }
+
+  /**
+   * Whether the idle rule closes the open epoch now ({@link IngestConfig#idleClose}): epochs by
+   * count, at least one update position in it, and no record read for the idle time. Read
+   * times are public under the relation epochs by count protect (docs/privacy/continual-release.md
+   * §7), and so is whether the epoch holds a position: neighbours are cut alike.
+   */
+  private boolean idleDue() {
+    long idle = config.idleCloseMillis();
+    return idle > 0 && updatesInEpoch > 0 && clock.getAsLong() - lastRecordMillis >= idle;
+  }
+
+  /**
+   * The pending {@link #requestClose}, if it can be honoured now; one that cannot (an empty
+   * epoch) is answered here and null returned.
+   */
+  private CompletableFuture<Integer> takeCloseRequest() {
+    CompletableFuture<Integer> request = closeRequest.getAndSet(null);
+    if (request != null && updatesInEpoch == 0) {
+      request.completeExceptionally(new IllegalStateException("epoch "
+          + (epochsBegun + 1) + " holds no update yet: closing it would spend one of"
+          + " the T releases on nothing"));
+      return null;
+    }
+    return request;
+  }
+
+  /**
+   * Asks the loop to close the open epoch at the next record boundary (after its current poll),
+   * as an operator's action; the future completes with the epoch's number once its close has
+   * begun (its release follows as for any close), or exceptionally with the reason it cannot be
+   * closed: epochs cut by the clock (the clock closes them), an epoch that holds no update
+   * position yet, all T epochs closed, or the loop not consuming.
+   *
+   * <p>Privacy: the cut stays public only if the decision is. Ending a stream, or a schedule, is
+   * public; a decision drawn from the data's values (which {@code /admin/ingest}'s checksum and
+   * clipped and dropped counts reflect) is not (docs/privacy/epoch-boundaries.md).
+   */
+  public CompletableFuture<Integer> requestClose() {
+    CompletableFuture<Integer> request = new CompletableFuture<>();
+    if (config.epochUpdates() == 0) {
+      request.completeExceptionally(new IllegalStateException("epochs are cut by the clock"
+          + " (epoch-seconds): the open epoch closes at its time"));
+      return request;
+    }
+    State s = state;
+    if (s == State.EXHAUSTED || target.exhausted()) {
+      request.completeExceptionally(new IllegalStateException("all T epochs are closed"));
+      return request;
+    }
+    if (s != State.RUNNING) {
+      request.completeExceptionally(new IllegalStateException(notRunning()));
+      return request;
+    }
+    CompletableFuture<Integer> earlier = closeRequest.getAndSet(request);
+    if (earlier != null) {
+      request.whenComplete((epoch, e) -> {
+        if (e == null) {
+          earlier.complete(epoch);
+        } else {
+          earlier.completeExceptionally(e);
+        }
+      });
+    }
+    if (state != State.RUNNING && closeRequest.compareAndSet(request, null)) {
+      request.completeExceptionally(new IllegalStateException(notRunning())); // run() has ended
+    }
+    return request;
+  }
+
+  private String notRunning() {
+    return "ingest is not consuming (state " + state.name().toLowerCase(Locale.ROOT)
+        + ")";
+  }
+
+  /**
+   * Whether the broker answered since the last call: the consumer's count of responses received
+   * moved. False for a consumer without that metric (a mock), where records alone count.
+   */
+  private boolean brokerAnswered() {
+    if (!responsesLookedUp) {
+      responsesLookedUp = true;
+      for (Map.Entry<MetricName, ? extends Metric> e : consumer.metrics().entrySet()) {
+        if (e.getKey().name().equals(RESPONSES_METRIC)
+            && e.getKey().group().equals(RESPONSES_GROUP)) {
+          responses = e.getValue();
+        }
+      }
+    }
+    if (responses == null || !(responses.metricValue() instanceof Number n)) {
+      return false;
+    }
+    double now = n.doubleValue();
+    boolean moved = now != lastResponses;
+    lastResponses = now;
+    return moved;
   }
 
   /**
@@ -432,7 +666,9 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     closer.await();
     IngestTarget.ClosingEpoch closing = target.beginCloseEpoch();
     if (closing == null) {
-      target.closeEpoch();
+      // A close that fails on a node write has changed nothing and is tried again.
+      writes.run("closing epoch " + (target.epochsClosed() + 1), target::closeEpoch);
+      epochsBegun = target.epochsClosed();
       updatesInEpoch = 0;
       epochStartMillis = clock.getAsLong();
       snapshot();
@@ -440,6 +676,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       return;
     }
     flushDeadLetters();
+    epochsBegun = closing.epoch();
     updatesInEpoch = 0;
     epochStartMillis = clock.getAsLong();
     Map<Integer, Long> offsets = new TreeMap<>(nextOffsets);
@@ -452,10 +689,15 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       return;
     }
     closer.start(() -> {
-      closing.finish();
-      long t0 = System.nanoTime();
-      write.write(closing::writeState);
-      listener.snapshotWritten(Duration.ofNanos(System.nanoTime() - t0), store.sizeInBytes());
+      // Each step is retried while the state directory refuses it; finish resumes at the node
+      // write that failed. The listener (the release) comes only after the snapshot is written.
+      writes.run("closing epoch " + closing.epoch(), closing::finish);
+      long[] t0 = new long[1];
+      writes.run("the snapshot of epoch " + closing.epoch(), () -> {
+        t0[0] = System.nanoTime();
+        write.write(closing::writeState);
+      });
+      snapshotWritten(t0[0]);
       LOG.info("epoch {} closed at offsets {}", closing.epoch(), offsets);
       listener.epochClosed(closing.epoch());
     });
@@ -485,11 +727,27 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   void snapshot() throws IOException {
     closer.await();
     flushDeadLetters();
-    long t0 = System.nanoTime();
-    store.write(new StateStore.Header(config.topic(), nextOffsets, stats,
-        target.epochsClosed(), updatesInEpoch, epochStartMillis), bounds, target);
-    listener.snapshotWritten(java.time.Duration.ofNanos(System.nanoTime() - t0),
-        store.sizeInBytes());
+    StateStore.Header header = new StateStore.Header(config.topic(), nextOffsets, stats,
+        target.epochsClosed(), updatesInEpoch, epochStartMillis);
+    long[] t0 = new long[1];
+    writes.run("the snapshot of epoch " + header.epochsClosed(), () -> {
+      t0[0] = System.nanoTime();
+      store.write(header, bounds, target);
+    });
+    snapshotWritten(t0[0]);
+  }
+
+  /** Tells the listener how long the snapshot write begun at {@code t0} took, and its size. */
+  private void snapshotWritten(long t0) {
+    Duration took = Duration.ofNanos(System.nanoTime() - t0);
+    long bytes;
+    try {
+      bytes = store.sizeInBytes();
+    } catch (IOException e) {
+      LOG.warn("cannot read the size of {} for the metrics: {}", store.file(), e.getMessage());
+      return; // the snapshot is written; only its metric is lost
+    }
+    listener.snapshotWritten(took, bytes);
   }
 
   private void exhausted() {
@@ -502,6 +760,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
 
   private void publish() {
     published = stats.copy();
+    openEpoch = new OpenEpoch(epochsBegun + 1, updatesInEpoch, epochStartMillis,
+        lastRecordMillis);
     Map<TopicPartition, Long> lag = new HashMap<>();
     for (TopicPartition tp : assigned) {
       OptionalLong l = consumer.currentLag(tp);
@@ -518,10 +778,6 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   }
 
   /**
-   * Records behind the end of each partition, as of the last poll (only partitions whose end the
-   * consumer knows). For metrics.
-   */
-  /**
    * Hands the loop's Kafka clients to a metrics binder (e.g. Micrometer's KafkaClientMetrics),
    * which only reads their thread-safe {@code metrics()}; never use them for anything else.
    */
@@ -530,12 +786,40 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     binder.accept(deadLetters);
   }
 
+  /**
+   * Records behind the end of each partition, as of the last poll (only partitions whose end the
+   * consumer knows). For metrics: the end is the one last fetched, so while the broker is
+   * unreachable ({@link #brokerContact}) this is stale.
+   */
   public Map<TopicPartition, Long> lag() {
     return publishedLag;
   }
 
+  /** What the loop knows of its broker, as of its last poll or metadata call. */
+  public BrokerContact brokerContact() {
+    return contact;
+  }
+
+  /** The epoch being filled, as of the last poll. */
+  public OpenEpoch openEpoch() {
+    return openEpoch;
+  }
+
   public State state() {
     return state;
+  }
+
+  /** Tests: shorter waits between attempts of a refused state write; before {@link #run}. */
+  void stateWriteWaits(Duration first, Duration max) {
+    writes = new StateWrites(() -> stopRequested, first, max);
+  }
+
+  /**
+   * Whether ingest waits for the state directory (a close or snapshot write it refused, retried
+   * until it succeeds), and how many writes failed; any thread.
+   */
+  public StateWrites stateWrites() {
+    return writes;
   }
 
   /** Why the loop failed, or null. */
@@ -550,6 +834,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   @Override
   public void close() {
     stopRequested = true;
+    writes.wake();
     if (!running) {
       closeClients();
       return;

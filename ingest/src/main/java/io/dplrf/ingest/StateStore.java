@@ -1,6 +1,8 @@
 package io.dplrf.ingest;
 
+import io.dplrf.sketch.files.DamagedFileException;
 import io.dplrf.sketch.files.StateFiles;
+import io.dplrf.sketch.files.WriteSteps;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
@@ -36,11 +38,13 @@ import java.util.zip.CheckedOutputStream;
  *
  * <p>The file is created {@code rw-------} ({@link StateFiles}): it is as sensitive as the raw
  * data. Writes are crash-safe as in Kafka's {@code OffsetCheckpoint}: write {@value #TEMP_NAME},
- * fsync it, atomically rename it over the snapshot, fsync the directory. A reader sees the old
- * snapshot or the new one, never a mix; a left-over temp file is ignored (and overwritten by the
- * next write). Reading a snapshot that is truncated, corrupt (checksum), of an unknown version or
- * written under other contribution bounds fails with an {@link IOException} naming the file; only
- * an absent file means "start from scratch".
+ * fsync it, atomically rename it over the snapshot, fsync the directory ({@link WriteSteps}). A
+ * reader sees the old snapshot or the new one, never a mix. A write that fails deletes its temp
+ * file, and {@link #read} deletes one a crash left. Reading a snapshot that is truncated, corrupt
+ * (checksum), of an unknown version or written under other contribution bounds fails with an
+ * {@link IOException} naming the file; a damaged file the snapshot names (a closed-node file)
+ * fails with a {@link DamagedFileException} naming that file; only an absent file means "start
+ * from scratch".
  *
  * <pre>
  * Format version 1, big-endian (java.io.DataOutput):
@@ -160,9 +164,38 @@ public final class StateStore implements Checkpoint {
     return b.toByteArray();
   }
 
+  /**
+   * The crash-safe write, step by step ({@link WriteSteps}): temp file (CREATED, WRITTEN), fsync
+   * (SYNCED), atomic rename (RENAMED), fsync of the directory (DURABLE). A failure deletes the
+   * temp file; the snapshot is then the previous one, or (a failure of the directory's fsync) the
+   * new one, and the same write may be tried again.
+   */
   private void write(HeaderPart head, TargetState target) throws IOException {
+    try {
+      writeTemp(head, target);
+      try {
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        throw new IOException("the state directory " + dir + " does not support atomic rename", e);
+      }
+      WriteSteps.reached(WriteSteps.Step.RENAMED, file);
+      StateFiles.fsyncDirectory(dir);
+      WriteSteps.reached(WriteSteps.Step.DURABLE, file);
+    } catch (IOException | RuntimeException e) {
+      try {
+        Files.deleteIfExists(temp);
+      } catch (IOException again) {
+        e.addSuppressed(again);
+      }
+      throw e;
+    }
+  }
+
+  private void writeTemp(HeaderPart head, TargetState target) throws IOException {
     // Owner-only from creation: the snapshot holds noiseless sketches, record keys and counters.
     try (FileChannel ch = StateFiles.createForWriting(temp)) {
+      WriteSteps.reached(WriteSteps.Step.CREATED, file);
       OutputStream raw = Channels.newOutputStream(ch);
       CRC32C crc = new CRC32C();
       DataOutputStream d =
@@ -184,14 +217,10 @@ public final class StateStore implements Checkpoint {
       DataOutputStream tail = new DataOutputStream(raw);
       tail.writeInt((int) crc.getValue());
       tail.flush();
+      WriteSteps.reached(WriteSteps.Step.WRITTEN, file);
       ch.force(true);
+      WriteSteps.reached(WriteSteps.Step.SYNCED, file);
     }
-    try {
-      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      throw new IOException("the state directory " + dir + " does not support atomic rename", e);
-    }
-    StateFiles.fsyncDirectory(dir);
   }
 
   /**
@@ -289,9 +318,16 @@ public final class StateStore implements Checkpoint {
    */
   @Override
   public Optional<Header> read(ContributionBounds bounds, IngestTarget target) throws IOException {
+    // A temp file is left only by a write that a crash interrupted: nothing reads it, and the
+    // next write would replace it. Reading is the first thing a run does with its store.
+    Files.deleteIfExists(temp);
     if (!Files.exists(file)) {
       return Optional.empty();
     }
+    // A process that died between the rename and the directory's fsync left a snapshot that a
+    // power loss could still take back; nothing may be released from it until it is durable
+    // (docs/privacy/recovery.md: a release must never be followed by a rollback past it).
+    StateFiles.fsyncDirectory(dir);
     long size = Files.size(file);
     if (size < MAGIC.length + 8) {
       throw corrupt("truncated (" + size + " bytes)", null);
@@ -311,6 +347,12 @@ public final class StateStore implements Checkpoint {
         target.readState(state);
       } catch (EOFException e) {
         throw e;
+      } catch (DamagedFileException e) {
+        // Another file the snapshot names (a closed-node file) is damaged; this one is whole.
+        throw new DamagedFileException(e.file(), e.problem() + "; the snapshot " + file
+            + " that names it is whole: restore this file from a backup of the state directory"
+            + " (a closed-node file never changes once the snapshot of its epoch is written, so"
+            + " any backup that holds it will do)", e);
       } catch (IOException | RuntimeException e) {
         // The target's reasons (other key, other settings, a missing node file) do not know
         // the file: name it, so that the one-line start failure says what to look at.

@@ -49,6 +49,7 @@ class IngestLoopTest {
     /** Records read when each epoch closed: where the epoch boundaries fell in the stream. */
     final List<Long> recordsAtClose = new ArrayList<>();
     final List<Integer> restored = new ArrayList<>();
+    final List<java.time.Instant> restoredAt = new ArrayList<>();
     final AtomicLong clock = new AtomicLong(1_000_000);
     final IngestLoop loop;
 
@@ -66,8 +67,9 @@ class IngestLoopTest {
         }
 
         @Override
-        public void restored(int epochsClosed) {
+        public void restored(int epochsClosed, java.time.Instant lastClosed) {
           restored.add(epochsClosed);
+          restoredAt.add(lastClosed);
         }
       };
       loop = new IngestLoop(config, consumer, producer, new StateStore(stateDir), target,
@@ -253,11 +255,41 @@ class IngestLoopTest {
     assertEquals(Map.of(1, 1L), run.target.updatesPerEpoch);
   }
 
+  /**
+   * The first epoch by the clock opens with the first record read, not at the start: an hour
+   * without records closes nothing and spends no release; the snapshot keeps "not opened".
+   */
+  @Test
+  void epochSeconds_theFirstEpochOpensWithTheFirstRecord_notAtTheStart() throws Exception {
+    Run run = new Run(dir, IngestConfig.bySeconds(TOPIC, KEY_CLIP, 10), 100, true);
+    run.start(List.of());
+    run.clock.addAndGet(3_600_000);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(), run.epochs, "no epoch before the first record");
+    assertEquals(0, run.loop.openEpoch().startMillis());
+    run.loop.snapshot();
+    assertEquals(0, new StateStore(dir).read(new ContributionBounds(KEY_CLIP), new RecordingTarget(100)).orElseThrow()
+        .epochStartMillis(), "the snapshot keeps the first epoch unopened");
+
+    run.consumer.addRecord(record(P0, 0, new byte[] {1}, updates(1, 1)));
+    run.clock.addAndGet(5);
+    assertTrue(run.loop.pollOnce());
+    long opened = run.clock.get();
+    assertEquals(opened, run.loop.openEpoch().startMillis());
+    run.clock.addAndGet(9_999);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(), run.epochs);
+    run.clock.addAndGet(1);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs, "ten seconds after the first record");
+  }
+
   @Test
   void epochs_ofAFractionalLength_closeAfterExactlyThatTime() throws Exception {
     Run run = new Run(dir, IngestConfig.byTime(TOPIC, KEY_CLIP, java.time.Duration.ofMillis(1500)),
         100, true);
     run.start(List.of(record(P0, 0, new byte[] {1}, updates(1, 1))));
+    assertTrue(run.loop.pollOnce()); // the first record opens epoch 1
     run.clock.addAndGet(1499);
     assertTrue(run.loop.pollOnce());
     assertEquals(List.of(), run.epochs);
@@ -413,7 +445,10 @@ class IngestLoopTest {
     assertTrue(run.producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("x")));
     assertThrows(IOException.class, run.loop::pollOnce);
     assertThrows(IOException.class, run.loop::snapshot);
-    assertFalse(new StateStore(dir).exists());
+    var h = new StateStore(dir).read(new ContributionBounds(KEY_CLIP), new RecordingTarget(100))
+        .orElseThrow();
+    assertEquals(Map.of(), h.nextOffsets(), "the snapshot of epoch 0 only: " + h);
+    assertEquals(0, h.stats().recordsConsumed());
   }
 
   @Test
@@ -474,5 +509,180 @@ class IngestLoopTest {
     run.start(records);
     run.loop.pollOnce();
     assertEquals(7L, run.loop.lag().get(P0));
+  }
+  /** A record of {@code n} updates at (1, 1). */
+  private static byte[] positions(int n) {
+    int[] ij = new int[2 * n];
+    java.util.Arrays.fill(ij, 1);
+    return updates(ij);
+  }
+
+  @Test
+  void idleClose_closesAPartialEpochOnceNoRecordIsReadForTheIdleTime_andNeverAnEmptyOne()
+      throws Exception {
+    IngestConfig config = IngestConfig.byUpdates(TOPIC, KEY_CLIP, 100)
+        .withIdleClose(java.time.Duration.ofSeconds(5));
+    Run run = new Run(dir, config, 100, true);
+    run.start(List.of(record(P0, 0, new byte[] {1}, positions(3)),
+        record(P0, 1, new byte[] {2}, positions(2))));
+    assertTrue(run.loop.pollOnce());
+    assertEquals(5, run.loop.openEpoch().updatePositions());
+    run.clock.addAndGet(4_999);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(), run.epochs, "4.999 s without a record is not idle for 5 s");
+    run.clock.addAndGet(1);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs);
+    assertEquals(Map.of(1, 5L), run.target.updatesPerEpoch);
+    assertEquals(new OpenEpoch(2, 0, run.clock.get(), run.clock.get() - 5_000),
+        run.loop.openEpoch());
+    run.clock.addAndGet(60_000);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs, "an empty epoch is never closed for idleness");
+
+    // A record restarts the idle time; the count still closes full epochs on its own.
+    run.consumer.addRecord(record(P0, 2, new byte[] {1}, positions(1)));
+    run.consumer.updateEndOffsets(Map.of(P0, 3L));
+    assertTrue(run.loop.pollOnce());
+    run.clock.addAndGet(4_000);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1), run.epochs);
+    run.clock.addAndGet(1_000);
+    assertTrue(run.loop.pollOnce());
+    assertEquals(List.of(1, 2), run.epochs);
+    assertEquals(1L, run.target.updatesPerEpoch.get(2));
+  }
+
+  @Test
+  void idleClose_isOnlyForEpochsByCount() {
+    assertThrows(IllegalArgumentException.class, () -> IngestConfig.bySeconds(TOPIC, KEY_CLIP, 10)
+        .withIdleClose(java.time.Duration.ofSeconds(5)));
+    assertThrows(IllegalArgumentException.class, () -> IngestConfig.byUpdates(TOPIC, KEY_CLIP, 10)
+        .withIdleClose(java.time.Duration.ofSeconds(-1)));
+  }
+
+  /**
+   * The idle rule keeps neighbours cut alike (docs/privacy/epoch-boundaries.md): the streams of
+   * {@code epochUpdates_boundariesAreTheSame...} — one unit's values zeroed, its drops and its
+   * dead letter gone — read at the same times, with pauses that trigger the rule, close after
+   * the same records.
+   */
+  @Test
+  void idleClose_boundariesAreTheSameForStreamsDifferingInOneUnitsValues() throws Exception {
+    var drop = new ContributionBounds.Config(20, 10, 1.0, Unit.KEY, BudgetPolicy.DROP);
+    List<List<Long>> cuts = new ArrayList<>();
+    for (boolean zeroed : new boolean[] {false, true}) {
+      Run run = new Run(dir.resolve("z" + zeroed), IngestConfig.byUpdates(TOPIC, drop, 1000)
+          .withIdleClose(java.time.Duration.ofSeconds(2)), 1000, true);
+      run.start(List.of());
+      SplittableRandom rnd = new SplittableRandom(4);
+      for (int o = 0; o < 40; o++) {
+        boolean a = o % 3 == 0;
+        double d = a && o == 9 ? Double.NaN : a && zeroed ? 0 : rnd.nextDouble(-0.9, 0.9);
+        byte[] key = (a ? "a" : "u" + o % 5).getBytes(StandardCharsets.UTF_8);
+        run.consumer.addRecord(record(P0, o, key,
+            UpdateRecords.encode(new int[] {o % 20}, new int[] {o % 10}, new double[] {d}, 0, 1)));
+        run.consumer.updateEndOffsets(Map.of(P0, o + 1L));
+        assertTrue(run.loop.pollOnce());
+        run.clock.addAndGet(o % 7 == 6 ? 2_500 : 300); // a pause after every seventh record
+        assertTrue(run.loop.pollOnce());
+      }
+      assertTrue(run.epochs.size() >= 5, "" + run.recordsAtClose);
+      cuts.add(run.recordsAtClose);
+    }
+    assertEquals(cuts.get(0), cuts.get(1));
+  }
+
+  @Test
+  void requestClose_closesTheOpenEpochAtARecordBoundary_refusingAnEmptyOne() throws Exception {
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 100), 100, true);
+    run.start(List.of(record(P0, 0, new byte[] {1}, positions(3))));
+    assertTrue(run.loop.pollOnce());
+    var request = run.loop.requestClose();
+    assertFalse(request.isDone(), "taken by the loop's thread after its next poll");
+    assertTrue(run.loop.pollOnce());
+    assertEquals(1, request.getNow(-1));
+    assertEquals(List.of(1), run.epochs);
+    assertEquals(Map.of(1, 3L), run.target.updatesPerEpoch);
+    var h = new StateStore(dir).read(new ContributionBounds(KEY_CLIP), new RecordingTarget(100))
+        .orElseThrow();
+    assertEquals(1, h.epochsClosed());
+    assertEquals(Map.of(0, 1L), h.nextOffsets());
+
+    var empty = run.loop.requestClose();
+    assertTrue(run.loop.pollOnce());
+    var e = assertThrows(java.util.concurrent.ExecutionException.class, empty::get);
+    assertTrue(e.getCause().getMessage().contains("epoch 2 holds no update"),
+        e.getCause().getMessage());
+    assertEquals(List.of(1), run.epochs);
+  }
+
+  @Test
+  void requestClose_isRefusedWithEpochsByTime_beforeConsuming_andOnceExhausted() throws Exception {
+    Run timed = new Run(dir.resolve("t"), IngestConfig.bySeconds(TOPIC, KEY_CLIP, 10), 100, true);
+    timed.start(List.of(record(P0, 0, new byte[] {1}, positions(1))));
+    assertTrue(timed.loop.pollOnce());
+    assertTrue(refusal(timed.loop).contains("clock"));
+
+    Run fresh = new Run(dir.resolve("f"), IngestConfig.byUpdates(TOPIC, KEY_CLIP, 10), 100, true);
+    assertTrue(refusal(fresh.loop).contains("state new"), refusal(fresh.loop));
+
+    Run spent = new Run(dir.resolve("s"), IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1), 1, true);
+    spent.start(List.of(record(P0, 0, new byte[] {1}, positions(1)))).pollUntil(1);
+    assertEquals(IngestLoop.State.EXHAUSTED, spent.loop.state());
+    assertTrue(refusal(spent.loop).contains("all T epochs"));
+  }
+
+  private static String refusal(IngestLoop loop) {
+    var request = loop.requestClose();
+    assertTrue(request.isDone(), "refused at once");
+    var e = assertThrows(java.util.concurrent.ExecutionException.class, request::get);
+    return e.getCause().getMessage();
+  }
+
+  @Test
+  void restore_tellsTheListenerWhenTheLastEpochClosed_andIsStartingNotNew() throws Exception {
+    Run first = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1), 100, true);
+    first.start(List.of(record(P0, 0, new byte[] {1}, updates(1, 1)))).pollUntil(1);
+    assertEquals(java.util.Arrays.asList((java.time.Instant) null), first.restoredAt);
+    long closedAt = first.clock.get();
+    first.loop.snapshot();
+
+    Run again = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1), 100, true);
+    again.clock.addAndGet(3_600_000); // restarted an hour later
+    again.loop.restore();
+    assertEquals(List.of(1), again.restored, "told at restore, before any Kafka call");
+    assertEquals(List.of(java.time.Instant.ofEpochMilli(closedAt)), again.restoredAt);
+    assertEquals(IngestLoop.State.STARTING, again.loop.state());
+    assertEquals(2, again.loop.openEpoch().epoch());
+    assertTrue(again.consumer.assignment().isEmpty());
+  }
+
+  /**
+   * The loop counts only time spent asking: polls that end without records (the mock has no
+   * response metric) add their duration, a record resets it.
+   */
+  @Test
+  void brokerContact_becomesUnreachableAfterFifteenSecondsOfPollingWithoutAnAnswer()
+      throws Exception {
+    Run run = new Run(dir, IngestConfig.byUpdates(TOPIC, KEY_CLIP, 1000), 100, true);
+    run.start(List.of(record(P0, 0, new byte[] {1}, positions(1))));
+    assertTrue(run.loop.pollOnce());
+    long answered = run.clock.get();
+    assertEquals(new BrokerContact(answered, 0), run.loop.brokerContact());
+    for (int s = 0; s < 15; s++) {
+      assertTrue(run.loop.brokerContact().reachable(), "after " + s + " s of asking");
+      run.consumer.schedulePollTask(() -> run.clock.addAndGet(1_000)); // a poll of one second
+      assertTrue(run.loop.pollOnce());
+    }
+    assertFalse(run.loop.brokerContact().reachable());
+    assertEquals(new BrokerContact(answered, 15_000), run.loop.brokerContact());
+
+    run.clock.addAndGet(60_000); // not asking (a close, a snapshot) adds nothing
+    assertEquals(15_000, run.loop.brokerContact().silentMillis());
+    run.consumer.addRecord(record(P0, 1, new byte[] {1}, positions(1)));
+    assertTrue(run.loop.pollOnce());
+    assertTrue(run.loop.brokerContact().reachable());
+    assertEquals(run.clock.get(), run.loop.brokerContact().lastAnswerMillis());
   }
 }

@@ -146,7 +146,9 @@ class PipelinedCloseLoopTest {
     assertEquals(atBoundary.recordsConsumed() + 3, run.loop.stats().recordsConsumed(),
         "records are consumed while the close is held");
     assertTrue(run.epochs.isEmpty(), "no listener before the close is durable");
-    assertFalse(new StateStore(dir).exists(), "no snapshot before the close finished");
+    assertEquals(0, run.durable().orElseThrow().epochsClosed(),
+        "the snapshot of epoch 0 only, until the close finished");
+    assertEquals(2, run.loop.openEpoch().epoch(), "epoch 2 is filled while epoch 1 finishes");
 
     gate.countDown();
     run.loop.snapshot(); // waits for the close, then writes the current state
@@ -163,12 +165,13 @@ class PipelinedCloseLoopTest {
   }
 
   /**
-   * A close that fails (a node file that cannot be written) fails the loop at its next poll; no
-   * snapshot covers the epoch, nothing is released, and a restart re-reads the epoch and ends
-   * equal to a run that never failed.
+   * A close whose node write the state directory refuses (no space left) pauses ingest: the loop
+   * says which write waits and why, nothing of the epoch is snapshotted or released, and once the
+   * write succeeds the loop goes on by itself and ends equal to a run that never failed.
    */
   @Test
-  void aFailedClose_failsTheLoop_withNoSnapshotPastThePreviousOne() throws Exception {
+  void aRefusedCloseWrite_pausesIngest_untilItSucceeds_thenEndsEqualToARunThatNeverFailed()
+      throws Exception {
     List<ConsumerRecord<byte[], byte[]>> records = IngestLoopTest.stream(40);
     Run whole = new Run(dir.resolve("whole"), new RecordingTarget(1000), 17).start(records);
     whole.pollUntil(records.size());
@@ -176,31 +179,74 @@ class PipelinedCloseLoopTest {
 
     Path state = dir.resolve("failing");
     PipelinedTarget target = new PipelinedTarget(1000);
-    Run failing = new Run(state, target, 17).start(records);
+    Run failing = new Run(state, target, 17);
+    failing.loop.stateWriteWaits(java.time.Duration.ofMillis(5), java.time.Duration.ofMillis(20));
+    failing.start(records);
     while (target.epochsClosed() < 2) {
       assertTrue(failing.loop.pollOnce());
     }
     failing.loop.snapshot(); // epoch 2's close has finished: the next one is epoch 3's
-    target.failNext = new IOException("disk full");
-    IOException thrown = null;
-    for (int k = 0; k < 10_000 && thrown == null; k++) {
-      try {
-        assertTrue(failing.loop.pollOnce());
-      } catch (IOException e) {
-        thrown = e;
-      }
+    target.failing = new IOException("No space left on device");
+    while (target.epochsClosed() < 3) {
+      assertTrue(failing.loop.pollOnce()); // epoch 3 ends; its close fails on the closer thread
     }
-    assertEquals("disk full", thrown == null ? null : thrown.getMessage());
-    assertEquals(List.of(1, 2), failing.epochs, "the failed epoch was never released");
+    for (int k = 0; k < 10_000 && target.attempts.get() < 3; k++) {
+      Thread.sleep(1); // the closer retries on its own thread
+    }
+    assertTrue(target.attempts.get() >= 3, "attempts " + target.attempts);
+    StateWrites.Blocked blocked = failing.loop.stateWrites().blocked().orElseThrow();
+    assertEquals("closing epoch 3", blocked.what());
+    assertEquals("No space left on device", blocked.reason());
+    assertTrue(blocked.attempts() >= 3, "" + blocked);
+    assertTrue(failing.loop.stateWrites().failures() >= 3);
+    assertEquals(IngestLoop.State.RUNNING, failing.loop.state(), "not failed: paused");
+    assertEquals(List.of(1, 2), failing.epochs, "the paused epoch is not released");
     assertEquals(2, failing.durable().orElseThrow().epochsClosed());
-    assertThrows(IOException.class, failing.loop::snapshot, "nothing is written past the failure");
-    assertEquals(2, failing.durable().orElseThrow().epochsClosed());
+    assertEquals(List.of(), tempFiles(state), "no temp file is left behind");
 
-    Run restarted = new Run(state, new PipelinedTarget(1000), 17).start(records);
-    restarted.pollUntil(records.size());
-    restarted.loop.snapshot();
-    assertEquals(whole.loop.stats(), restarted.loop.stats());
-    assertArrayEquals(whole.target.stateBytes(), restarted.target.stateBytes());
-    assertEquals(whole.epochs.subList(2, whole.epochs.size()), restarted.epochs);
+    target.failing = null; // space returns
+    failing.pollUntil(records.size());
+    failing.loop.snapshot();
+    assertTrue(failing.loop.stateWrites().blocked().isEmpty());
+    assertEquals(whole.loop.stats(), failing.loop.stats());
+    assertArrayEquals(whole.target.stateBytes(), failing.target.stateBytes());
+    assertEquals(whole.epochs, failing.epochs);
+    StateStore.Header a = whole.durable().orElseThrow();
+    StateStore.Header b = failing.durable().orElseThrow();
+    assertEquals(a.nextOffsets(), b.nextOffsets());
+    assertEquals(a.stats(), b.stats());
+  }
+
+  /** A stop while a close waits for the state directory abandons it: no failure, no snapshot. */
+  @Test
+  void aStopWhileACloseWaits_abandonsIt_andTheStateStaysAtTheLastSnapshot() throws Exception {
+    List<ConsumerRecord<byte[], byte[]>> records = IngestLoopTest.stream(40);
+    PipelinedTarget target = new PipelinedTarget(1000);
+    Run run = new Run(dir, target, 17);
+    run.loop.stateWriteWaits(java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(30));
+    target.failing = new IOException("No space left on device");
+    run.consumer.schedulePollTask(() -> records.forEach(run.consumer::addRecord));
+    Thread runner = new Thread(run.loop);
+    runner.start();
+    for (int k = 0; k < 10_000 && run.loop.stateWrites().blocked().isEmpty(); k++) {
+      Thread.sleep(1);
+    }
+    assertTrue(run.loop.stateWrites().blocked().isPresent());
+    long t0 = System.nanoTime();
+    run.loop.close(); // wakes the 30 s wait at once
+    runner.join(10_000);
+    assertFalse(runner.isAlive());
+    assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
+    assertEquals(IngestLoop.State.STOPPED, run.loop.state());
+    assertEquals(null, run.loop.failure());
+    assertEquals(0, run.durable().orElseThrow().epochsClosed());
+    assertEquals(List.of(), run.epochs);
+    assertEquals(List.of(), tempFiles(dir));
+  }
+
+  static List<String> tempFiles(Path dir) throws IOException {
+    try (var s = java.nio.file.Files.walk(dir)) {
+      return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".tmp")).toList();
+    }
   }
 }

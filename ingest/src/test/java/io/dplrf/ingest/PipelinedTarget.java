@@ -14,8 +14,11 @@ import java.util.concurrent.CountDownLatch;
 final class PipelinedTarget extends RecordingTarget {
   /** When set, finish waits for it. */
   volatile CountDownLatch gate;
-  /** When set, the next finish throws it. */
-  volatile IOException failNext;
+  /** While set, every finish throws it (a node write the state directory refuses). */
+  volatile IOException failing;
+  /** Failed finishes. */
+  final java.util.concurrent.atomic.AtomicInteger attempts =
+      new java.util.concurrent.atomic.AtomicInteger();
   /** Epochs whose finish has completed, in order. */
   final List<Integer> finished = java.util.Collections.synchronizedList(new ArrayList<>());
 
@@ -49,9 +52,9 @@ final class PipelinedTarget extends RecordingTarget {
             throw new IOException("interrupted", e);
           }
         }
-        IOException f = failNext;
+        IOException f = failing;
         if (f != null) {
-          failNext = null;
+          attempts.incrementAndGet();
           throw f;
         }
         finished.add(epoch);

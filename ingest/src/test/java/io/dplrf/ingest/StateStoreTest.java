@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.dplrf.ingest.ContributionBounds.BudgetPolicy;
 import io.dplrf.ingest.ContributionBounds.Unit;
+import io.dplrf.sketch.files.WriteSteps;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -17,6 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -86,15 +89,16 @@ class StateStoreTest {
     store.write(f.header, f.bounds, f.target);
     assertEquals("rw-------",
         PosixFilePermissions.toString(Files.getPosixFilePermissions(store.file())));
-    IngestTarget failing = new RecordingTarget(8) {
-      @Override
-      public void writeState(OutputStream out) throws IOException {
-        throw new IOException("disk full (simulated)");
+    List<String> tempPermissions = new ArrayList<>();
+    try (var seam = WriteSteps.install((step, file) -> {
+      if (step == WriteSteps.Step.CREATED) {
+        tempPermissions.add(PosixFilePermissions.toString(
+            Files.getPosixFilePermissions(stateDir.resolve(StateStore.TEMP_NAME))));
       }
-    };
-    assertThrows(IOException.class, () -> store.write(f.header, f.bounds, failing));
-    assertEquals("rw-------", PosixFilePermissions.toString(
-        Files.getPosixFilePermissions(stateDir.resolve(StateStore.TEMP_NAME))));
+    })) {
+      store.write(f.header, f.bounds, f.target);
+    }
+    assertEquals(List.of("rw-------"), tempPermissions);
   }
 
   @Test
@@ -136,10 +140,59 @@ class StateStoreTest {
     };
     assertThrows(IOException.class, () -> store.write(f.header, f.bounds, failing));
     assertArrayEquals(before, Files.readAllBytes(store.file()));
-    // a left-over temp file does not disturb reading
-    assertTrue(Files.exists(dir.resolve(StateStore.TEMP_NAME)));
+    assertFalse(Files.exists(dir.resolve(StateStore.TEMP_NAME)), "the temp file is deleted");
     assertEquals(f.header, store.read(new ContributionBounds(KEY_BOUNDS), new RecordingTarget(8))
         .orElseThrow());
+  }
+
+  /**
+   * Disk full at every step of the write (as the file system reports it: an IOException "No space
+   * left on device"): the snapshot stays whole — the previous one, or the new one once renamed —
+   * no temp file is left, and the same write succeeds once space returns.
+   */
+  @Test
+  void write_refusedAtEveryStep_leavesAWholeSnapshotAndNoTempFile_andSucceedsOnRetry()
+      throws Exception {
+    Fixture f = fixture();
+    for (WriteSteps.Step failAt : WriteSteps.Step.values()) {
+      Path d = dir.resolve(failAt.name());
+      StateStore store = new StateStore(d);
+      store.write(f.header, f.bounds, f.target);
+      byte[] before = Files.readAllBytes(store.file());
+      StateStore.Header next = new StateStore.Header("updates", Map.of(0, 99L), f.header.stats(),
+          f.header.epochsClosed(), 1, 2);
+      try (var seam = WriteSteps.install((step, file) -> {
+        if (step == failAt && file.equals(store.file())) {
+          throw new IOException("No space left on device");
+        }
+      })) {
+        IOException e = assertThrows(IOException.class,
+            () -> store.write(next, f.bounds, f.target));
+        assertEquals("No space left on device", e.getMessage());
+      }
+      assertFalse(Files.exists(d.resolve(StateStore.TEMP_NAME)), failAt + ": no temp file");
+      StateStore.Header now = store.read(new ContributionBounds(KEY_BOUNDS), new RecordingTarget(8))
+          .orElseThrow();
+      if (failAt.compareTo(WriteSteps.Step.RENAMED) < 0) {
+        assertArrayEquals(before, Files.readAllBytes(store.file()), failAt + ": the previous one");
+      } else {
+        assertEquals(next, now, failAt + ": the new one, renamed before the failure");
+      }
+      store.write(next, f.bounds, f.target);
+      assertEquals(next, store.read(new ContributionBounds(KEY_BOUNDS), new RecordingTarget(8))
+          .orElseThrow(), failAt + ": the retry");
+    }
+  }
+
+  @Test
+  void read_deletesATempFileLeftByACrash() throws Exception {
+    Fixture f = fixture();
+    StateStore store = new StateStore(dir);
+    store.write(f.header, f.bounds, f.target);
+    Files.write(dir.resolve(StateStore.TEMP_NAME), new byte[] {1, 2, 3});
+    assertEquals(f.header, store.read(new ContributionBounds(KEY_BOUNDS), new RecordingTarget(8))
+        .orElseThrow());
+    assertFalse(Files.exists(dir.resolve(StateStore.TEMP_NAME)));
   }
 
   @Test

@@ -45,17 +45,28 @@ final class ChildService {
 
   /** Starts the child without waiting for anything. */
   static ChildService launch(Map<String, String> settings, Path log) throws IOException {
+    return launch("io.dplrf.deploy.Main", List.of(), Map.of(), settings, log);
+  }
+
+  /**
+   * Starts {@code mainClass serve --name value ...} (a main of this class path that runs {@code
+   * dplrf serve}, e.g. {@link CrashPointMain}) with {@code jvmOptions} and with {@code env} added
+   * to the environment.
+   */
+  static ChildService launch(String mainClass, List<String> jvmOptions, Map<String, String> env,
+      Map<String, String> settings, Path log) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-        "io.dplrf.deploy.Main", "serve"));
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m"));
+    cmd.addAll(jvmOptions);
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass, "serve"));
     settings.forEach((name, value) -> {
       cmd.add("--" + name);
       cmd.add(value);
     });
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
-    return new ChildService(p, log);
+    ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+    b.environment().putAll(env);
+    return new ChildService(b.start(), log);
   }
 
   /** Waits until the child exits by itself and returns its exit status (fails on timeout). */
@@ -77,6 +88,10 @@ final class ChildService {
       return true;
     }
     return false;
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
   }
 
   String output() throws IOException {

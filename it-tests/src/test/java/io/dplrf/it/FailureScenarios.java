@@ -147,6 +147,8 @@ abstract class FailureScenarios {
     String settingsError = failedStart(settings(kafka, topic, "2", state), "other-settings");
     assertTrue(settingsError.contains(snapshot.toString())
         && settingsError.contains("other settings"), settingsError);
+    assertTrue(settingsError.contains("(privacy.epsilon: 1.0 in the state directory, 2.0"
+        + " configured)"), "only the setting that differs: " + settingsError);
 
     Path key = state.resolve("secret.key");
     Files.delete(key);
@@ -165,8 +167,14 @@ abstract class FailureScenarios {
     assertTrue(Files.exists(state.resolve(RELEASE_1)), "the stream's files are kept");
   }
 
+  /**
+   * A state write the directory refuses pauses ingest instead of ending the process: the service
+   * stays up, /health says degraded with the reason, and once the directory takes writes again
+   * the same close is retried and epoch 1 is released, without a person.
+   */
   @Test
-  void ingestFailureWhileServing_stopsTheProcess_exitOne(KafkaEnvironment kafka) throws Exception {
+  void refusedStateWriteWhileServing_pausesIngest_andResumesByItself(KafkaEnvironment kafka)
+      throws Exception {
     String topic = newTopic(kafka);
     ChildService child = ChildService.start(settings(kafka, topic, "1"),
         logDir.resolve("serve.log"), START);
@@ -179,19 +187,22 @@ abstract class FailureScenarios {
     }, ok -> ok);
 
     // Closing epoch 1 must write the stream's state files into blt/ (continual = factorization,
-    // the default), which is now a file: a fatal failure.
+    // the default), which is now a file: every attempt fails until it is a directory again.
     Path files = stateDir.resolve("blt");
     RunningService.deleteTree(files);
     Files.writeString(files, "not a directory");
     Stream.sendAll(kafka.bootstrapServers(), topic, Stream.unkeyed(records(EPOCH, 2)));
 
-    int status = child.awaitExit(DEADLINE);
-    String out = child.output();
-    assertEquals(1, status, "exit status after a fatal ingest failure:\n" + out);
-    List<String> errors = out.lines().filter(l -> l.startsWith("dplrf serve: ")).toList();
-    assertEquals(1, errors.size(), out);
-    System.out.println("ingest failure: " + errors.get(0));
-    assertTrue(errors.get(0).contains("ingest failed") && errors.get(0).contains("blt"),
-        errors.get(0));
+    String degraded = Poll.until("/health degraded: state-write-refused", DEADLINE,
+        () -> Http.get(child.api("/health")).body(), b -> b.contains("state-write-refused"));
+    assertTrue(degraded.contains("degraded"), degraded);
+    assertTrue(child.isAlive(), "the service stays up:\n" + child.output());
+
+    Files.delete(files); // the directory takes writes again: the close is retried
+    Poll.until("the release of epoch 1", DEADLINE,
+        () -> Http.object(child.api("/v1/release/latest")), r -> longOf(r, "epoch") == 1);
+    Poll.until("/health ok again", DEADLINE, () -> Http.get(child.api("/health")).body(),
+        b -> b.contains("\"ok\""));
   }
+
 }

@@ -349,8 +349,8 @@ abstract class ServiceScenarios {
   // ---- 4b. epochs on the clock ----------------------------------------------------------------
 
   /**
-   * epoch-seconds = 1.5 (a fraction: not truncated to 1 s). Time-based epochs close after a poll
-   * even without records. Epoch 3 opens when epoch 2 closes (just before its release) and closes
+   * epoch-seconds = 1.5 (a fraction: not truncated to 1 s). One record opens epoch 1; from then
+   * time-based epochs close after a poll even without records. Epoch 3 opens when epoch 2 closes (just before its release) and closes
    * 1.5 s later (up to one 200 ms poll late), so the releases of epochs 2 and 3 are at least
    * 1.5 s apart minus the difference of their snapshot-and-factorize times (milliseconds for a
    * 10×8 matrix; epoch 1 is skipped because its release also warms up the JIT). 50 ms of slack.
@@ -359,6 +359,8 @@ abstract class ServiceScenarios {
   void fractionalEpochSeconds_closeEpochsAtThatLength(KafkaEnvironment kafka) throws Exception {
     RunningService svc = start(kafka, "clock", RunningService.settings("rows", "10", "cols", "8",
         "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "3", "epoch-seconds", "1.5"));
+    Stream.sendAll(kafka.bootstrapServers(), svc.topic,
+        Stream.unkeyed(Stream.records(List.of(new Stream.Update(1, 2, 0.5)), 1)));
     io.dplrf.deploy.http.ServedRelease second = Poll.until("the release of epoch 2", DEADLINE,
         () -> svc.service.releases().latest().orElse(null), r -> r != null && r.epoch() >= 2);
     assertEquals(2, second.epoch(), "polled every 50 ms, epochs of 1.5 s");

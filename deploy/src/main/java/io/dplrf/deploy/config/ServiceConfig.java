@@ -35,6 +35,7 @@ import java.util.stream.Stream;
  * <p><b>Validation.</b> Every value is checked once, with the project's message shape
  * "{name} must be {condition}. Provided value: {value}", followed by where the value came from.
  * Cross-field rules: exactly one of {@code epoch-updates} and {@code epoch-seconds};
+ * {@code epoch-idle-seconds} with {@code epoch-updates} only;
  * {@code rank <= min(rows, cols)}; distinct HTTP and operator ports (unless 0).
  *
  * <p>{@link #describe()} lists every setting, its value and its source for the startup log; the
@@ -53,15 +54,15 @@ public final class ServiceConfig {
 
   /** The settings every mode reads. */
   private static final List<String> COMMON = List.of("mode", "epsilon", "delta", "epoch-updates",
-      "epoch-seconds", "clip", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
+      "epoch-seconds", "epoch-idle-seconds", "clip", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
       "dead-letter-topic", "partitions", "embedded-kafka-port", "bind", "http-port",
       "operator-port", "operator-bind", "admin-token");
 
   /** Every setting name, in the order {@link #describe()} lists them. */
   public static final List<String> NAMES = List.of(
       "mode", "rows", "cols", "rank", "epsilon", "delta", "mechanism", "continual", "epochs",
-      "epoch-updates",
-      "epoch-seconds", "clip", "privacy-unit", "budget-policy", "sketch-cols", "sketch-rows",
+      "epoch-updates", "epoch-seconds", "epoch-idle-seconds", "clip", "privacy-unit",
+      "budget-policy", "sketch-cols", "sketch-rows",
       "alpha", "p", "state-dir", "key", "bootstrap-servers", "kafka-config", "topic",
       "dead-letter-topic", "partitions", "embedded-kafka-port", "bind", "http-port",
       "operator-port", "operator-bind", "admin-token", "seed",
@@ -86,6 +87,7 @@ public final class ServiceConfig {
   private final double delta;
   private final OptionalLong epochUpdates;
   private final Optional<Duration> epochDuration;
+  private final Duration epochIdle;
   private final double clip;
   private final Path stateDir;
   private final Path key;
@@ -134,6 +136,9 @@ public final class ServiceConfig {
         x -> x >= 0.001 && Double.isFinite(x));
     epochDuration = Double.isNaN(seconds) ? Optional.empty()
         : Optional.of(Duration.ofNanos(Math.round(seconds * 1e9)));
+    double idle = parse.number("epoch-idle-seconds", "0 (off) or >= 0.001, and < infinity",
+        x -> (x == 0 || x >= 0.001) && Double.isFinite(x), 0.0);
+    epochIdle = Duration.ofNanos(Math.round(idle * 1e9));
     // Mode completion: the declared rating scale bounds each rating (it refuses clip).
     clip = completion != null ? parse.derived("clip", completion.ratingBound())
         : parse.number("clip", "> 0 and < infinity", x -> x > 0 && Double.isFinite(x), 1.0);
@@ -172,6 +177,10 @@ public final class ServiceConfig {
       throw new ConfigException("exactly one of epoch-updates and epoch-seconds must be set. Provided: "
           + (epochUpdates.isPresent() ? "both (" + raw.get("epoch-updates").where() + ", "
               + raw.get("epoch-seconds").where() + ")" : "neither"));
+    }
+    if (!epochIdle.isZero() && epochDuration.isPresent()) {
+      throw parse.invalid("epoch-idle-seconds", "0 (unset) with epoch-seconds (the clock closes"
+          + " every epoch; the idle close is for epochs cut by epoch-updates)");
     }
     if (httpPort != 0 && httpPort == operatorPort) {
       throw parse.invalid("operator-port",
@@ -225,6 +234,11 @@ public final class ServiceConfig {
     return modeSettings(tree, "updates or rows");
   }
 
+  /** True in modes updates and rows: the ones with a continual release ({@link #tree}). */
+  public boolean hasContinualRelease() {
+    return tree != null;
+  }
+
   /** Mode local: its settings. @throws IllegalStateException in another mode */
   public LocalSettings local() {
     return modeSettings(local, "local");
@@ -260,6 +274,14 @@ public final class ServiceConfig {
   /** Length of an epoch, when epochs are closed by time. */
   public Optional<Duration> epochDuration() {
     return epochDuration;
+  }
+
+  /**
+   * With {@code epoch-updates}: close an epoch that holds at least one update position once no
+   * record has been read for this long; {@link Duration#ZERO} (the default): only at its count.
+   */
+  public Duration epochIdle() {
+    return epochIdle;
   }
 
   /** C, the contribution bound of the mode's privacy unit. */

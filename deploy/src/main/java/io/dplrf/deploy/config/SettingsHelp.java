@@ -33,6 +33,7 @@ public final class SettingsHelp {
       "epochs", "T, the number of releases the budget covers",
       "epoch-updates", "close an epoch after this many updates read (or epoch-seconds)",
       "epoch-seconds", "close an epoch after this many seconds (or epoch-updates)",
+      "epoch-idle-seconds", "with epoch-updates: also close a non-empty epoch idle this long; 0: off",
       "clip", "C, the contribution bound of one privacy unit",
       "privacy-unit", "update, key (the Kafka record key) or row",
       "budget-policy", "key/row units: clip an update beyond the budget, or drop it",

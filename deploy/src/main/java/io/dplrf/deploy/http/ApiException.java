@@ -24,6 +24,11 @@ final class ApiException extends RuntimeException {
     return new ApiException(404, message);
   }
 
+  /** A server-side problem the client should know by name (never an exception's text). */
+  static ApiException serverError(String message) {
+    return new ApiException(500, message);
+  }
+
   static ApiException unavailable(String message, int retryAfterSeconds) {
     return new ApiException(503, message, retryAfterSeconds);
   }

@@ -28,14 +28,16 @@ import java.util.regex.Pattern;
  * GET /v1/local/protocol            mode local only ({@link ModeRoutes#localProtocol})
  * GET /v1/completion, GET /v1/users/{id}/predictions?n=N
  *                                   mode completion only ({@link CompletionRoutes})
- * GET /health                       {"status": "ok"}
+ * GET /health                       {"status": "ok", "reasons": []}, or "degraded" with reasons
+ *                                   [{"code", "message"}] (still 200: the process serves)
  * GET /                             the status page (HTML): epoch, privacy parameters, release age,
  *                                   singular values against the noise floor
  * </pre>
  *
  * Errors are {@code {"error": "..."}}: 400 for a bad, missing or out-of-range parameter (the
  * message names it), 404 for an unknown route or before the first release, 405 for other methods,
- * 503 when a range release is unavailable, 500 without details otherwise. Every answer about the
+ * 503 when a range release is unavailable, 500 naming the damaged file when a range release needs
+ * one, 500 without details otherwise. Every answer about the
  * matrix comes from one release snapshot, named by its {@code epoch}.
  */
 public final class PublicApi implements AutoCloseable {
@@ -47,7 +49,6 @@ public final class PublicApi implements AutoCloseable {
    * {@code /health} while the listener runs: a status and the list of reasons behind any other
    * status (none while "ok"), so that conditions can be added without changing the shape.
    */
-  private static final Map<String, Object> HEALTHY = healthy();
   /** What a release route answers, preferred first: JSON, or the zip of .npy files. */
   private static final List<String> RELEASE_TYPES = List.of(Response.JSON, ReleaseWriter.NPY,
       ReleaseWriter.ZIP);
@@ -67,7 +68,7 @@ public final class PublicApi implements AutoCloseable {
         .route("/v1/cols/{j}", Set.of(), r -> embedding(r, "j", false))
         .route("/v1/score", Set.of("i", "j"), this::score)
         .route("/v1/status", Set.of(), r -> Response.json(200, status(this.status.status())))
-        .route("/health", Set.of(), r -> Response.json(200, HEALTHY))
+        .route("/health", Set.of(), r -> Response.json(200, health(this.status.health())))
         .route("/", Set.of(), List.of(StatusPage.MEDIA_TYPE), r -> statusPage());
     mode.addPublic(router);
     server = new Server("dplrf-http", address, HttpLimits.PUBLIC, router);
@@ -98,13 +99,6 @@ public final class PublicApi implements AutoCloseable {
   @Override
   public void close() {
     server.close();
-  }
-
-  private static Map<String, Object> healthy() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("status", "ok");
-    m.put("reasons", List.of());
-    return Collections.unmodifiableMap(m);
   }
 
   // ---- handlers -----------------------------------------------------------------------------
@@ -142,6 +136,8 @@ public final class PublicApi implements AutoCloseable {
     } catch (IllegalStateException e) {
       throw ApiException.unavailable("range release unavailable: " + e.getMessage(),
           RANGE_RETRY_SECONDS);
+    } catch (DamagedStateException e) {
+      throw ApiException.serverError(e.getMessage());
     }
     return release(release, r);
   }
@@ -204,6 +200,7 @@ public final class PublicApi implements AutoCloseable {
     out.put("epochs", s.epochs());
     out.put("latestRelease", cache.latest().map(ServedRelease::epoch).orElse(null));
     out.put("lastReleaseTime", s.lastRelease() == null ? null : s.lastRelease().toString());
+    out.put("nextEpochClose", s.nextEpochClose() == null ? null : s.nextEpochClose().toString());
     out.put("exhausted", s.exhausted());
     out.put("message", s.message());
     out.put("mechanism", s.mechanism());
@@ -217,6 +214,20 @@ public final class PublicApi implements AutoCloseable {
     out.put("cols", s.cols());
     out.put("rank", s.rank());
     out.putAll(s.extra());
+    out.put("health", health(this.status.health()));
+    return out;
+  }
+
+  /** {@code {"status": "ok" | "degraded", "reasons": [{"code", "message"}, ...]}}. */
+  static Map<String, Object> health(Health h) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("status", h.status());
+    out.put("reasons", h.reasons().stream().map(r -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("code", r.code());
+      m.put("message", r.message());
+      return m;
+    }).toList());
     return out;
   }
 

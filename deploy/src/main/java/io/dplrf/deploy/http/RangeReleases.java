@@ -13,6 +13,8 @@ public interface RangeReleases {
    *     client, status 400)
    * @throws IllegalStateException when ranges are temporarily unavailable (status 503, with a
    *     {@code Retry-After}), e.g. while another release is being computed
+   * @throws DamagedStateException when the range needs a stored file that is damaged (status
+   *     500, with the message naming the file)
    */
   ServedRelease release(int from, int to);
 }

@@ -23,10 +23,14 @@ import java.util.Objects;
  * @param lastRelease when the latest release was made; null before the first
  * @param extra the mode's own fields of {@code /v1/status} (mode completion: {@code
  *     "completion"}); empty for the others
+ * @param nextEpochClose with epochs cut by the clock, when the open epoch closes (public: a
+ *     function of the clock and of when the first record was read); null otherwise, and before
+ *     the first record
  */
 public record Status(int epoch, int epochs, double epsilon, double delta, String mechanism,
     String relation, String neighbouring, double clip, String privacyUnit, boolean exhausted, String message,
-    Instant lastRelease, int rows, int cols, int rank, Map<String, Object> extra) {
+    Instant lastRelease, int rows, int cols, int rank, Map<String, Object> extra,
+    Instant nextEpochClose) {
 
   public Status {
     Objects.requireNonNull(mechanism, "mechanism");
@@ -35,6 +39,26 @@ public record Status(int epoch, int epochs, double epsilon, double delta, String
     Objects.requireNonNull(privacyUnit, "privacyUnit");
     Objects.requireNonNull(message, "message");
     extra = Map.copyOf(extra);
+  }
+
+  /** A status without {@code nextEpochClose}. */
+  public Status(int epoch, int epochs, double epsilon, double delta, String mechanism,
+      String relation, String neighbouring, double clip, String privacyUnit, boolean exhausted,
+      String message, Instant lastRelease, int rows, int cols, int rank, Map<String, Object> extra) {
+    this(epoch, epochs, epsilon, delta, mechanism, relation, neighbouring, clip, privacyUnit,
+        exhausted, message, lastRelease, rows, cols, rank, extra, null);
+  }
+
+  /** This status with another message (the service's word on its ingest, e.g. a broker outage). */
+  public Status withMessage(String newMessage) {
+    return new Status(epoch, epochs, epsilon, delta, mechanism, relation, neighbouring, clip,
+        privacyUnit, exhausted, newMessage, lastRelease, rows, cols, rank, extra, nextEpochClose);
+  }
+
+  /** This status with {@code nextEpochClose} set. */
+  public Status withNextEpochClose(Instant at) {
+    return new Status(epoch, epochs, epsilon, delta, mechanism, relation, neighbouring, clip,
+        privacyUnit, exhausted, message, lastRelease, rows, cols, rank, extra, at);
   }
 
   /** A status with no mode-specific fields. */

@@ -37,7 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Exported names (Prometheus). Every mode: {@code dplrf_records_consumed_total},
  * {@code dplrf_records_dead_lettered_total{reason}} (every {@link DeadLetterReason}, at 0 from
  * the start), {@code dplrf_epoch_current}, {@code dplrf_epochs_left},
- * {@code dplrf_consumer_lag{partition}}, {@code dplrf_sketch_memory_bytes},
+ * {@code dplrf_consumer_lag{partition}}, {@code dplrf_broker_reachable},
+ * {@code dplrf_broker_last_contact_timestamp_seconds}, {@code dplrf_state_writes_blocked},
+ * {@code dplrf_state_write_failures_total}, {@code dplrf_state_damaged_files},
+ * {@code dplrf_state_files_verified}, {@code dplrf_sketch_memory_bytes},
  * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running},
  * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
  * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters. Modes
@@ -66,6 +69,7 @@ public final class Metrics implements AutoCloseable {
   private final AtomicLong sketchMemory = new AtomicLong();
   private final AtomicLong exhausted = new AtomicLong();
   private final AtomicLong ingestRunning = new AtomicLong();
+  /** Partition → its lag as {@link Double#doubleToLongBits} (NaN: unknown). */
   private final Map<Integer, AtomicLong> lag = new ConcurrentHashMap<>();
   private final Timer snapshotDuration;
   private final DistributionSummary snapshotSize;
@@ -92,6 +96,13 @@ public final class Metrics implements AutoCloseable {
   private final AtomicLong iteration;
   private final AtomicLong iterations;
   private final AtomicLong lastRun;
+  private final AtomicLong brokerReachable = new AtomicLong(1);
+  private final AtomicLong brokerLastContactMillis = new AtomicLong();
+  private final AtomicLong stateWritesBlocked = new AtomicLong();
+  private final Counter stateWriteFailures;
+  private long stateWriteFailuresSeen;
+  private final AtomicLong stateDamagedFiles = new AtomicLong();
+  private final AtomicLong stateFilesVerified = new AtomicLong();
   private final Timer runDuration;
 
   /** The meters of one kind of mode, registered only in a registry that asks for them. */
@@ -146,6 +157,26 @@ public final class Metrics implements AutoCloseable {
     Gauge.builder("dplrf.ingest.running", ingestRunning, AtomicLong::get)
         .description("1 while the ingest loop restores, waits for its topic or consumes; 0 once it"
             + " has ended (failed, stopped, or exhausted at epoch T)").register(registry);
+    Gauge.builder("dplrf.state.writes.blocked", stateWritesBlocked, AtomicLong::get)
+        .description("1 while ingest waits for a state write (node file, snapshot) that the state"
+            + " directory refuses (no space left, I/O error); it is retried until it succeeds")
+        .register(registry);
+    stateWriteFailures = counter("dplrf.state.write.failures",
+        "failed attempts of state writes (each is retried; see dplrf_state_writes_blocked)");
+    Gauge.builder("dplrf.state.damaged.files", stateDamagedFiles, AtomicLong::get)
+        .description("state files found damaged (checksum, truncation, missing): range releases"
+            + " that need one answer 500 until it is restored").register(registry);
+    Gauge.builder("dplrf.state.files.verified", stateFilesVerified, AtomicLong::get)
+        .description("closed-node files checked by the background check since start")
+        .register(registry);
+    Gauge.builder("dplrf.broker.reachable", brokerReachable, AtomicLong::get)
+        .description("0 once the ingest consumer has asked the Kafka broker for 15 s without any"
+            + " answer (broker stopped, stalled or cut off); 1 otherwise, also while ingest is not"
+            + " consuming").register(registry);
+    Gauge.builder("dplrf.broker.last.contact.timestamp", brokerLastContactMillis,
+            m -> m.get() / 1000.0).baseUnit("seconds")
+        .description("when the ingest consumer last had an answer from the Kafka broker (seconds"
+            + " since 1970), 0 before the first").register(registry);
     snapshotDuration = Timer.builder("dplrf.snapshot.duration")
         .description("time to write a crash-safe state snapshot").register(registry);
     snapshotSize = DistributionSummary.builder("dplrf.snapshot.size").baseUnit("bytes")
@@ -338,11 +369,28 @@ public final class Metrics implements AutoCloseable {
   public void consumerLag(int partition, long records) {
     lag.computeIfAbsent(partition, p -> {
       AtomicLong holder = new AtomicLong();
-      Gauge.builder("dplrf.consumer.lag", holder, AtomicLong::get)
-          .description("records behind the end of the partition")
+      Gauge.builder("dplrf.consumer.lag", holder, h -> Double.longBitsToDouble(h.get()))
+          .description("records behind the end of the partition; NaN while the broker is"
+              + " unreachable (the end last fetched is stale)")
           .tag("partition", Integer.toString(p)).register(registry);
       return holder;
-    }).set(records);
+    }).set(Double.doubleToLongBits(records));
+  }
+
+  /** Every partition's lag is unknown (NaN) until the next {@link #consumerLag}. */
+  public void consumerLagUnknown() {
+    lag.values().forEach(h -> h.set(Double.doubleToLongBits(Double.NaN)));
+  }
+
+  /**
+   * The ingest consumer's contact with its broker.
+   *
+   * @param reachable false once it has asked for the threshold without an answer
+   * @param lastAnswerEpochMillis when it last had an answer (ms since 1970), 0 before the first
+   */
+  public void brokerContact(boolean reachable, long lastAnswerEpochMillis) {
+    brokerReachable.set(reachable ? 1 : 0);
+    brokerLastContactMillis.set(lastAnswerEpochMillis);
   }
 
   public void sketchMemory(long bytes) {
@@ -356,6 +404,24 @@ public final class Metrics implements AutoCloseable {
   /** Whether the ingest loop is alive (see the gauge's description). */
   public void ingestRunning(boolean running) {
     ingestRunning.set(running ? 1 : 0);
+  }
+
+  /**
+   * The ingest loop's state writes: whether one waits now, and the failed attempts so far (the
+   * counter follows by difference).
+   */
+  public synchronized void stateWrites(boolean blocked, long failures) {
+    stateWritesBlocked.set(blocked ? 1 : 0);
+    if (failures > stateWriteFailuresSeen) {
+      stateWriteFailures.increment(failures - stateWriteFailuresSeen);
+      stateWriteFailuresSeen = failures;
+    }
+  }
+
+  /** Damaged state files known now, and files checked by the background check. */
+  public void stateFiles(long damaged, long verified) {
+    stateDamagedFiles.set(damaged);
+    stateFilesVerified.set(verified);
   }
 
   public Timer releaseDuration() {

@@ -74,9 +74,9 @@ public final class ReleasePlan {
    * @param instance the stream's instance label
    */
   public static ReleasePlan of(ServiceConfig config, SecretKey key, String instance) {
-    if (config.mode() != ServiceConfig.Mode.UPDATES && config.mode() != ServiceConfig.Mode.ROWS) {
+    if (!config.hasContinualRelease()) {
       throw new IllegalArgumentException("plan covers modes updates and rows (the Priv2 stream);"
-          + " mode " + config.mode().name().toLowerCase(Locale.ROOT) + " is not planned");
+          + " the local and completion modes are not planned");
     }
     Mechanism m = config.tree().mechanism();
     if (m != Mechanism.PRIV2_SPARSE && m != Mechanism.PRIV2) {

@@ -60,7 +60,7 @@ public final class EpochReleases implements AutoCloseable {
     try {
       thread.execute(() -> {
         try {
-          release(epoch);
+          release(epoch, Instant.now());
         } catch (RuntimeException | Error e) {
           context.log().println("dplrf: the release of epoch " + epoch + " failed: " + e);
           context.failed().accept(e);
@@ -75,15 +75,15 @@ public final class EpochReleases implements AutoCloseable {
   }
 
   /**
-   * Computes and publishes the release of {@code epoch} on the caller's thread: at restore, the
-   * release of the last closed epoch (lost between its snapshot and a crash, or never kept).
+   * Computes and publishes the release of {@code epoch} on the caller's thread, dated {@code
+   * at}: at restore, the release of the last closed epoch (lost between its snapshot and a
+   * crash, or never kept), dated by that epoch's close rather than by the restart.
    */
-  public void release(int epoch) {
+  public void release(int epoch, Instant at) {
     long t0 = System.nanoTime();
-    Instant now = Instant.now();
-    ServedRelease made = maker.release(epoch, now);
+    ServedRelease made = maker.release(epoch, at);
     cache.publish(made);
-    lastRelease = now;
+    lastRelease = at;
     warnIfNoise(epoch, made);
     context.metrics().releaseDuration(Duration.ofNanos(System.nanoTime() - t0));
     if (epoch >= epochs) {

@@ -12,6 +12,7 @@ public final class IngestSettings {
   public static IngestConfig of(ServiceConfig config, ContributionBounds.Config bounds) {
     return (config.epochUpdates().isPresent()
         ? IngestConfig.byUpdates(config.topic(), bounds, config.epochUpdates().getAsLong())
+            .withIdleClose(config.epochIdle())
         : IngestConfig.byTime(config.topic(), bounds, config.epochDuration().orElseThrow()))
         .withDeadLetterTopic(config.deadLetterTopic());
   }

@@ -2,26 +2,34 @@ package io.dplrf.deploy.serve;
 
 import io.dplrf.deploy.config.KafkaClientSettings;
 import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.deploy.http.Health;
 import io.dplrf.deploy.http.OperatorApi;
 import io.dplrf.deploy.http.PublicApi;
 import io.dplrf.deploy.http.ReleaseCache;
+import io.dplrf.deploy.http.Status;
+import io.dplrf.deploy.http.StatusSource;
 import io.dplrf.deploy.kafka.EmbeddedKafka;
 import io.dplrf.deploy.metrics.Metrics;
+import io.dplrf.ingest.BrokerContact;
 import io.dplrf.ingest.DeadLetterReason;
 import io.dplrf.ingest.EpochListener;
 import io.dplrf.ingest.IngestLoop;
 import io.dplrf.ingest.IngestStats;
+import io.dplrf.ingest.OpenEpoch;
+import io.dplrf.ingest.StateWrites;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -37,8 +45,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Data flows one way; the only mutable shared state is the mode's, whose thread-safety the
  * mode states.
  *
+ * <p><b>Degraded, not dead.</b> While the ingest consumer gets no answer from its broker ({@link
+ * BrokerContact}), {@code /health} says "degraded" with the reason, {@code /v1/status} says that
+ * ingest waits, {@code /admin/ingest} and the metrics {@code dplrf_broker_reachable} and {@code
+ * dplrf_broker_last_contact_timestamp_seconds} show it, and the consumer lag reads NaN (its last
+ * known end is stale); the releases made so far stay served, and ingest resumes by itself when
+ * the broker answers again.
+ *
  * <p><b>No zombie.</b> The snapshot is restored before the HTTP listeners open, so one that cannot
- * be used fails {@link #start}; a later failure of the ingest loop, or of one of the mode's threads
+ * be used, or a state directory whose run cut its epochs otherwise ({@link EpochCut}), fails
+ * {@link #start}; a later failure of the ingest loop, or of one of the mode's threads
  * (a release, a fit), is reported by {@link #awaitIngestFailure}, and {@code dplrf serve} then
  * closes the service and exits non-zero instead of answering /health with nothing behind it.
  */
@@ -59,9 +75,15 @@ public final class Service implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   /** The loop's counts at the last {@link #publish}, for the counters' differences. */
   private IngestStats lastStats = new IngestStats();
+  /** The open epoch last hinted about in the log ({@link #hintIdleEpoch}), or 0. */
+  private int hintedEpoch;
+  /** Whether the last {@link #publish} found the broker unreachable (logged on each change). */
+  private boolean brokerDown;
 
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
+    EpochCut cut = EpochCut.of(config);
+    cut.check(config.stateDir());
     metrics = Modes.metrics(config);
     try {
       mode = Modes.open(config, new ModeContext(metrics, log, failure::complete));
@@ -104,8 +126,8 @@ public final class Service implements AutoCloseable {
             }
 
             @Override
-            public void restored(int epochsClosed) {
-              mode.restored(epochsClosed);
+            public void restored(int epochsClosed, Instant lastClosed) {
+              mode.restored(epochsClosed, lastClosed);
             }
           });
       createdLoop.bindClientMetrics(client -> {
@@ -123,13 +145,26 @@ public final class Service implements AutoCloseable {
       // Restore before any listener accepts a request: a snapshot that cannot be used (other key,
       // other settings, corrupt) is a failed start, never a healthy process without releases.
       createdLoop.restore();
+      cut.pin(config.stateDir());
       loop = createdLoop;
       createdPublicApi = listen("http-port", config.bind(), config.httpPort(), () -> PublicApi.start(
-          new InetSocketAddress(config.bind(), config.httpPort()), mode.releases(), mode::status,
-          metrics, mode.routes()));
-      createdOperatorApi = listen("operator-port", config.operatorBind(), config.operatorPort(), () -> OperatorApi.start(
-          new InetSocketAddress(config.operatorBind(), config.operatorPort()), metrics,
-          this::ingestStats, config.adminToken(), mode.routes()));
+          new InetSocketAddress(config.bind(), config.httpPort()), mode.releases(),
+          new StatusSource() {
+            @Override
+            public Status status() {
+              return Service.this.status();
+            }
+
+            @Override
+            public Health health() {
+              return Service.this.health();
+            }
+          }, metrics, mode.routes()));
+      IngestLoop closing = createdLoop;
+      createdOperatorApi = listen("operator-port", config.operatorBind(), config.operatorPort(),
+          () -> OperatorApi.start(new InetSocketAddress(config.operatorBind(),
+              config.operatorPort()), metrics, this::ingestStats, config.adminToken(),
+              mode.routes(), closing::requestClose));
       publicApi = createdPublicApi;
       operatorApi = createdOperatorApi;
       ingestThread = new Thread(this::ingest, "dplrf-ingest");
@@ -178,7 +213,7 @@ public final class Service implements AutoCloseable {
       // IngestLoop.fail has logged it with its stack trace; reported through failure below.
     } finally {
       IngestLoop.State s = loop.state();
-      metrics.ingestRunning(s == IngestLoop.State.NEW || s == IngestLoop.State.RUNNING);
+      metrics.ingestRunning(consuming(s));
       if (s == IngestLoop.State.FAILED) {
         Throwable f = loop.failure();
         failure.complete(f != null ? f : new IllegalStateException("ingest failed"));
@@ -221,11 +256,67 @@ public final class Service implements AutoCloseable {
     Topics.ensure(kafkaClientProperties(), bootstrap, topics);
   }
 
+  /** Whether the loop is, or is about to be, consuming (what its broker contact is about). */
+  private static boolean consuming(IngestLoop.State s) {
+    return s == IngestLoop.State.NEW || s == IngestLoop.State.STARTING
+        || s == IngestLoop.State.RUNNING;
+  }
+
+  /** The broker contact while the loop consumes; null when it does not (nothing to reach). */
+  private BrokerContact brokerWhileConsuming() {
+    return consuming(loop.state()) ? loop.brokerContact() : null;
+  }
+
+  /**
+   * The {@code broker-unreachable} reason while the consumer gets no answer from its broker;
+   * empty otherwise.
+   */
+  private Optional<Health.Reason> brokerUnreachable() {
+    BrokerContact c = brokerWhileConsuming();
+    if (c == null || c.reachable()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Health.Reason("broker-unreachable", "no answer from the Kafka broker"
+        + " for " + c.silentMillis() / 1000 + " s of asking: ingest waits and resumes by itself"
+        + " when it answers; the releases made so far are served"));
+  }
+
+  /**
+   * {@code /v1/status}: the mode's, with what ingest adds — that it waits for the broker, and
+   * with epochs cut by the clock when the open epoch closes (a function of the clock alone).
+   */
+  private Status status() {
+    Status s = mode.status();
+    if (s.exhausted()) {
+      return s;
+    }
+    if (config.epochDuration().isPresent() && mode.releasesEveryEpoch()) {
+      Instant close = nextClose(loop.openEpoch());
+      s = s.withNextEpochClose(close);
+      if (s.epoch() == 0) {
+        s = s.withMessage(close == null
+            ? "waiting for the first record: the first epoch opens when it is read and closes "
+                + seconds(config.epochDuration().get()) + " s later"
+            : "waiting for the first epoch to close at " + close + " (it opened with the first"
+                + " record read)");
+      }
+    }
+    BrokerContact c = brokerWhileConsuming();
+    if (c != null && !c.reachable()) {
+      s = s.withMessage("ingest waits for the Kafka broker (no answer for " + c.silentMillis() / 1000
+          + " s); " + (s.epoch() == 0 ? "nothing is released yet"
+          : "the release of epoch " + s.epoch() + " stays available"));
+    }
+    return s;
+  }
+
   /** Exact counts for /admin/ingest (operator port only: not private). */
   private Map<String, Object> ingestStats() {
     IngestStats s = loop.stats();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("state", loop.state().name().toLowerCase(Locale.ROOT));
+    m.put("broker", broker());
+    m.put("openEpoch", openEpoch());
     m.put("recordsConsumed", s.recordsConsumed());
     mode.ingestStats(m, s);
     Map<String, Object> dl = new LinkedHashMap<>();
@@ -243,6 +334,30 @@ public final class Service implements AutoCloseable {
     return String.format(Locale.ROOT, "%016x", checksum);
   }
 
+  /**
+   * {@code /health}: ingest waiting for its broker or for a refused state write, then the mode's
+   * problems (damaged files). Public: host paths under the state directory are named relative to
+   * it.
+   */
+  Health health() {
+    Health h = brokerUnreachable().map(r -> new Health(List.of(r))).orElse(Health.OK);
+    var blocked = loop.stateWrites().blocked();
+    if (blocked.isPresent()) {
+      StateWrites.Blocked b = blocked.get();
+      h = h.and(new Health(List.of(new Health.Reason("state-write-refused", relative("not ingesting: "
+          + b.what() + " failed (" + b.reason() + ") since " + b.since() + ", " + b.attempts()
+          + " attempt(s); retried every 30 s at most, ingest resumes by itself once it succeeds;"
+          + " the releases made so far stay available")))));
+    }
+    return h.and(mode.health());
+  }
+
+  /** {@code text} with the state directory's absolute path replaced by its setting's name. */
+  private String relative(String text) {
+    String dir = config.stateDir().toAbsolutePath().normalize().toString();
+    return text.replace(dir + java.io.File.separator, "").replace(dir, "<state-dir>");
+  }
+
   /** Turns the loop's exact counters into Prometheus counters (by difference) and gauges. */
   private synchronized void publish(PrintStream log) {
     try {
@@ -253,12 +368,94 @@ public final class Service implements AutoCloseable {
         metrics.deadLettered(r, s.deadLettered(r) - lastStats.deadLettered(r));
       }
       lastStats = s;
-      loop.lag().forEach((tp, lag) -> metrics.consumerLag(tp.partition(), lag));
+      BrokerContact c = brokerWhileConsuming();
+      boolean reachable = c == null || c.reachable();
+      metrics.brokerContact(reachable, loop.brokerContact().lastAnswerMillis());
+      if (reachable) {
+        loop.lag().forEach((tp, lag) -> metrics.consumerLag(tp.partition(), lag));
+      } else {
+        metrics.consumerLagUnknown();
+      }
+      if (reachable == brokerDown) {
+        brokerDown = !reachable;
+        log.println(brokerDown ? "dplrf: " + brokerUnreachable().map(Health.Reason::message).orElse("")
+            : "dplrf: the Kafka broker answers again");
+      }
+      hintIdleEpoch(log);
       metrics.sketchMemory(mode.sizeInBytes());
-      IngestLoop.State st = loop.state();
-      metrics.ingestRunning(st == IngestLoop.State.NEW || st == IngestLoop.State.RUNNING);
+      metrics.stateWrites(loop.stateWrites().blocked().isPresent(), loop.stateWrites().failures());
+      metrics.ingestRunning(consuming(loop.state()));
     } catch (RuntimeException e) {
       log.println("dplrf: metrics update failed: " + e.getMessage());
+    }
+  }
+
+  /** {@code /admin/ingest}'s "broker": what the consumer knows of it. */
+  private Map<String, Object> broker() {
+    BrokerContact c = loop.brokerContact();
+    BrokerContact consuming = brokerWhileConsuming();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("bootstrapServers", bootstrap);
+    m.put("state", consuming == null ? "not consuming"
+        : consuming.reachable() ? "reachable" : "unreachable");
+    m.put("lastContact", c.lastAnswerMillis() == 0 ? null
+        : Instant.ofEpochMilli(c.lastAnswerMillis()).toString());
+    m.put("silentSeconds", c.silentMillis() / 1000.0);
+    m.put("unreachableAfterSeconds", BrokerContact.UNREACHABLE_AFTER.toSeconds());
+    return m;
+  }
+
+  /** {@code /admin/ingest}'s "openEpoch": the epoch being filled and when it closes. */
+  private Map<String, Object> openEpoch() {
+    OpenEpoch e = loop.openEpoch();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("epoch", e.epoch());
+    m.put("openedAt", e.startMillis() == 0 ? null : Instant.ofEpochMilli(e.startMillis()).toString());
+    if (config.epochUpdates().isPresent()) {
+      m.put("updatePositions", e.updatePositions());
+      m.put("closesAtUpdatePositions", config.epochUpdates().getAsLong());
+      m.put("lastRecordAt", e.lastRecordMillis() == 0 ? null
+          : Instant.ofEpochMilli(e.lastRecordMillis()).toString());
+      m.put("idleCloseSeconds", config.epochIdle().toMillis() / 1000.0);
+    } else {
+      Instant close = nextClose(e);
+      m.put("closesAt", close == null ? null : close.toString());
+    }
+    return m;
+  }
+
+  /** With epochs by the clock, when {@code e} closes; null until the first record opens it. */
+  private Instant nextClose(OpenEpoch e) {
+    return e.startMillis() == 0 ? null
+        : Instant.ofEpochMilli(e.startMillis()).plus(config.epochDuration().orElseThrow());
+  }
+
+  private static String seconds(Duration d) {
+    return java.math.BigDecimal.valueOf(d.toNanos(), 9).stripTrailingZeros().toPlainString();
+  }
+
+  /** How long a partial epoch waits without records before the log says how to close it. */
+  private static final Duration IDLE_HINT = Duration.ofSeconds(60);
+
+  /**
+   * With epochs by count and no idle close: once an epoch that holds updates has read no record
+   * for {@link #IDLE_HINT}, says once in the log that it stays open and how to close it — a stream
+   * that ends inside an epoch would otherwise leave its last updates unreleased without a word.
+   */
+  private void hintIdleEpoch(PrintStream log) {
+    if (config.epochUpdates().isEmpty() || !config.epochIdle().isZero()
+        || loop.state() != IngestLoop.State.RUNNING) {
+      return;
+    }
+    OpenEpoch e = loop.openEpoch();
+    if (e.updatePositions() > 0 && e.epoch() != hintedEpoch && e.lastRecordMillis() > 0
+        && System.currentTimeMillis() - e.lastRecordMillis() >= IDLE_HINT.toMillis()) {
+      hintedEpoch = e.epoch();
+      log.println("dplrf: epoch " + e.epoch() + " holds " + e.updatePositions() + " of "
+          + config.epochUpdates().getAsLong() + " update positions and no record has arrived for "
+          + IDLE_HINT.toSeconds() + " s; it stays open until the count is reached. To release"
+          + " what it holds now: POST /admin/close-epoch on the operator port (epoch-idle-seconds,"
+          + " set at a run's first start, closes such an epoch by itself)");
     }
   }
 

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve;
 
+import io.dplrf.deploy.http.Health;
 import io.dplrf.deploy.http.ModeRoutes;
 import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.Status;
@@ -10,6 +11,7 @@ import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestStats;
 import io.dplrf.ingest.IngestTarget;
 import io.dplrf.ingest.RecordDecoder;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -48,8 +50,13 @@ public interface ServiceMode extends AutoCloseable {
   /** The snapshot holding epoch {@code epoch}'s close is durable (on the closer thread). */
   void epochClosed(int epoch);
 
-  /** The snapshot is restored, before anything is consumed; {@code epochsClosed} as restored. */
-  void restored(int epochsClosed);
+  /**
+   * The snapshot is restored, before anything is consumed and before the HTTP listeners open;
+   * {@code epochsClosed} as restored, the last of them closed at {@code lastClosed} (null when
+   * none is). A mode that releases after every epoch serves that epoch's release again, with
+   * that time.
+   */
+  void restored(int epochsClosed, Instant lastClosed);
 
   /** The factorizations served on the public port (empty in a mode that releases none). */
   ReleaseCache releases();
@@ -59,6 +66,23 @@ public interface ServiceMode extends AutoCloseable {
 
   /** {@code /v1/status} and the status page: derived from what is released, never ahead of it. */
   Status status();
+
+  /**
+   * Whether {@code /v1/status}'s epoch is the release of each closed epoch, so that the service
+   * may add when the open epoch closes by the clock; false where releases follow another
+   * schedule (completion's fits).
+   */
+  default boolean releasesEveryEpoch() {
+    return true;
+  }
+
+  /**
+   * What is wrong with this mode's state while it serves (e.g. the tree's damaged node files),
+   * for {@code /health}; the service adds what is wrong with ingest. Any thread, cheap.
+   */
+  default Health health() {
+    return Health.OK;
+  }
 
   /**
    * Adds this mode's exact counts to {@code /admin/ingest} (operator port only: not private),

@@ -31,6 +31,13 @@ class HealthCommandTest {
       x.getResponseBody().write(body);
       x.close();
     });
+    server.createContext("/degraded", x -> {
+      byte[] body = ("{\"status\": \"degraded\", \"reasons\": [{\"code\": \"broker-unreachable\","
+          + " \"message\": \"no answer for 20 s\"}]}").getBytes(StandardCharsets.UTF_8);
+      x.sendResponseHeaders(200, body.length);
+      x.getResponseBody().write(body);
+      x.close();
+    });
     server.createContext("/sick", x -> {
       x.sendResponseHeaders(503, -1);
       x.close();
@@ -68,6 +75,15 @@ class HealthCommandTest {
     Run r = run(Map.of("DPLRF_HTTP_PORT", Integer.toString(port)));
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().contains("127.0.0.1:" + port + "/health"), r.out());
+  }
+
+  @Test
+  void degradedService_exitsZero_andPrintsTheReasons() {
+    Run r = run(Map.of(), "--url", "http://127.0.0.1:" + port + "/degraded");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().startsWith("degraded (broker-unreachable: no answer for 20 s): http://"),
+        r.out());
+    assertTrue(run(Map.of("DPLRF_HTTP_PORT", Integer.toString(port))).out().startsWith("ok: "));
   }
 
   @Test

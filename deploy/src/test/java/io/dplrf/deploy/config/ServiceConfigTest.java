@@ -55,6 +55,7 @@ class ServiceConfigTest {
     assertTrue(c.adminToken().isEmpty());
     assertEquals(1000, c.epochUpdates().getAsLong());
     assertTrue(c.epochDuration().isEmpty());
+    assertEquals(Duration.ZERO, c.epochIdle());
     assertEquals(Source.DEFAULT, c.source("topic"));
     assertEquals(Source.FLAG, c.source("rows"));
   }
@@ -277,6 +278,24 @@ class ServiceConfigTest {
     assertEquals("epoch-seconds must be >= 0.001 and < infinity. Provided value: 0.0005 (flag"
         + " --epoch-seconds)", assertThrows(ConfigException.class,
             () -> ServiceConfig.load(args, 0, Map.of())).getMessage());
+  }
+
+  @Test
+  void epochIdleSeconds_closesPartialEpochsByCount_andIsRefusedWithEpochSeconds() {
+    assertEquals(Duration.ofMillis(2500), ServiceConfig.load(with("--epoch-idle-seconds", "2.5"),
+        0, Map.of()).epochIdle());
+    assertEquals(Duration.ZERO, ServiceConfig.load(with("--epoch-idle-seconds", "0"), 0, Map.of())
+        .epochIdle());
+    assertEquals("epoch-idle-seconds must be 0 (off) or >= 0.001, and < infinity. Provided value:"
+        + " -1 (flag --epoch-idle-seconds)", assertThrows(ConfigException.class,
+            () -> ServiceConfig.load(with("--epoch-idle-seconds", "-1"), 0, Map.of())).getMessage());
+    String[] byTime = java.util.Arrays.copyOf(REQUIRED, REQUIRED.length + 2);
+    byTime[REQUIRED.length - 2] = "--epoch-seconds";
+    byTime[REQUIRED.length - 1] = "60";
+    byTime[REQUIRED.length] = "--epoch-idle-seconds";
+    byTime[REQUIRED.length + 1] = "30";
+    assertTrue(assertThrows(ConfigException.class, () -> ServiceConfig.load(byTime, 0, Map.of()))
+        .getMessage().startsWith("epoch-idle-seconds must be 0 (unset) with epoch-seconds"));
   }
 
   @Test

@@ -104,4 +104,46 @@ class OperatorApiTest {
     assertEquals(404, get(api.port(), "/nope").statusCode());
     assertEquals(405, request(api.port(), "DELETE", "/admin/ingest").statusCode());
   }
+
+  /**
+   * POST /admin/close-epoch: 202 with the epoch once the loop has begun its close; 409 with the
+   * loop's reason when it refuses; 503 with Retry-After when it does not answer; the token first.
+   */
+  @Test
+  void closeEpoch_is202WithTheEpoch_409WithTheRefusal_503WhenTheLoopDoesNotAnswer()
+      throws Exception {
+    java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CompletableFuture<Integer>>
+        next = new java.util.concurrent.atomic.AtomicReference<>();
+    api.close();
+    api = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), metrics, OperatorApiTest::stats,
+        Optional.of(TOKEN), ModeRoutes.none(), next::get);
+    int p = api.port();
+    String[] auth = {"Authorization", "Bearer " + TOKEN};
+    assertEquals(401, request(p, "POST", "/admin/close-epoch").statusCode());
+
+    next.set(java.util.concurrent.CompletableFuture.completedFuture(3));
+    HttpResponse<byte[]> ok = request(p, "POST", "/admin/close-epoch", auth);
+    assertEquals(202, ok.statusCode(), text(ok));
+    assertEquals(3.0, ((Map<?, ?>) Json.parse(text(ok))).get("epoch"));
+    assertEquals(405, request(p, "GET", "/admin/close-epoch", auth).statusCode());
+
+    next.set(java.util.concurrent.CompletableFuture.failedFuture(
+        new IllegalStateException("epoch 4 holds no update yet")));
+    HttpResponse<byte[]> refused = request(p, "POST", "/admin/close-epoch", auth);
+    assertEquals(409, refused.statusCode());
+    assertEquals(Map.of("error", "epoch 4 holds no update yet"), Json.parse(text(refused)));
+
+    next.set(new java.util.concurrent.CompletableFuture<>()); // never answered
+    HttpResponse<byte[]> busy = request(p, "POST", "/admin/close-epoch", auth);
+    assertEquals(503, busy.statusCode());
+    assertEquals(String.valueOf(OperatorApi.CLOSE_WAIT_SECONDS),
+        busy.headers().firstValue("Retry-After").orElseThrow());
+  }
+
+  @Test
+  void closeEpoch_withoutAnIngestLoop_isNoRoute() throws Exception {
+    HttpResponse<byte[]> r = request(port, "POST", "/admin/close-epoch", "Authorization",
+        "Bearer " + TOKEN);
+    assertEquals(404, r.statusCode());
+  }
 }

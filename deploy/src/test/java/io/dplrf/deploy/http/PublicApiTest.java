@@ -45,6 +45,10 @@ class PublicApiTest {
       if (from == 3) {
         throw new IllegalArgumentException("ranges must start at a node boundary");
       }
+      if (from == 4) {
+        throw new DamagedStateException("the release of epochs [4, 4] needs the closed-node file"
+            + " nodes/node-0-3.sketch (epochs 4..4), which is damaged (checksum mismatch)", null);
+      }
       return new ServedRelease(from, to, Fixtures.factorization(), Fixtures.utility(), Fixtures.AT, Map.of());
     });
     api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0), cache, Fixtures::status, metrics);
@@ -82,6 +86,35 @@ class PublicApiTest {
     HttpResponse<byte[]> r = get(port, "/health");
     assertEquals(200, r.statusCode());
     assertEquals(Map.of("status", "ok", "reasons", List.of()), json(r));
+    assertEquals(Map.of("status", "ok", "reasons", List.of()),
+        json(get(port, "/v1/status")).get("health"));
+  }
+
+  /** A degraded service still answers 200 (it serves); the body says why, in /v1/status too. */
+  @Test
+  void health_degraded_listsEveryReason_in200AndInTheStatus() throws Exception {
+    api.close();
+    Health degraded = new Health(List.of(
+        new Health.Reason("state-write-refused", "not ingesting: No space left on device"),
+        new Health.Reason("state-file-damaged", "nodes/node-0-3.sketch is damaged")));
+    api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0), cache, new StatusSource() {
+      @Override
+      public Status status() {
+        return Fixtures.status();
+      }
+
+      @Override
+      public Health health() {
+        return degraded;
+      }
+    }, metrics);
+    HttpResponse<byte[]> r = get(api.port(), "/health");
+    assertEquals(200, r.statusCode());
+    Map<String, Object> expected = Map.of("status", "degraded", "reasons", List.of(
+        Map.of("code", "state-write-refused", "message", "not ingesting: No space left on device"),
+        Map.of("code", "state-file-damaged", "message", "nodes/node-0-3.sketch is damaged")));
+    assertEquals(expected, json(r));
+    assertEquals(expected, json(get(api.port(), "/v1/status")).get("health"));
   }
 
   @Test
@@ -247,6 +280,10 @@ class PublicApiTest {
     assertEquals(List.of(), get(port, "/v1/release?from=0&to=2").headers().allValues("Retry-After"),
         "only a 503 says when to retry");
     assertError(get(port, "/v1/release?from=1&to=2&format=csv"), 400, "format must be one of json, npy");
+    HttpResponse<byte[]> damaged = get(port, "/v1/release?from=4&to=4");
+    assertError(damaged, 500, "needs the closed-node file nodes/node-0-3.sketch (epochs 4..4),"
+        + " which is damaged (checksum mismatch)");
+    assertFalse(text(damaged).contains("internal error"), text(damaged));
   }
 
   @Test

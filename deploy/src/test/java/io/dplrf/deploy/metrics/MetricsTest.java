@@ -130,6 +130,50 @@ class MetricsTest {
     }
   }
 
+  /** The state's health: refused writes (a gauge and a counter of attempts) and damaged files. */
+  @Test
+  void stateMeters_blockedWrites_failedAttemptsByDifference_damagedAndVerifiedFiles() {
+    try (Metrics m = new Metrics()) {
+      String s = m.scrape();
+      for (String line : new String[] {"dplrf_state_writes_blocked 0.0",
+          "dplrf_state_write_failures_total 0.0", "dplrf_state_damaged_files 0.0",
+          "dplrf_state_files_verified 0.0"}) {
+        assertTrue(s.contains(line), line + " in\n" + s);
+      }
+      m.stateWrites(true, 3);
+      m.stateWrites(true, 5);
+      m.stateFiles(1, 40);
+      s = m.scrape();
+      for (String line : new String[] {"dplrf_state_writes_blocked 1.0",
+          "dplrf_state_write_failures_total 5.0", "dplrf_state_damaged_files 1.0",
+          "dplrf_state_files_verified 40.0"}) {
+        assertTrue(s.contains(line), line + " in\n" + s);
+      }
+      m.stateWrites(false, 5);
+      assertTrue(m.scrape().contains("dplrf_state_writes_blocked 0.0"));
+      assertTrue(m.scrape().contains("dplrf_state_write_failures_total 5.0"));
+    }
+  }
+
+  @Test
+  void brokerContact_isAnUpDownGaugeAndATimestampInSeconds_andLagTurnsNaNWhileUnreachable() {
+    try (Metrics m = new Metrics()) {
+      assertTrue(m.scrape().contains("dplrf_broker_reachable 1.0"), m.scrape());
+      assertTrue(m.scrape().contains("dplrf_broker_last_contact_timestamp_seconds 0.0"));
+      m.consumerLag(0, 42);
+      m.brokerContact(false, 1_700_000_000_250L);
+      m.consumerLagUnknown();
+      String s = m.scrape();
+      assertTrue(s.contains("dplrf_broker_reachable 0.0"), s);
+      assertTrue(s.contains("dplrf_broker_last_contact_timestamp_seconds 1.70000000025E9"), s);
+      assertTrue(s.contains("dplrf_consumer_lag{partition=\"0\"} NaN"), s);
+      m.brokerContact(true, 1_700_000_001_000L);
+      m.consumerLag(0, 7);
+      assertTrue(m.scrape().contains("dplrf_broker_reachable 1.0"));
+      assertTrue(m.scrape().contains("dplrf_consumer_lag{partition=\"0\"} 7.0"));
+    }
+  }
+
   @Test
   void ingestRunning_isAGaugeOfOneWhileRunningAndZeroAfter() {
     try (Metrics m = new Metrics()) {

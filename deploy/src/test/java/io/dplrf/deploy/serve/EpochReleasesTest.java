@@ -34,7 +34,7 @@ class EpochReleasesTest {
             new ModeContext(metrics, new PrintStream(log, true, StandardCharsets.UTF_8), e -> { }),
             "done")) {
       for (int e = 1; e <= top.length; e++) {
-        r.release(e);
+        r.release(e, java.time.Instant.now());
       }
     }
     List<String> warnings = log.toString(StandardCharsets.UTF_8).lines()

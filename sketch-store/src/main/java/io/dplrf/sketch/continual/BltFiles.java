@@ -78,7 +78,18 @@ abstract sealed class BltFiles {
     return new Memory();
   }
 
-  static BltFiles directory(Path dir) {
+  /**
+   * The files in {@code dir}. Temp files a crash or a refused write left there are deleted: no
+   * snapshot names one, and a full disk should not keep them.
+   */
+  static BltFiles directory(Path dir) throws IOException {
+    if (Files.isDirectory(dir)) {
+      try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, PREFIX + "*.tmp")) {
+        for (Path tmp : s) {
+          Files.deleteIfExists(tmp);
+        }
+      }
+    }
     return new Directory(dir);
   }
 
@@ -188,10 +199,10 @@ abstract sealed class BltFiles {
 
     @Override
     Written put(String name, Writer writer) {
+      Path tmp = dir.resolve(name + ".tmp");
       try {
         StateFiles.createDirectories(dir);
         Path target = dir.resolve(name);
-        Path tmp = dir.resolve(name + ".tmp");
         Written w = writeDirect(tmp, name, writer);
         if (w == null) {
           try (FileChannel ch = StateFiles.createForWriting(tmp);
@@ -210,6 +221,11 @@ abstract sealed class BltFiles {
         sync.fsync(dir);
         return w;
       } catch (IOException e) {
+        try {
+          Files.deleteIfExists(tmp); // a refused write (disk full) leaves nothing behind
+        } catch (IOException again) {
+          e.addSuppressed(again);
+        }
         throw new UncheckedIOException("cannot store " + name + " in " + dir, e);
       }
     }

@@ -111,9 +111,10 @@ import java.util.regex.Pattern;
  * another thread encodes, noises, decodes and writes the closing one; the same state, files and
  * releases as {@link #closeEpoch}.
  *
- * <p><b>A failed close</b> (a state file that cannot be written) leaves the buffers advanced in
- * memory and the files at the last snapshot: the stream refuses further use, and the caller
- * restores its last snapshot.
+ * <p><b>A failed close.</b> A state file that cannot be written leaves the close's state in
+ * memory and the epoch not closed: the same close, called again, writes the files and never
+ * recomputes ({@link #close}); the ingest loop retries it until the disk takes it. Any other
+ * failure makes the stream refuse further use; the caller restores its last snapshot.
  *
  * <p>Thread-safety: one thread owns the stream ({@link #update}, {@link #closeEpoch}, {@link
  * #beginClose}, snapshots); {@link #finishClose} of a begun close may run on one other thread
@@ -168,7 +169,12 @@ public final class BltStream {
   int epochsEnded;
   /** The state files of epoch {@link #epochsClosed} ({@link #stateFileNames}); none before 1. */
   volatile List<BltFiles.Written> stateFiles;
-  /** Why the stream refuses further use after a failed close, or null. */
+  /**
+   * The epoch whose steps 1–3 are done in memory, its state files possibly not yet written: a
+   * close retried after a failed write skips them ({@link #close}).
+   */
+  private volatile int computedEpoch;
+  /** Why the stream refuses further use after a close failed other than on a write, or null. */
   private volatile String broken;
 
   BltStream(BltConfig config, SecretKey key, String instance, BltPlan plan,
@@ -426,15 +432,25 @@ public final class BltStream {
    * the buffer files of epoch t − 2 go (the snapshot after t − 1 is durable: the caller's order).
    * Epoch t − 1's stay until epoch t is released: a crash before its snapshot is durable restores
    * the one after t − 1, which needs them.
+   *
+   * <p>A state file that cannot be written (disk full, an I/O error) leaves steps 1–3 done in
+   * memory and the epoch not closed. The same call again ({@link #closeEpoch}, or {@link
+   * #finishClose} of the same pending close: the ingest loop retries it) writes the files of that
+   * state and never repeats steps 1–3, which would encode the noisy ŷ_t again and add z_t twice.
+   * Every write replaces its file whole and every delete is idempotent, so a retry leaves what one
+   * successful attempt would. Any other failure makes the stream unusable.
    */
   private void close(int t, Priv2Sketch epoch) {
     try {
-      encodeNoiseDecode(t, epoch);
-      EncodedTap tap = encodedTap;
-      if (tap != null) {
-        tap.encoded(t, epoch.noiselessState());
+      if (computedEpoch != t) {
+        encodeNoiseDecode(t, epoch);
+        EncodedTap tap = encodedTap;
+        if (tap != null) {
+          tap.encoded(t, epoch.noiselessState());
+        }
+        epoch.reset();
+        computedEpoch = t;
       }
-      epoch.reset();
       boolean last = t == config.epochs();
       List<BltFiles.Written> written = new ArrayList<>();
       List<String> names = stateFileNames(t, encoder.length, config.epochs());
@@ -446,6 +462,7 @@ public final class BltStream {
         written.add(store(names.get(f++), decoder[i]));
       }
       written.add(store(names.get(f), release));
+      deleteBuffersBefore(files, t - 1);
       if (last) { // no epoch is encoded or decoded after T: the secret buffers leave memory
         encoder = NO_BUFFERS;
         decoder = NO_BUFFERS;
@@ -453,10 +470,10 @@ public final class BltStream {
       }
       stateFiles = List.copyOf(written);
       epochsClosed = t;
-      deleteBuffersBefore(files, t - 1);
     } catch (IOException e) {
-      broken = "the close of epoch " + t + " failed: " + e;
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException(e); // a write or a delete: retried by the same call
+    } catch (UncheckedIOException e) {
+      throw e;
     } catch (RuntimeException | Error e) {
       broken = "the close of epoch " + t + " failed: " + e;
       throw e;

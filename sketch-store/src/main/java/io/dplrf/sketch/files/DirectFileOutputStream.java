@@ -183,6 +183,16 @@ public final class DirectFileOutputStream extends OutputStream {
    * the bytes written and fsyncs it (data and metadata). No writes after this.
    */
   public void finish() throws IOException {
+    writeOut();
+    sync();
+  }
+
+  /**
+   * The first half of {@link #finish}: writes what is buffered (the last block padded with
+   * zeros) and cuts the file back to exactly the bytes written. No writes after this; {@link
+   * #sync} next ({@code WriteSteps.Step.WRITTEN} lies between the two).
+   */
+  public void writeOut() throws IOException {
     requireOpen();
     int tail = buffer.position();
     int padded = (tail + block - 1) / block * block; // ≤ the limit: blocks divide BUFFER_BYTES
@@ -192,8 +202,15 @@ public final class DirectFileOutputStream extends OutputStream {
     drain();
     awaitInFlight();
     channel.truncate(written);
-    channel.force(true);
     finished = true;
+  }
+
+  /** The second half of {@link #finish}: fsyncs the file (data and metadata). */
+  public void sync() throws IOException {
+    if (!finished || !channel.isOpen()) {
+      throw new IOException("sync before writeOut, or after close");
+    }
+    channel.force(true);
   }
 
   /** Bytes written so far (the file's length after {@link #finish}). */

@@ -264,6 +264,78 @@ public final class SketchCodec {
     }
   }
 
+  /**
+   * Checks that {@code in} holds exactly one whole, uncorrupted sketch in this format — magic, a
+   * known version, every field up to the checksum, the checksum, and nothing after it — without
+   * building the sketch: no matrix is generated, no array allocated, so a damaged size field
+   * cannot cost memory. Reads {@code in} to its end. For integrity checks of stored nodes.
+   *
+   * @return the sketch's node label (its own randomness: which node of which stream it is)
+   * @throws IOException naming the problem (bad magic, unknown version, truncated, checksum
+   *     mismatch), without the file: the caller knows it
+   */
+  public static String verify(InputStream in) throws IOException {
+    CRC32C crc = new CRC32C();
+    DataInputStream d =
+        new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
+    try {
+      byte[] magic = new byte[MAGIC.length];
+      d.readFully(magic);
+      if (!java.util.Arrays.equals(magic, MAGIC)) {
+        throw new IOException("not a dplrf sketch snapshot (bad magic number)");
+      }
+      int version = d.readInt();
+      if (version < VERSION_ONE_STREAM || version > VERSION) {
+        throw new IOException("unsupported sketch snapshot version " + version);
+      }
+      d.readByte(); // mechanism
+      d.readByte(); // noiseless
+      if (version != VERSION_ONE_STREAM) {
+        d.readInt(); // noiseChunk
+      }
+      if (version >= VERSION) {
+        d.readByte(); // sampler
+      }
+      d.readUTF(); // key fingerprint
+      d.readUTF(); // instance
+      String node = d.readUTF();
+      d.readFully(new byte[5 * 4 + 3 * 8]); // m, n, k, t, v; epsilon, delta, clip
+      skipArray(d, 64); // plan
+      d.readLong(); // updates
+      int count = d.readInt();
+      if (count < 0 || count > 64) {
+        throw new IOException("corrupt sketch snapshot: " + count + " arrays");
+      }
+      for (int a = 0; a < count; a++) {
+        skipArray(d, Integer.MAX_VALUE);
+      }
+      int expected = (int) crc.getValue(); // before the stored checksum's own bytes
+      if (d.readInt() != expected) {
+        throw new IOException("sketch snapshot checksum mismatch: the file is corrupt");
+      }
+      if (d.read() >= 0) {
+        throw new IOException("bytes after the sketch snapshot's checksum");
+      }
+      return node;
+    } catch (EOFException e) {
+      throw new IOException("sketch snapshot is truncated", e);
+    }
+  }
+
+  /** Reads past one array of at most {@code max} numbers, through the checksum. */
+  private static void skipArray(DataInputStream d, int max) throws IOException {
+    int length = d.readInt();
+    if (length < 0 || length > max) {
+      throw new IOException("corrupt sketch snapshot: array length " + length);
+    }
+    byte[] scratch = new byte[1 << 16];
+    for (long left = 8L * length; left > 0; ) { // read, not skipped: the checksum covers them
+      int n = (int) Math.min(scratch.length, left);
+      d.readFully(scratch, 0, n);
+      left -= n;
+    }
+  }
+
   private static NoisyLinearSketch build(int mechanism, boolean noiseless, SecretKey key,
       String instance, String node, int m, int n, int k, int t, int v, PrivacyParams privacy,
       double clip, double[] p, boolean cache, RobustMatrices shared, Priv2Matrices sharedPriv2)

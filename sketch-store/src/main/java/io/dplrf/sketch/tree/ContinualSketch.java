@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.files.DamagedFileException;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.ReleasedSketches;
@@ -122,10 +123,11 @@ public final class ContinualSketch {
   /**
    * A new stream whose closed nodes are written as files to {@code nodeStore} (created if
    * needed). Refuses a directory that already holds node files, which could belong to a stream
-   * whose nodes carry the same noise.
+   * whose nodes carry the same noise; deletes left-over temp files of interrupted node writes.
    */
   public static ContinualSketch create(TreeConfig config, SecretKey key, String instance,
       Path nodeStore) throws IOException {
+    NodeArchive.Directory.removeTemporaries(nodeStore);
     if (NodeArchive.Directory.hasNodeFiles(nodeStore)) {
       throw new IOException("node store " + nodeStore + " already holds node files; a new stream "
           + "needs an empty directory");
@@ -202,7 +204,7 @@ public final class ContinualSketch {
       NodeId leaf = new NodeId(0, e - 1);
       NoisyLinearSketch leafNode = factory.node(leaf);
       leafNode.absorb(accumulator);
-      justClosed = mergeUpAndArchive(leaf, leafNode);
+      justClosed = mergeUpAndArchive(new MergeUp(leaf, leafNode));
       accumulator.reset();
     } else {
       justClosed = foldIntoOpenNodes(e); // Priv1: empties the accumulator
@@ -261,15 +263,22 @@ public final class ContinualSketch {
    * the owner's, concurrently with {@link #update}: it reads only the closed nodes and the
    * set-aside accumulator, which the owner no longer touches.
    *
-   * @throws UncheckedIOException if a node cannot be written; the close stays pending then, and
-   *     the tree must not be used further (the caller's state is that of its last snapshot)
+   * <p>A failed node write (no space left, an I/O error) leaves the close pending and resumable:
+   * call {@code finishClose} again, and it goes on at the write that failed (the nodes written
+   * before it are written, and nothing is added twice).
+   *
+   * @throws UncheckedIOException if a node cannot be written, or a closed node needed as a left
+   *     sibling cannot be read back; the close stays pending then
    */
   public void finishClose(PendingClose p) {
     if (p != pending || p.finished()) {
       throw new IllegalStateException("not the pending close: " + p);
     }
-    NodeId leaf = new NodeId(0, p.epoch() - 1);
-    install(p.epoch(), mergeUpAndArchive(leaf, p.epochData().intoNode(factory.label(leaf))));
+    if (p.progress() == null) {
+      NodeId leaf = new NodeId(0, p.epoch() - 1);
+      p.progress(new MergeUp(leaf, p.epochData().intoNode(factory.label(leaf))));
+    }
+    install(p.epoch(), mergeUpAndArchive(p.progress()));
     p.finish();
     // Off the owner's thread, once unkept nodes are dropped; it will hold epoch e + 2, if any.
     spare = p.epoch() + 2 <= config.epochs() ? factory.accumulator() : null;
@@ -310,28 +319,29 @@ public final class ContinualSketch {
    * prefix decomposition of [1, e] (a node ending at e whose parent also ends at e is covered by
    * that parent), so each lower node is written, then becomes its parent in place ({@link
    * NoisyLinearSketch#intoParent}: no new sketch, one addition): one new node in memory at a
-   * time. A node made here is seen by no release before {@link #install}, and a failed write
-   * leaves the left siblings and the accumulator untouched, so {@link #closeEpoch} can be retried.
+   * time. A node made here is seen by no release before {@link #install}. A failed write leaves
+   * {@code at} at the node it failed to write (the left siblings and the accumulator untouched),
+   * so calling this again with {@code at} resumes there.
    *
+   * @param at the leaf and its id, or where an earlier, failed call stopped; advanced as nodes are
+   *     written
    * @return the topmost node, the only one to retain
    */
-  private Map<NodeId, NoisyLinearSketch> mergeUpAndArchive(NodeId leaf, NoisyLinearSketch leafNode) {
-    NodeId id = leaf;
-    NoisyLinearSketch node = leafNode;
-    while ((id.index() & 1) == 1) { // a right child: its parent ends at e too
-      NodeId leftId = new NodeId(id.level(), id.index() - 1);
+  private Map<NodeId, NoisyLinearSketch> mergeUpAndArchive(MergeUp at) {
+    while ((at.id.index() & 1) == 1) { // a right child: its parent ends at e too
+      NodeId leftId = new NodeId(at.id.level(), at.id.index() - 1);
       NoisyLinearSketch left = retained.get(leftId);
       if (left == null && !retained.limited()) {
-        throw new IllegalStateException("node " + id + " closes but its left sibling is not kept");
+        throw new IllegalStateException("node " + at.id + " closes but its left sibling is not kept");
       }
       left = left != null ? left : archived(leftId);
-      NodeId parentId = new NodeId(id.level() + 1, id.index() >> 1);
-      archive.put(id, node); // written as itself before its arrays become the parent's
-      node = node.intoParent(left, factory.label(parentId));
-      id = parentId;
+      NodeId parentId = new NodeId(at.id.level() + 1, at.id.index() >> 1);
+      archive.put(at.id, at.node); // written as itself before its arrays become the parent's
+      at.node = at.node.intoParent(left, factory.label(parentId));
+      at.id = parentId;
     }
-    archive.put(id, node);
-    return Map.of(id, node);
+    archive.put(at.id, at.node);
+    return Map.of(at.id, at.node);
   }
 
   /**
@@ -435,12 +445,112 @@ public final class ContinualSketch {
     return node != null ? node : archived(id);
   }
 
-  /** A closed node read back from the node store (any thread: node files never change). */
+  /**
+   * A closed node read back from the node store (any thread: closed node files never change).
+   *
+   * @throws UncheckedIOException with a {@link DamagedFileException} naming the node's file if it
+   *     is missing or cannot be decoded, else with the read error
+   */
   private NoisyLinearSketch archived(NodeId id) {
-    try (InputStream in = archive.open(id)) {
-      return readNode(id, in);
+    try {
+      return readArchived(id);
     } catch (IOException ex) {
       throw new UncheckedIOException(ex);
+    }
+  }
+
+  /** {@link #archived}, checked. */
+  NoisyLinearSketch readArchived(NodeId id) throws IOException {
+    try (InputStream in = archive.open(id)) {
+      return readNode(id, in);
+    } catch (DamagedFileException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      throw damaged(archive, id, e);
+    }
+  }
+
+  /**
+   * {@code e}, a failure to decode a stored node, as a {@link DamagedFileException} naming the
+   * node's file (or as it is for nodes kept in memory, which have no file).
+   */
+  static IOException damaged(NodeArchive archive, NodeId id, Exception e) {
+    Path f = archive.fileOf(id);
+    if (f == null) {
+      return e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+    }
+    return new DamagedFileException(f, String.valueOf(e.getMessage()), e);
+  }
+
+  /**
+   * A closed node as stored: the epochs it covers and its file.
+   *
+   * @param firstEpoch the first epoch of its dyadic interval (1-based)
+   * @param lastEpoch the last one: the node closed with this epoch
+   */
+  public record StoredNode(int level, int index, long firstEpoch, long lastEpoch, Path file) {}
+
+  /**
+   * Every closed node's file — the dyadic intervals inside [1, epochsClosed], lowest level
+   * first — for integrity checks ({@link #verify}); empty where closed nodes are kept in memory
+   * (their bytes come from the snapshot, whose checksum covers them).
+   */
+  public List<StoredNode> storedNodes() {
+    int closed = epochsClosed;
+    List<StoredNode> out = new ArrayList<>();
+    if (archive.inMemory()) {
+      return out;
+    }
+    for (int level = 0; level < config.depth(); level++) {
+      for (long idx = 0; ((idx + 1) << level) <= closed; idx++) {
+        out.add(stored(new NodeId(level, (int) idx)));
+      }
+    }
+    return out;
+  }
+
+  private StoredNode stored(NodeId id) {
+    return new StoredNode(id.level(), id.index(), id.start(), id.end(), archive.fileOf(id));
+  }
+
+  /**
+   * The stored nodes a release of [s, e] reads (its dyadic decomposition); empty where closed
+   * nodes are kept in memory.
+   */
+  public List<StoredNode> storedNodes(int s, int e) {
+    List<StoredNode> out = new ArrayList<>();
+    if (!archive.inMemory()) {
+      for (NodeId id : Dyadic.decomposition(s, e)) {
+        out.add(stored(id));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Checks a closed node's file without decoding it ({@link SketchCodec#verify}): it exists, is
+   * whole (checksum) and holds this node (its label). Any thread (closed node files never
+   * change); reads the file once.
+   *
+   * @throws DamagedFileException naming the file and the problem
+   */
+  public void verify(StoredNode n) throws DamagedFileException {
+    NodeId id = new NodeId(n.level(), n.index());
+    Path f = archive.fileOf(id);
+    if (f == null || !f.equals(n.file())) {
+      throw new IllegalArgumentException("not a stored node of this tree: " + n);
+    }
+    String label;
+    try (InputStream in = archive.open(id)) {
+      label = SketchCodec.verify(in);
+    } catch (DamagedFileException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new DamagedFileException(f, String.valueOf(e.getMessage()), e);
+    }
+    if (!label.equals(factory.label(id))) {
+      throw new DamagedFileException(f, "holds node " + label + ", expected " + factory.label(id),
+          null);
     }
   }
 
@@ -514,7 +624,11 @@ public final class ContinualSketch {
     return TreeCodec.read(in, key, null, Integer.MAX_VALUE);
   }
 
-  /** Reads a snapshot of a tree whose closed nodes are files in {@code nodeStore}. */
+  /**
+   * Reads a snapshot of a tree whose closed nodes are files in {@code nodeStore}; deletes
+   * left-over temp files of interrupted node writes there. A closed node file that is missing
+   * or damaged fails with a {@link DamagedFileException} naming it.
+   */
   public static ContinualSketch readFrom(InputStream in, SecretKey key, Path nodeStore)
       throws IOException {
     return readFrom(in, key, nodeStore, Integer.MAX_VALUE);

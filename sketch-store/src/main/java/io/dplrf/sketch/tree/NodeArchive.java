@@ -1,7 +1,9 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.files.DamagedFileException;
 import io.dplrf.sketch.files.DirectFileOutputStream;
 import io.dplrf.sketch.files.StateFiles;
+import io.dplrf.sketch.files.WriteSteps;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.tree.Dyadic.NodeId;
@@ -27,8 +29,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * of a range's decomposition). Two stores: in memory (O(T) sketches: acceptable for small
  * sketches or short streams, and then also part of the tree snapshot), or one file per node in a
  * directory, created {@code rw-------} ({@link StateFiles}), written crash-safely (temp file,
- * fsync, atomic rename, fsync of the directory) before {@code put} returns, hence
- * before the snapshot that names the node, and read back on demand. Closed nodes never change, so a file is written once per node.
+ * fsync, atomic rename, fsync of the directory; {@link WriteSteps}) before {@code
+ * put} returns, hence before the snapshot that names the node, and read back on demand. A node
+ * file never changes once the snapshot of its epoch is written; before that, a crash or a failed
+ * close may leave it, and the close of the same epoch after the restart writes it again
+ * (docs/privacy/recovery.md: nothing of it was released).
  */
 abstract sealed class NodeArchive {
   /** How a node's bytes are produced: written straight to the file, or into memory. */
@@ -55,6 +60,9 @@ abstract sealed class NodeArchive {
   abstract InputStream open(NodeId id) throws IOException;
 
   abstract boolean inMemory();
+
+  /** The file holding a closed node, or null if nodes are kept in memory. */
+  abstract Path fileOf(NodeId id);
 
   abstract long bytesInMemory();
 
@@ -103,6 +111,11 @@ abstract sealed class NodeArchive {
     }
 
     @Override
+    Path fileOf(NodeId id) {
+      return null;
+    }
+
+    @Override
     long bytesInMemory() {
       return bytes;
     }
@@ -143,67 +156,141 @@ abstract sealed class NodeArchive {
       }
     }
 
+    /**
+     * The crash-safe write of one node file, step by step ({@link WriteSteps}): temp file
+     * (CREATED, WRITTEN), fsync (SYNCED), atomic rename (RENAMED), fsync of the directory
+     * (DURABLE). A failed write (no space left, an I/O error) deletes its temp file and changes
+     * nothing else: the node file is absent or the one of an earlier write of the same node, and
+     * the write may be retried.
+     */
     @Override
     void put(NodeId id, NodeWriter node) {
+      Path target = file(id);
+      Path tmp = temp(target);
       try {
         StateFiles.createDirectories(dir);
-        Path target = file(id);
-        Path tmp = dir.resolve(target.getFileName() + ".tmp");
-        // Owner-only from creation: a node file holds the node's noiseless sketch.
-        if (!writeDirect(tmp, node)) {
-          try (FileChannel ch = StateFiles.createForWriting(tmp);
-              OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16)) {
-            node.writeTo(out);
-            out.flush();
-            ch.force(true);
-          }
-        }
+        writeTemp(tmp, target, node);
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
+        WriteSteps.reached(WriteSteps.Step.RENAMED, target);
         // The rename is durable only once the directory is: without this, a crash after the
         // snapshot naming this node (written after closeEpoch returns) could lose the file, and
         // the restore would fail on a missing closed node.
         sync.fsync(dir);
+        WriteSteps.reached(WriteSteps.Step.DURABLE, target);
       } catch (IOException e) {
+        deleteQuietly(tmp, e);
         throw new UncheckedIOException("cannot store closed node " + id + " in " + dir, e);
       }
     }
 
-    /**
-     * Writes and fsyncs {@code tmp} with direct I/O ({@link DirectFileOutputStream}: no copy into
-     * the page cache), unless this directory's file system refused it before.
-     *
-     * @return false if the file system refuses direct I/O (at open, or at a write: the file is
-     *     then written through the page cache, now and for every later node)
-     */
-    private boolean writeDirect(Path tmp, NodeWriter node) {
-      if (!direct) {
-        return false;
+    private static Path temp(Path target) {
+      return target.resolveSibling(target.getFileName() + ".tmp");
+    }
+
+    private static void deleteQuietly(Path tmp, IOException failure) {
+      try {
+        Files.deleteIfExists(tmp);
+      } catch (IOException e) {
+        failure.addSuppressed(e);
       }
+    }
+
+    private static void writeThroughPageCache(Path tmp, Path target, NodeWriter node)
+        throws IOException {
+      try (FileChannel ch = StateFiles.createForWriting(tmp);
+          OutputStream out = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16)) {
+        WriteSteps.reached(WriteSteps.Step.CREATED, target);
+        node.writeTo(out);
+        out.flush();
+        WriteSteps.reached(WriteSteps.Step.WRITTEN, target);
+        ch.force(true);
+        WriteSteps.reached(WriteSteps.Step.SYNCED, target);
+      }
+    }
+
+    /**
+     * Writes and fsyncs the temp file (owner-only from creation: a node file holds the node's
+     * noiseless sketch): with direct I/O ({@link DirectFileOutputStream}: no copy into the page
+     * cache) unless this directory's file system refused it before, else through the page cache.
+     */
+    private void writeTemp(Path tmp, Path target, NodeWriter node) throws IOException {
+      boolean tried = direct;
+      if (tried && writeDirect(tmp, target, node)) {
+        return;
+      }
+      try {
+        writeThroughPageCache(tmp, target, node);
+      } catch (IOException e) {
+        // The page cache fails too (no space left, an I/O error): direct I/O was not what
+        // failed, and later nodes try it again.
+        direct = tried || direct;
+        throw e;
+      }
+    }
+
+    /**
+     * @return false if the file system refuses direct I/O, at open or at a write (the caller
+     *     writes through the page cache then, and so does every later node)
+     * @throws IOException if the complete, written file cannot be synced or a step after that
+     *     fails
+     */
+    private boolean writeDirect(Path tmp, Path target, NodeWriter node) throws IOException {
       try (DirectFileOutputStream out = DirectFileOutputStream.tryCreate(tmp)) {
         if (out == null) {
           direct = false;
           return false;
         }
-        node.writeTo(out);
-        out.finish();
+        try {
+          WriteSteps.reached(WriteSteps.Step.CREATED, target);
+          node.writeTo(out);
+          out.writeOut();
+        } catch (IOException e) {
+          // Some file systems accept O_DIRECT at open and refuse the writes; the page-cache
+          // path recreates the file.
+          direct = false;
+          return false;
+        }
+        WriteSteps.reached(WriteSteps.Step.WRITTEN, target);
+        out.sync();
+        WriteSteps.reached(WriteSteps.Step.SYNCED, target);
         return true;
-      } catch (IOException e) {
-        // Some file systems accept O_DIRECT at open and refuse the writes; the page-cache path
-        // recreates the file, and a genuine error (no space left) fails there again.
-        direct = false;
-        return false;
       }
     }
 
+    /**
+     * Deletes the temp files of node writes that a crash interrupted ({@code node-*.sketch.tmp}):
+     * no reader uses them, and the node they were for is written again when its epoch closes
+     * again. Call before any write in {@code dir}.
+     */
+    static void removeTemporaries(Path dir) throws IOException {
+      if (!Files.isDirectory(dir)) {
+        return;
+      }
+      try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "node-*.sketch.tmp")) {
+        for (Path tmp : s) {
+          Files.deleteIfExists(tmp);
+        }
+      }
+    }
+
+    /**
+     * The node's file as a stream; a missing file is a {@link DamagedFileException} naming it
+     * (decoding errors are named by the caller, which reads the bytes).
+     */
     @Override
     InputStream open(NodeId id) throws IOException {
       Path f = file(id);
       try {
         return Files.newInputStream(f);
       } catch (NoSuchFileException e) {
-        throw new IOException("closed node file " + f + " is missing", e);
+        throw new DamagedFileException(f, "missing", e);
       }
+    }
+
+    @Override
+    Path fileOf(NodeId id) {
+      return file(id);
     }
 
     @Override

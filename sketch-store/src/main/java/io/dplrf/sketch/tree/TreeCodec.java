@@ -1,5 +1,6 @@
 package io.dplrf.sketch.tree;
 
+import io.dplrf.sketch.files.DamagedFileException;
 import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
@@ -272,6 +273,9 @@ final class TreeCodec {
         throw new IOException("this tree snapshot keeps its closed nodes in memory; no node "
             + "store directory applies");
       }
+      if (nodeStore != null) {
+        NodeArchive.Directory.removeTemporaries(nodeStore);
+      }
       return restore(config, p, derivation, key, instance, closedEpochs, acc, openNodes,
           closedNodes, store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore),
           nodesInMemory);
@@ -307,6 +311,11 @@ final class TreeCodec {
       try (InputStream in = any.bytes() != null
           ? new ByteArrayInputStream(any.bytes()) : archive.open(any.id())) {
         plan = NodeFactory.planOf(SketchCodec.read(in, key, false));
+      } catch (DamagedFileException e) {
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        throw any.bytes() != null ? e instanceof IOException io ? io : new IOException(e)
+            : ContinualSketch.damaged(archive, any.id(), e);
       }
     } else {
       plan = null; // made below, as for a new stream (the robust plans need the drawn matrices)
@@ -381,12 +390,20 @@ final class TreeCodec {
     List<NodeId> decomposition = Dyadic.decomposition(1, closedEpochs);
     for (int x = 0; x < decomposition.size(); x++) {
       NodeId id = decomposition.get(x);
-      try (InputStream in = inline.containsKey(id)
-          ? new ByteArrayInputStream(inline.get(id)) : archive.open(id)) {
+      boolean fromFile = !inline.containsKey(id);
+      try (InputStream in = fromFile ? archive.open(id) : new ByteArrayInputStream(inline.get(id))) {
         NoisyLinearSketch node = checked(tree, id, in, plan); // every one is checked
         if (decomposition.size() - x <= nodesInMemory) { // the most recent ones are kept
           tree.retained.put(id, node);
         }
+      } catch (DamagedFileException e) {
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        if (!fromFile) {
+          throw e;
+        }
+        // The snapshot is whole (its checksum passed); the node file it names is not.
+        throw ContinualSketch.damaged(archive, id, e);
       }
     }
     if (archive instanceof NodeArchive.Directory dir) {
@@ -400,7 +417,7 @@ final class TreeCodec {
         for (long idx = 0; ((idx + 1) << level) <= closedEpochs; idx++) {
           Path f = dir.file(new NodeId(level, (int) idx));
           if (!Files.exists(f)) {
-            throw new IOException("closed node file " + f + " is missing from the node store");
+            throw new DamagedFileException(f, "missing from the node store", null);
           }
         }
       }

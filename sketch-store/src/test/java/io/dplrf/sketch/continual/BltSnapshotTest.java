@@ -157,6 +157,28 @@ class BltSnapshotTest {
     assertSameReleases(reference, dir.resolve("reference"), restored, dir.resolve("mid"), "mid");
   }
 
+  /**
+   * A temp file a crash or a refused write left behind is deleted when the directory is opened
+   * again; a write that fails deletes its own.
+   */
+  @Test
+  void tempFiles_leftByACrashOrAFailedWrite_areDeleted(@TempDir Path dir) throws IOException {
+    BltStream first = create(Mechanism.PRIV2_SPARSE, dir);
+    closeAndCommitThrough(first, 2);
+    byte[] snap = snapshot(first);
+    java.nio.file.Files.write(dir.resolve("blt-release-3.sketch.tmp"), new byte[] {1, 2});
+    BltStream restored = BltStream.readFrom(new ByteArrayInputStream(snap), KEY, dir);
+    assertEquals(2, restored.epochsClosed());
+    assertTrue(filesIn(dir).stream().noneMatch(f -> f.endsWith(".tmp")), filesIn(dir).toString());
+
+    BltFiles files = BltFiles.directory(dir);
+    assertThrows(java.io.UncheckedIOException.class, () -> files.put("blt-x.sketch", out -> {
+      out.write(new byte[8192]);
+      throw new IOException("no space left on device");
+    }));
+    assertTrue(filesIn(dir).stream().noneMatch(f -> f.startsWith("blt-x")), filesIn(dir).toString());
+  }
+
   private static List<String> filesIn(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       return files.map(p -> p.getFileName().toString()).sorted().toList();
@@ -373,37 +395,46 @@ class BltSnapshotTest {
   }
 
   /**
-   * A state file that cannot be written fails the close; the stream then refuses everything (its
-   * buffers have advanced in memory), and the last snapshot restores a stream that closes the
-   * epoch to the same releases as a stream that never failed.
+   * A state file that cannot be written (disk full) fails the close and leaves the epoch open; the
+   * same close retried once the disk takes it — closeEpoch again, or finishClose of the same
+   * pending close, as the ingest loop does — ends in the same files and releases as a stream that
+   * never failed: steps 1–3 are not repeated, so z_t is added once.
    */
   @Test
-  void failedStateFileWrite_makesTheStreamUnusable_andTheLastSnapshotRecovers(@TempDir Path dir)
+  void failedStateFileWrite_isRetriedByTheSameClose_toTheSameReleases(@TempDir Path dir)
       throws IOException {
     BltStream clean = create(Mechanism.PRIV2_SPARSE, dir.resolve("clean"));
     closeAndCommitThrough(clean, T);
     int[] syncs = {0};
+    boolean[] full = {false};
     BltFiles flaky = new BltFiles.Directory(dir.resolve("flaky"), d -> {
-      if (++syncs[0] == 8) { // epoch 2's third file
+      if (++syncs[0] == 8 || full[0]) { // epoch 2's third file, then while the disk is full
         throw new IOException("disk full");
       }
     });
     BltStream s = BltStream.create(config(Mechanism.PRIV2_SPARSE), KEY, "restart/priv2-sparse",
         flaky, BltOptimizer.optimize(T));
-    closeThrough(s, 1);
-    byte[] snap = snapshot(s);
+    closeAndCommitThrough(s, 1);
     feed(s, 2, 0, PER_EPOCH);
     assertThrows(UncheckedIOException.class, s::closeEpoch);
     assertEquals(1, s.epochsClosed());
-    IllegalStateException refused = assertThrows(IllegalStateException.class,
-        () -> s.update(0, 0, 1));
-    assertTrue(refused.getMessage().contains("restore the last snapshot"), refused.getMessage());
-    assertThrows(IllegalStateException.class, s::closeEpoch);
-    assertThrows(IllegalStateException.class, () -> s.writeTo(new ByteArrayOutputStream()));
-    BltStream restored = BltStream.readFrom(new ByteArrayInputStream(snap), KEY,
-        dir.resolve("flaky"));
-    closeAndCommitThrough(restored, T);
-    assertSameReleases(clean, dir.resolve("clean"), restored, dir.resolve("flaky"), "recovered");
+    full[0] = true;
+    assertThrows(UncheckedIOException.class, s::closeEpoch);
+    assertEquals(1, s.epochsClosed());
+    full[0] = false;
+    s.closeEpoch(); // the disk takes it: epoch 2's files, written once from the state computed once
+    assertEquals(2, s.epochsClosed());
+    BltFixtures.commit(s);
+    // the pipelined form: finishClose of the same pending close, retried
+    feed(s, 3, 0, PER_EPOCH);
+    PendingBltClose p = s.beginClose();
+    full[0] = true;
+    assertThrows(UncheckedIOException.class, () -> s.finishClose(p));
+    full[0] = false;
+    s.finishClose(p);
+    BltFixtures.commit(s);
+    closeAndCommitThrough(s, T);
+    assertSameReleases(clean, dir.resolve("clean"), s, dir.resolve("flaky"), "retried");
   }
 
   @Test

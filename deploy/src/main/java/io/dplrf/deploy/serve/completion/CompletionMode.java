@@ -153,13 +153,19 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
   }
 
   @Override
-  public void restored(int epochsClosed) {
+  public void restored(int epochsClosed, java.time.Instant lastClosed) {
     // The runs' bookkeeping and latest model were restored when the store opened.
   }
 
   @Override
   public ReleaseCache releases() {
     return noReleases;
+  }
+
+  /** A fit runs every {@code completion-every-epochs} epochs, not a release per epoch. */
+  @Override
+  public boolean releasesEveryEpoch() {
+    return false;
   }
 
   @Override

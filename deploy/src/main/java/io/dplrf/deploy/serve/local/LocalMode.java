@@ -143,9 +143,9 @@ public final class LocalMode implements ServiceMode {
   }
 
   @Override
-  public void restored(int epochsClosed) {
+  public void restored(int epochsClosed, java.time.Instant lastClosed) {
     if (epochsClosed > 0) {
-      releases.release(epochsClosed);
+      releases.release(epochsClosed, lastClosed);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve.tree;
 
+import io.dplrf.deploy.config.SettingsDiff;
 import io.dplrf.sketch.continual.BltConfig;
 import io.dplrf.sketch.continual.BltStream;
 import io.dplrf.sketch.continual.PendingBltClose;
@@ -54,8 +55,8 @@ final class FactorizationStream implements ContinualStream {
         BltStream restored = BltStream.readFrom(in, key, dir);
         if (!restored.config().equals(config)) {
           throw new IOException("the state directory holds a stream created with other settings ("
-              + restored.config() + ") than the ones configured now (" + config + "); changing"
-              + " them mid-stream would break the privacy accounting: use a new state directory");
+              + SettingsDiff.of(restored.config(), config) + "); changing them mid-stream would"
+              + " break the privacy accounting: keep them, or use a new state directory");
         }
         return new FactorizationStream(restored);
       }

@@ -2,6 +2,7 @@ package io.dplrf.deploy.serve.tree;
 
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.config.TreeSettings;
+import io.dplrf.deploy.http.Health;
 import io.dplrf.deploy.http.ModeRoutes;
 import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.ServedRelease;
@@ -185,7 +186,7 @@ public final class TreeMode implements ServiceMode {
 
   /**
    * The neighbouring relation on streams, in words (docs/privacy/README.md §1), including what the
-   * epoch cut makes public (docs/privacy/continual-release.md §7).
+   * epoch cut makes public (docs/privacy/continual-release.md §7, epoch-boundaries.md).
    */
   public static String neighbouring(ServiceConfig config) {
     String c = String.valueOf(config.clip());
@@ -195,7 +196,8 @@ public final class TreeMode implements ServiceMode {
           + ")" + (config.epochUpdates().isPresent()
           ? "; with epochs cut by row count the other stream holds an all-zero row in its place"
               + " (which records arrive, their lengths, ids, order and times are public)"
-          : "; the other stream lacks it (epochs are cut by the clock: arrival times are public)");
+          : "; the other stream lacks it (epochs are cut by the clock from the run's first record:"
+              + " arrival times are public, and so is when the first record came)");
     }
     String unit = switch (config.tree().privacyUnit()) {
       case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
@@ -209,7 +211,8 @@ public final class TreeMode implements ServiceMode {
     return relation + unit + (config.epochUpdates().isPresent()
         ? "; the other stream holds zero updates in their place (epochs are cut by update count:"
             + " which records arrive, their lengths, keys, order and times are public)"
-        : "; the other stream lacks them (epochs are cut by the clock: arrival times are public)");
+        : "; the other stream lacks them (epochs are cut by the clock from the run's first record:"
+            + " arrival times are public, and so is when the first record came)");
   }
 
   /**
@@ -253,15 +256,27 @@ public final class TreeMode implements ServiceMode {
 
   @Override
   public void epochClosed(int epoch) {
+    tree.releasable(epoch);
     releases.releaseLater(epoch);
   }
 
-  /** A release lost between its epoch's snapshot and a crash is made again, now. */
+  /**
+   * The release of the last closed epoch is made again (it may have been lost between its
+   * epoch's snapshot and a crash, and is never stored): the same nodes and noise, dated by the
+   * epoch's close. The closed-node files the restore did not read are checked in the background.
+   */
   @Override
-  public void restored(int epochsClosed) {
+  public void restored(int epochsClosed, Instant lastClosed) {
+    tree.releasable(epochsClosed);
+    tree.checkNodeFiles();
     if (epochsClosed > 0) {
-      releases.release(epochsClosed);
+      releases.release(epochsClosed, lastClosed);
     }
+  }
+
+  @Override
+  public Health health() {
+    return tree.health();
   }
 
   @Override
@@ -318,6 +333,7 @@ public final class TreeMode implements ServiceMode {
     metrics.epochCurrent(released);
     metrics.epochsLeft(config.tree().epochs() - released);
     metrics.releaseExhausted(released >= config.tree().epochs());
+    metrics.stateFiles(tree.damagedFiles(), tree.verifiedFiles());
   }
 
   @Override
@@ -373,5 +389,6 @@ public final class TreeMode implements ServiceMode {
   @Override
   public void close() {
     releases.close();
+    tree.close();
   }
 }

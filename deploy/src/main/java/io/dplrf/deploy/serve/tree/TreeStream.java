@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve.tree;
 
+import io.dplrf.deploy.config.SettingsDiff;
 import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.ContinualSketch;
@@ -52,8 +53,8 @@ final class TreeStream implements ContinualStream {
         ContinualSketch restored = ContinualSketch.readFrom(in, key, dir, nodesInMemory);
         if (!restored.config().equals(config)) {
           throw new IOException("the state directory holds a stream created with other settings ("
-              + restored.config() + ") than the ones configured now (" + config + "); changing"
-              + " them mid-stream would break the privacy accounting: use a new state directory");
+              + SettingsDiff.of(restored.config(), config) + "); changing them mid-stream would"
+              + " break the privacy accounting: keep them, or use a new state directory");
         }
         return new TreeStream(restored);
       }
@@ -62,6 +63,11 @@ final class TreeStream implements ContinualStream {
 
   TreeConfig config() {
     return tree.config();
+  }
+
+  /** The tree itself: its closed-node files, for the integrity check ({@link NodeFileCheck}). */
+  ContinualSketch sketch() {
+    return tree;
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
+import io.dplrf.sketch.tree.ContinualSketch;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -70,6 +71,10 @@ public final class TreeTarget implements IngestTarget {
         }
       };
   private volatile ContinualStream tree;
+  /** Epochs whose snapshot is durable: the only ones a release may read (0 before the first). */
+  private volatile int releasable;
+  /** Which closed-node files of the tree are damaged (checked at start and when read). */
+  final NodeFileCheck files;
   /** What every release of this tree says about its guarantee ({@link #describeReleases}). */
   private volatile Map<String, Object> releaseMetadata = Map.of();
   /** The most prefix nodes kept in memory ({@link #keepInMemoryAtMost}), for trees read later too. */
@@ -80,6 +85,8 @@ public final class TreeTarget implements IngestTarget {
     this.rank = rank;
     this.key = key;
     this.tree = tree;
+    Path stateDir = kind.dir().toAbsolutePath().getParent();
+    this.files = new NodeFileCheck(stateDir != null ? stateDir : kind.dir());
   }
 
   /** The binary tree of {@code config} ({@code continual = tree}), its node files in {@code dir}. */
@@ -101,16 +108,21 @@ public final class TreeTarget implements IngestTarget {
    * An empty holder that {@link #readState} fills from the snapshot, or, when there is no snapshot
    * and the stream's directory holds no file, a fresh stream: a new run with a new instance label.
    *
-   * <p><b>No silent second run.</b> Closed-node files without a snapshot mean an earlier run got
-   * at least as far as closing an epoch, and its snapshot is gone (removed by hand, lost with a
-   * disk, a partial restore). Starting afresh would re-read the topic from the beginning with new
-   * noise: every update the earlier run released would be used by a second, independent mechanism
-   * and charged to the privacy budget a second time (the two runs compose). So that is refused;
-   * the operator decides a new run by giving an empty state directory. (A crash between the first
-   * node file and the first snapshot released nothing, but looks the same: refused too, which is
-   * the safe side.)
+   * <p><b>No silent second run.</b> Files of the stream (the tree's closed-node files, the BLT
+   * state files) without a snapshot mean an earlier run got at least as far as closing an epoch,
+   * and its snapshot is gone (removed by hand, lost with a disk, a partial restore). Starting
+   * afresh would re-read the topic from the beginning with new noise: every update the earlier run
+   * released would be used by a second, independent mechanism and charged to the privacy budget a
+   * second time (the two runs compose). So that is refused; the operator decides a new run by
+   * giving an empty state directory. A crash during the first close does not end here: a new run
+   * writes its snapshot of epoch 0 before it consumes anything ({@code IngestLoop.start}), so
+   * every file of the stream has a snapshot beside it from the start, and the restart restores
+   * that snapshot (docs/privacy/recovery.md). Files without a snapshot are therefore a snapshot
+   * lost after the fact, or a state directory of a build that wrote no snapshot of epoch 0, which
+   * is refused too, the safe side. Temp files of interrupted writes do not count.
    *
-   * @throws IOException if there is no snapshot but the stream's directory holds files
+   * @throws IOException if there is no snapshot but the stream's directory holds files other
+   *     than temp files
    */
   private static TreeTarget open(ContinualStream.Kind kind, SketchSizes sizes, SecretKey key,
       boolean snapshotExists) throws IOException {
@@ -121,7 +133,7 @@ public final class TreeTarget implements IngestTarget {
     if (Files.isDirectory(nodeStore)) {
       long files;
       try (Stream<Path> list = Files.list(nodeStore)) {
-        files = list.count();
+        files = list.filter(f -> !f.getFileName().toString().endsWith(".tmp")).count();
       }
       if (files > 0) {
         throw new IOException(nodeStore + " holds " + files + " state file(s) of an earlier"
@@ -295,13 +307,18 @@ public final class TreeTarget implements IngestTarget {
       }
     }
     Supplier<ReleasedSketches> sketches;
+    List<ContinualSketch.StoredNode> nodes;
     synchronized (lock) {
       ContinualStream t = tree;
-      if (t == null || to > t.epochsReleasable()) {
+      // Only epochs whose snapshot is durable: a close that is not (yet) durable may be redone
+      // on replayed data after a crash, with the same noise (docs/privacy/recovery.md).
+      if (t == null || to > Math.min(t.epochsReleasable(), releasable)) {
         throw new IllegalStateException("epochs up to " + to + " have not closed yet");
       }
       sketches = t.range(from, to);
+      nodes = t instanceof TreeStream ts ? ts.sketch().storedNodes(from, to) : List.of();
     }
+    files.requireIntact(from, to, nodes);
     if (!rangeSlots.tryAcquire()) {
       throw new IllegalStateException(RANGE_SLOTS + " range releases are already being computed"
           + " or waiting; retry in a few seconds");
@@ -314,7 +331,8 @@ public final class TreeTarget implements IngestTarget {
             + " of the sketches); retry in a few seconds");
       }
       try {
-        io.dplrf.release.ReportedFactorization f = PostProcessing.factorize(sketches.get(), rank);
+        io.dplrf.release.ReportedFactorization f = PostProcessing.factorize(
+            files.reading(from, to, nodes, sketches), rank);
         r = new ServedRelease(from, to, f.factorization(), f.report(), Instant.now(), releaseMetadata);
       } finally {
         computing.release();
@@ -334,6 +352,54 @@ public final class TreeTarget implements IngestTarget {
   /** The structure of setting {@code continual}, once created or restored. */
   ContinualStream stream() {
     return tree;
+  }
+
+  /**
+   * The snapshot holding epoch {@code epoch} is durable (the loop's listener, or the restore):
+   * ranges up to it may be released.
+   */
+  void releasable(int epoch) {
+    releasable = Math.max(releasable, epoch);
+  }
+
+  /**
+   * Starts the background check of the closed-node files the restore did not read (every closed
+   * node outside the latest prefix's decomposition; {@link NodeFileCheck}).
+   */
+  void checkNodeFiles() {
+    if (!(tree instanceof TreeStream ts)) {
+      return; // the BLT stream's files are checked when read (BltFiles)
+    }
+    ContinualSketch t = ts.sketch();
+    List<ContinualSketch.StoredNode> all = new java.util.ArrayList<>(t.storedNodes());
+    if (t.epochsClosed() > 0) {
+      all.removeAll(t.storedNodes(1, t.epochsClosed())); // decoded by the restore
+    }
+    files.start(all, t::verify);
+  }
+
+  /** Damaged closed-node files, for {@code /health}. */
+  io.dplrf.deploy.http.Health health() {
+    if (files.damagedFiles() == 0 || !(tree instanceof TreeStream ts)) {
+      return io.dplrf.deploy.http.Health.OK;
+    }
+    ContinualSketch t = ts.sketch();
+    int closed = t.epochsClosed();
+    return files.health(closed == 0 ? List.of() : t.storedNodes(1, closed));
+  }
+
+  /** Damaged closed-node files known now; files the start-up check has read. */
+  int damagedFiles() {
+    return files.damagedFiles();
+  }
+
+  long verifiedFiles() {
+    return files.verifiedFiles();
+  }
+
+  /** Stops the background check. */
+  void close() {
+    files.close();
   }
 
   /** Sets the metadata (mechanism, relation, budget) every release of this tree carries. */

@@ -75,6 +75,7 @@ class TreeTargetTest {
       t.update(2 * e, e + 1, -0.25);
       t.closeEpoch();
     }
+    t.releasable(3); // as the loop's listener says once the snapshot is durable
     return t;
   }
 
@@ -165,6 +166,112 @@ class TreeTargetTest {
     assertTrue(open.getMessage().contains("have not closed yet"), open.getMessage());
   }
 
+  /**
+   * Ranges are released only up to the last epoch whose snapshot is durable: a close that is not
+   * may be redone after a crash on replayed data with the same noise.
+   */
+  @Test
+  void rangeRelease_onlyUpToTheLastDurableEpoch() throws Exception {
+    TreeTarget t = TreeTarget.tree(CONFIG, KEY, dir.resolve("nodes"), false);
+    t.update(1, 1, 0.5);
+    t.closeEpoch();
+    t.releasable(1);
+    t.update(2, 2, 0.5);
+    t.closeEpoch(); // epoch 2 closed in memory, its snapshot not (yet) durable
+    assertEquals(1, t.rangeRelease(1, 1).epoch());
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> t.rangeRelease(2, 2));
+    assertTrue(e.getMessage().contains("have not closed yet"), e.getMessage());
+    t.releasable(2);
+    assertEquals(2, t.rangeRelease(2, 2).epoch());
+  }
+
+  /** Temp files of interrupted node writes are no evidence of an earlier run: deleted, started. */
+  @Test
+  void open_withoutSnapshot_andOnlyTempFilesOfNodeWrites_startsANewRun() throws Exception {
+    Path nodes = Files.createDirectories(dir.resolve("nodes"));
+    Files.write(nodes.resolve("node-0-0.sketch.tmp"), new byte[0]);
+    assertEquals(0, TreeTarget.tree(CONFIG, KEY, nodes, false).epochsClosed());
+    try (var list = Files.list(nodes)) {
+      assertEquals(0, list.count());
+    }
+  }
+
+  /**
+   * A damaged closed-node file outside the latest prefix's decomposition: the restore does not
+   * read it, the background check finds it and names it; the ranges that need it answer a
+   * DamagedStateException naming the file (a 500 with that message), the others are released;
+   * the health is degraded with one reason; once the file is restored, the check forgets it.
+   */
+  @Test
+  void damagedNodeFile_isFoundByTheCheck_refusesItsRanges_andIsForgottenOnceRestored()
+      throws Exception {
+    TreeTarget t = threeEpochs();
+    java.io.ByteArrayOutputStream snapshot = new java.io.ByteArrayOutputStream();
+    t.writeState(snapshot);
+    Path nodes = dir.resolve("nodes");
+    Path leaf2 = nodes.resolve("node-0-2.sketch"); // epoch 3: the prefix [1, 3] uses [1, 2] + [3]
+    Path leaf1 = nodes.resolve("node-0-1.sketch"); // epoch 2: only in ranges such as [2, 2]
+    byte[] good = Files.readAllBytes(leaf1);
+    byte[] bad = good.clone();
+    bad[bad.length / 2] ^= 0x04;
+    Files.write(leaf1, bad);
+    assertTrue(Files.exists(leaf2));
+
+    TreeTarget restored = TreeTarget.tree(CONFIG, KEY, nodes, true);
+    restored.readState(new java.io.ByteArrayInputStream(snapshot.toByteArray())); // starts
+    restored.releasable(3);
+    restored.files.recheckMillis = 20;
+    restored.checkNodeFiles();
+    for (int k = 0; k < 5_000 && restored.damagedFiles() == 0; k++) {
+      Thread.sleep(1);
+    }
+    assertEquals(1, restored.damagedFiles());
+    var health = restored.health();
+    assertEquals("degraded", health.status());
+    assertEquals(1, health.reasons().size());
+    String reason = health.reasons().get(0).message();
+    assertEquals("state-file-damaged", health.reasons().get(0).code());
+    assertTrue(reason.contains("nodes/node-0-1.sketch (epochs 2..2)")
+        && reason.contains("checksum") && reason.contains("restore it from a backup")
+        && !reason.contains(dir.toString()), reason);
+
+    io.dplrf.deploy.http.DamagedStateException refused = assertThrows(
+        io.dplrf.deploy.http.DamagedStateException.class, () -> restored.rangeRelease(2, 2));
+    assertTrue(refused.getMessage().contains("[2, 2] needs the closed-node file"
+        + " nodes/node-0-1.sketch (epochs 2..2), which is damaged"), refused.getMessage());
+    assertThrows(io.dplrf.deploy.http.DamagedStateException.class,
+        () -> restored.rangeRelease(2, 3)); // the nodes [2] and [3]
+    assertEquals(2, restored.rangeRelease(1, 2).to(), "[1, 2] is one node of its own");
+    assertEquals(3, restored.rangeRelease(3, 3).epoch());
+    assertEquals(2, restored.prefix(3, 2).factorization().s().length, "the prefix is released");
+
+    Files.write(leaf1, good); // the operator restores it from a backup
+    for (int k = 0; k < 5_000 && restored.damagedFiles() > 0; k++) {
+      Thread.sleep(1);
+    }
+    assertEquals(0, restored.damagedFiles());
+    assertEquals("ok", restored.health().status());
+    assertEquals(2, restored.rangeRelease(2, 2).to());
+    restored.close();
+  }
+
+  /** A damage found by a read, before the check got there, is recorded and named the same way. */
+  @Test
+  void damagedNodeFile_foundByARangeRelease_isRecordedAndNamed() throws Exception {
+    TreeTarget t = threeEpochs();
+    t.keepInMemoryAtMost(0);
+    Path leaf1 = dir.resolve("nodes").resolve("node-0-1.sketch");
+    byte[] bad = Files.readAllBytes(leaf1);
+    bad[bad.length - 20] ^= 0x01;
+    Files.write(leaf1, bad);
+    io.dplrf.deploy.http.DamagedStateException e = assertThrows(
+        io.dplrf.deploy.http.DamagedStateException.class, () -> t.rangeRelease(2, 2));
+    assertTrue(e.getMessage().contains("nodes/node-0-1.sketch"), e.getMessage());
+    assertEquals(1, t.damagedFiles());
+    assertEquals(TreeTarget.RANGE_SLOTS, t.rangeSlots.availablePermits(), "slot returned");
+    assertEquals(1, t.computing.availablePermits(), "permit returned");
+  }
+
   static final BltConfig BLT = new BltConfig(Mechanism.PRIV2_SPARSE, NeighbouringRelation.ONE_ENTRY,
       SketchSizes.of(20, 10, 2, 8, 8, 0.25), new PrivacyParams(1, 1e-6), 1.0, 4, true);
 
@@ -177,6 +284,7 @@ class TreeTargetTest {
       t.closeEpoch();
     }
     t.writeState(java.io.OutputStream.nullOutputStream()); // as the loop does before a release
+    t.releasable(3); // the loop's listener, once that snapshot is durable
     return t;
   }
 
@@ -195,6 +303,7 @@ class TreeTargetTest {
     t.writeState(snapshot);
     TreeTarget restored = TreeTarget.factorization(BLT, KEY, dir.resolve("blt"), true);
     restored.readState(new java.io.ByteArrayInputStream(snapshot.toByteArray()));
+    restored.releasable(3); // TreeMode.restored
     assertEquals(3, restored.epochsClosed());
     assertArrayEquals(prefix, restored.prefix(3, 2).factorization().s());
     assertArrayEquals(range, restored.rangeRelease(2, 3).factorization().s());
