@@ -381,7 +381,7 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
                 + " residuals" : "private Frank-Wolfe",
         s.users(), s.items(), s.ratingMin(), s.ratingMax(), s.maxRatings(), config.epsilon(),
         config.delta(), s.runs(), bootstrap,
-        config.topic(), config.topic(), bootstrap, config.bind(), httpPort, config.bind(),
+        config.topic(), config.topic(), bootstrap, config.bind(), httpPort, config.operatorBind(),
         operatorPort, config.adminToken().isPresent() ? " (token required)" : "",
         config.stateDir());
   }

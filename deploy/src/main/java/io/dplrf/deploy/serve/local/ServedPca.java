@@ -124,7 +124,7 @@ final class ServedPca implements ServedProtocol {
           config.local().epochs(), config.bind(), httpPort, p.id(),
           p.seed(), bootstrap, config.topic(), p.seed(),
           config.epsilon(), config.delta(), config.clip(), p.sketchCols(),
-          config.topic(), bootstrap, config.bind(), httpPort, config.bind(),
+          config.topic(), bootstrap, config.bind(), httpPort, config.operatorBind(),
           operatorPort, config.adminToken().isPresent() ? " (token required)" : "",
           config.stateDir());
   }

@@ -165,7 +165,7 @@ final class ServedRobustPca implements ServedProtocol {
           p.privacy().epsilon(), p.clip(), config.local().epochs(), config.bind(), httpPort, p.id(),
           p.seed(), bootstrap, config.topic(), p.seed(), sz.m(), sz.n(), sz.k(), sz.t(), sz.v(),
           p.p(), p.clip(), p.privacy().epsilon(), p.id(), config.topic(), bootstrap, config.bind(),
-          httpPort, config.bind(), operatorPort,
+          httpPort, config.operatorBind(), operatorPort,
           config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
   }
 }

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve.tree;
 
+import io.dplrf.deploy.config.SettingsDiff;
 import io.dplrf.sketch.lra.ReleasedSketches;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.io.IOException;
@@ -69,24 +70,40 @@ interface ContinualStream {
   /** Keeps at most this many closed parts in memory, the others in files (the tree's nodes). */
   void keepInMemoryAtMost(int nodes);
 
-  /** How to make a new stream of one kind, or restore one, in its own directory. */
-  interface Kind {
-    /** The setting value that chose it ({@code factorization}, {@code tree}). */
-    String name();
+  /**
+   * How to make a new stream of one kind, or restore one, in its own directory.
+   *
+   * @param name the setting value that chose it ({@code factorization}, {@code tree})
+   * @param dir the directory of the stream's files (BLT state files, node files)
+   * @param magic the first bytes of the kind's snapshot: how a snapshot of the other kind is
+   *     recognised
+   * @param create a new stream; {@code dir} holds none of its files
+   * @param read a stream restored from its snapshot, refusing one made under other settings
+   *     ({@link #sameSettings})
+   */
+  record Kind(String name, Path dir, byte[] magic, Create create, Read read) {}
 
-    /** The directory of the stream's files (node files, BLT state files). */
-    Path dir();
-
-    /** The first bytes of the stream's snapshot: how a snapshot of the other kind is recognised. */
-    byte[] magic();
-
-    /** A new stream; {@link #dir} holds none of its files. */
+  /** A new stream under a key and an instance label. */
+  @FunctionalInterface
+  interface Create {
     ContinualStream create(SecretKey key, String instance) throws IOException;
+  }
 
-    /**
-     * A stream restored from its snapshot; refuses one made under other settings (changing them
-     * would break the privacy accounting).
-     */
+  /** A stream restored from its snapshot ({@code nodesInMemory}: the tree's limit). */
+  @FunctionalInterface
+  interface Read {
     ContinualStream read(InputStream in, SecretKey key, int nodesInMemory) throws IOException;
+  }
+
+  /**
+   * Refuses a restored stream whose settings differ from the configured ones: changing them
+   * mid-stream would break the privacy accounting. Names only the fields that differ.
+   */
+  static void sameSettings(Record restored, Record configured) throws IOException {
+    if (!restored.equals(configured)) {
+      throw new IOException("the state directory holds a stream created with other settings ("
+          + SettingsDiff.of(restored, configured) + "); changing them mid-stream would break the"
+          + " privacy accounting: keep them, or use a new state directory");
+    }
   }
 }

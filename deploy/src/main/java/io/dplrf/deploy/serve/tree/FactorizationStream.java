@@ -1,13 +1,10 @@
 package io.dplrf.deploy.serve.tree;
 
-import io.dplrf.deploy.config.SettingsDiff;
 import io.dplrf.sketch.continual.BltConfig;
 import io.dplrf.sketch.continual.BltStream;
 import io.dplrf.sketch.continual.PendingBltClose;
 import io.dplrf.sketch.lra.ReleasedSketches;
-import io.dplrf.sketch.randomness.SecretKey;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -28,39 +25,14 @@ final class FactorizationStream implements ContinualStream {
 
   /** The BLT stream of {@code config}, its state files in {@code dir}. */
   static Kind kind(BltConfig config, Path dir) {
-    return new Kind() {
-      @Override
-      public String name() {
-        return "factorization";
-      }
-
-      @Override
-      public Path dir() {
-        return dir;
-      }
-
-      @Override
-      public byte[] magic() {
-        return "DPLRFBT1".getBytes(StandardCharsets.US_ASCII); // BltCodec's layout
-      }
-
-      @Override
-      public ContinualStream create(SecretKey key, String instance) throws IOException {
-        return new FactorizationStream(BltStream.create(config, key, instance, dir));
-      }
-
-      @Override
-      public ContinualStream read(InputStream in, SecretKey key, int nodesInMemory)
-          throws IOException {
-        BltStream restored = BltStream.readFrom(in, key, dir);
-        if (!restored.config().equals(config)) {
-          throw new IOException("the state directory holds a stream created with other settings ("
-              + SettingsDiff.of(restored.config(), config) + "); changing them mid-stream would"
-              + " break the privacy accounting: keep them, or use a new state directory");
-        }
-        return new FactorizationStream(restored);
-      }
-    };
+    byte[] magic = "DPLRFBT1".getBytes(StandardCharsets.US_ASCII); // BltCodec's layout
+    return new Kind("factorization", dir, magic,
+        (key, instance) -> new FactorizationStream(BltStream.create(config, key, instance, dir)),
+        (in, key, nodesInMemory) -> {
+          BltStream restored = BltStream.readFrom(in, key, dir);
+          ContinualStream.sameSettings(restored.config(), config);
+          return new FactorizationStream(restored);
+        });
   }
 
   /** The stream itself: its plan (noise, buffers) for the status and the heap advice. */

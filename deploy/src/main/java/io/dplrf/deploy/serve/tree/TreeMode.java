@@ -355,22 +355,23 @@ public final class TreeMode implements ServiceMode {
             operator:       http://%s:%d/metrics, /admin/ingest%s
             state:          %s""", config.tree().cols(), config.tree().rank(), config.clip(), config.epsilon(),
           config.delta(), config.tree().epochs(), bootstrap, config.topic(), config.topic(), bootstrap,
-          config.bind(), httpPort, config.bind(), operatorPort,
+          config.bind(), httpPort, config.operatorBind(), operatorPort,
           config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
     }
     return String.format(Locale.ROOT, """
-        dplrf serving a %dx%d matrix, rank %d, mechanism %s, %s over T = %d epochs
+        dplrf serving a %dx%d matrix, rank %d, mechanism %s, continual %s, %s over T = %d epochs
           push updates:   Kafka %s, topic %s (16-byte big-endian records: int32 i, int32 j, float64 delta)
                           e.g. ./dplrf produce --input FILE --topic %s --bootstrap-servers %s
           pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
           operator:       http://%s:%d/metrics, /admin/ingest%s
           state:          %s""",
         config.tree().rows(), config.tree().cols(), config.tree().rank(), config.tree().mechanism().cliName(),
+        config.tree().continual().name().toLowerCase(Locale.ROOT),
         config.tree().mechanism().robust() // Laplace, docs/privacy/robust.md: delta is not used
             ? "pure " + config.epsilon() + "-DP (entrywise l1 neighbours)"
             : "(" + config.epsilon() + ", " + config.delta() + ")-DP",
         config.tree().epochs(), bootstrap, config.topic(), config.topic(), bootstrap, config.bind(),
-        httpPort, config.bind(), operatorPort,
+        httpPort, config.operatorBind(), operatorPort,
         config.adminToken().isPresent() ? " (token required)" : "", config.stateDir());
   }
 

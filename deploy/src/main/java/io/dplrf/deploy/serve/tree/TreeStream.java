@@ -1,13 +1,10 @@
 package io.dplrf.deploy.serve.tree;
 
-import io.dplrf.deploy.config.SettingsDiff;
 import io.dplrf.sketch.lra.ReleasedSketches;
-import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.ContinualSketch;
 import io.dplrf.sketch.tree.PendingClose;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -26,39 +23,14 @@ final class TreeStream implements ContinualStream {
 
   /** The tree of {@code config}, its node files in {@code dir}. */
   static Kind kind(TreeConfig config, Path dir) {
-    return new Kind() {
-      @Override
-      public String name() {
-        return "tree";
-      }
-
-      @Override
-      public Path dir() {
-        return dir;
-      }
-
-      @Override
-      public byte[] magic() {
-        return "DPLRFCT1".getBytes(StandardCharsets.US_ASCII); // TreeCodec's layout
-      }
-
-      @Override
-      public ContinualStream create(SecretKey key, String instance) throws IOException {
-        return new TreeStream(ContinualSketch.create(config, key, instance, dir));
-      }
-
-      @Override
-      public ContinualStream read(InputStream in, SecretKey key, int nodesInMemory)
-          throws IOException {
-        ContinualSketch restored = ContinualSketch.readFrom(in, key, dir, nodesInMemory);
-        if (!restored.config().equals(config)) {
-          throw new IOException("the state directory holds a stream created with other settings ("
-              + SettingsDiff.of(restored.config(), config) + "); changing them mid-stream would"
-              + " break the privacy accounting: keep them, or use a new state directory");
-        }
-        return new TreeStream(restored);
-      }
-    };
+    byte[] magic = "DPLRFCT1".getBytes(StandardCharsets.US_ASCII); // TreeCodec's layout
+    return new Kind("tree", dir, magic,
+        (key, instance) -> new TreeStream(ContinualSketch.create(config, key, instance, dir)),
+        (in, key, nodesInMemory) -> {
+          ContinualSketch restored = ContinualSketch.readFrom(in, key, dir, nodesInMemory);
+          ContinualStream.sameSettings(restored.config(), config);
+          return new TreeStream(restored);
+        });
   }
 
   TreeConfig config() {

@@ -149,7 +149,7 @@ public final class TreeTarget implements IngestTarget {
     byte[] id = new byte[8];
     new SecureRandom().nextBytes(id);
     String instance = "stream/" + HexFormat.of().formatHex(id);
-    return new TreeTarget(kind, sizes.k(), key, kind.create(key, instance));
+    return new TreeTarget(kind, sizes.k(), key, kind.create().create(key, instance));
   }
 
   /** The sink of mode updates' decoder: A[i][j] += Δ, already validated and bounded. */
@@ -266,7 +266,7 @@ public final class TreeTarget implements IngestTarget {
           + " stream was started, or use a new state directory");
     }
     synchronized (lock) {
-      tree = kind.read(head, key, nodesInMemory);
+      tree = kind.read().read(head, key, nodesInMemory);
     }
   }
 
