@@ -1,5 +1,5 @@
 /**
- * Row-level private PCA (issue 6): the privacy unit is one row x of A (one user's feature vector),
+ * Row-level private PCA: the privacy unit is one row x of A (one user's feature vector),
  * added or removed, with ‖x‖₂ ≤ C after {@link io.dplrf.sketch.pca.RowClipping}. Here live the
  * exact Gram accumulator AᵀA of clipped rows, and the noise plans and noisy releases of the row
  * mechanisms: Analyze Gauss (Dwork, Talwar, Thakurta, Zhang, STOC 2014), the Priv2 sketch of
