@@ -66,6 +66,19 @@ final class RunningService implements AutoCloseable {
     return Http.object(operator("/admin/ingest"));
   }
 
+  /**
+   * GET /admin/ingest without what moves by the second or with the process — the loop's state,
+   * its broker contact, the open epoch's clock — leaving the exact counts and the checksum that
+   * a restart must restore.
+   */
+  Map<String, Object> exactCounts() throws Exception {
+    Map<String, Object> m = new java.util.LinkedHashMap<>(ingest());
+    m.remove("state");
+    m.remove("broker");
+    m.remove("openEpoch");
+    return m;
+  }
+
   /** GET /metrics (Prometheus text). */
   String metrics() throws Exception {
     Http.Answer a = Http.get(operator("/metrics"));
