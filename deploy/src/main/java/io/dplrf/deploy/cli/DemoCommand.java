@@ -107,7 +107,7 @@ final class DemoCommand {
       }
       out.print(table); // one write: nothing printed meanwhile can land inside the table
       out.println("\nThe error is the best rank-k error plus privacy noise, whose size depends on"
-          + " epsilon, C and the tree depth, not on the data: relative to ||A_e|| it shrinks as the"
+          + " epsilon, C and the number of epochs T (the continual release), not on the data: relative to ||A_e|| it shrinks as the"
           + " matrix grows. 'reliable rank' counts released singular values above the noise floor"
           + " (utility report, computed from public quantities only).");
       out.println(summary(service.stats()));
