@@ -108,8 +108,9 @@ final class DemoCommand {
       out.print(table); // one write: nothing printed meanwhile can land inside the table
       out.println("\nThe error is the best rank-k error plus privacy noise, whose size depends on"
           + " epsilon, C and the number of epochs T (the continual release), not on the data:"
-          + " relative to ||A_e|| it shrinks as the matrix grows. 'reliable rank' counts released singular values above the noise floor"
-          + " (utility report, computed from public quantities only).");
+          + " relative to ||A_e|| it shrinks as the matrix grows. 'reliable rank' counts released"
+          + " singular values above the noise floor (utility report, computed from public"
+          + " quantities only).");
       out.println(summary(service.stats()));
       out.println("The demo now stops the service; 'dplrf serve' runs one that keeps serving"
           + " (see README).");
