@@ -72,7 +72,10 @@ import java.util.regex.Pattern;
  * makes it durable before it releases epoch t (the ingest loop's order: close, snapshot,
  * release). The stream enforces what it can see of that order: {@link #releasePrefix} and {@link
  * #releaseRange} serve only epochs that a written snapshot names ({@link #epochsSnapshotted}), so
- * the files of a close are never served before a snapshot names them. A crash before the snapshot
+ * the files of a close are never served before a snapshot names them. It sees the snapshot
+ * written to its stream, not made durable (fsync, rename): the durability gate is the caller's
+ * (the service releases an epoch only once the loop reports its snapshot durable,
+ * {@code TreeTarget.releasable}). A crash before the snapshot
  * is durable restores epoch t − 1's state; epoch t is consumed and closed again, with the same
  * N_t but possibly other updates (an epoch-seconds boundary, the interleaving of partitions), and
  * overwrites the files of the first close, which nothing has served.
@@ -441,16 +444,21 @@ public final class BltStream {
    * successful attempt would. Any other failure makes the stream unusable.
    */
   private void close(int t, Priv2Sketch epoch) {
-    try {
-      if (computedEpoch != t) {
+    if (computedEpoch != t) {
+      try { // steps 1–3 change the buffers in place: a failure midway cannot be retried
         encodeNoiseDecode(t, epoch);
         EncodedTap tap = encodedTap;
         if (tap != null) {
           tap.encoded(t, epoch.noiselessState());
         }
         epoch.reset();
-        computedEpoch = t;
+      } catch (RuntimeException | Error e) {
+        broken = "the close of epoch " + t + " failed while encoding: " + e;
+        throw e;
       }
+      computedEpoch = t;
+    }
+    try {
       boolean last = t == config.epochs();
       List<BltFiles.Written> written = new ArrayList<>();
       List<String> names = stateFileNames(t, encoder.length, config.epochs());

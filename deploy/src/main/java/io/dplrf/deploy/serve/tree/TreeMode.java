@@ -196,8 +196,9 @@ public final class TreeMode implements ServiceMode {
           + ")" + (config.epochUpdates().isPresent()
           ? "; with epochs cut by row count the other stream holds an all-zero row in its place"
               + " (which records arrive, their lengths, ids, order and times are public)"
-          : "; the other stream lacks it (epochs are cut by the clock from the run's first record:"
-              + " arrival times are public, and so is when the first record came)");
+          : "; the other stream holds an all-zero row in its place (epochs are cut by the clock at"
+              + " the times records are read, from the run's first record: which records arrive,"
+              + " their lengths, ids, order and read times are public)");
     }
     String unit = switch (config.tree().privacyUnit()) {
       case UPDATE -> "streams differing in one update (i, j, delta) with |delta| <= " + c;
@@ -211,8 +212,9 @@ public final class TreeMode implements ServiceMode {
     return relation + unit + (config.epochUpdates().isPresent()
         ? "; the other stream holds zero updates in their place (epochs are cut by update count:"
             + " which records arrive, their lengths, keys, order and times are public)"
-        : "; the other stream lacks them (epochs are cut by the clock from the run's first record:"
-            + " arrival times are public, and so is when the first record came)");
+        : "; the other stream holds zero updates in their place (epochs are cut by the clock at"
+            + " the times records are read, from the run's first record: which records arrive,"
+            + " their lengths, keys, order and read times are public)");
   }
 
   /**
