@@ -4,6 +4,7 @@ import static io.dplrf.sketch.continual.BltFixtures.KEY;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.sketch.stats.EmpiricalDelta;
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.factorization.BltEncoder;
 import io.dplrf.sketch.factorization.BltOptimizer;
@@ -16,7 +17,6 @@ import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.params.NeighbouringRelation;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
-import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -185,10 +185,10 @@ class BltNeighbouringInputsTest {
     assertEquals(DELTA, AnalyticGaussian.delta(EPSILON, fromB), margin(),
         "documented above: B's norm is statistically invisible at this T");
     double[][] released = s.statistics(1, 1);
-    double measured = NeighbouringProfile.empiricalDelta(released[0], released[1], EPSILON);
+    double measured = EmpiricalDelta.of(released[0], released[1], EPSILON);
     assertEquals(DELTA, measured, margin(), "delta-hat of the released stream (key seed 53)");
     double[][] halved = s.statistics(0.5, 0.5);
-    double broken = NeighbouringProfile.empiricalDelta(halved[0], halved[1], EPSILON);
+    double broken = EmpiricalDelta.of(halved[0], halved[1], EPSILON);
     assertTrue(broken > DELTA + 2 * margin(), "halved noise must break the budget: " + broken);
   }
 
@@ -204,7 +204,7 @@ class BltNeighbouringInputsTest {
     Samples s = run(p, "neighbours/distinct-norms");
     assertEveryShiftIsMu(s);
     double[][] released = s.statistics(1, 1);
-    double measured = NeighbouringProfile.empiricalDelta(released[0], released[1], EPSILON);
+    double measured = EmpiricalDelta.of(released[0], released[1], EPSILON);
     assertEquals(DELTA, measured, margin(), "delta-hat, sigma from C's norm (key seed 53)");
     BltPlan plan = s.plan();
     double sensB = Math.sqrt(plan.factorization().prefixVariance(T));
@@ -212,32 +212,8 @@ class BltNeighbouringInputsTest {
     double fz = bNormSigma(plan.zNoise(), sensB) / plan.zNoise().sigma();
     assertTrue(fy < 0.4 && fz < 0.4, "B's norm gives less noise here: " + fy + ", " + fz);
     double[][] fromB = s.statistics(fy, fz);
-    double broken = NeighbouringProfile.empiricalDelta(fromB[0], fromB[1], EPSILON);
+    double broken = EmpiricalDelta.of(fromB[0], fromB[1], EPSILON);
     assertTrue(broken > DELTA + 2 * margin(),
         "sigma from B's column norm must break the budget: " + broken);
-  }
-
-  /** The empirical privacy profile of two samples (NeighbouringInputsPrivacyTest's). */
-  static final class NeighbouringProfile {
-    private NeighbouringProfile() {}
-
-    /** sup_τ [F̂_a(τ) − e^ε F̂_b(τ)] over all sample points τ. */
-    static double empiricalDelta(double[] a, double[] b, double epsilon) {
-      double[] sa = a.clone();
-      double[] sb = b.clone();
-      Arrays.sort(sa);
-      Arrays.sort(sb);
-      double e = Math.exp(epsilon);
-      double best = 0;
-      int ib = 0;
-      for (int ia = 0; ia < sa.length; ia++) {
-        double tau = sa[ia];
-        while (ib < sb.length && sb[ib] <= tau) {
-          ib++;
-        }
-        best = Math.max(best, (ia + 1.0) / sa.length - e * ((double) ib / sb.length));
-      }
-      return best;
-    }
   }
 }

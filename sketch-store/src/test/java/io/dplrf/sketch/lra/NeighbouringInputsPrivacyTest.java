@@ -3,6 +3,7 @@ package io.dplrf.sketch.lra;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.sketch.stats.EmpiricalDelta;
 import io.dplrf.sketch.calibration.AnalyticGaussian;
 import io.dplrf.sketch.matrix.Dense;
 import io.dplrf.sketch.params.NeighbouringRelation;
@@ -38,25 +39,6 @@ class NeighbouringInputsPrivacyTest {
     return (1 + Math.exp(epsilon)) * eta;
   }
 
-  /** sup_τ [F̂_a(τ) − e^ε F̂_b(τ)] over all sample points τ. */
-  static double empiricalDelta(double[] a, double[] b, double epsilon) {
-    double[] sa = a.clone();
-    double[] sb = b.clone();
-    Arrays.sort(sa);
-    Arrays.sort(sb);
-    double e = Math.exp(epsilon);
-    double best = 0;
-    int ib = 0;
-    for (int ia = 0; ia < sa.length; ia++) {
-      double tau = sa[ia];
-      while (ib < sb.length && sb[ib] <= tau) {
-        ib++;
-      }
-      best = Math.max(best, (ia + 1.0) / sa.length - e * ((double) ib / sb.length));
-    }
-    return best;
-  }
-
   /**
    * The noise layer every sketch uses: a query whose neighbouring values differ by exactly the
    * calibrated sensitivity Δ, released as round(q) + γ·N_Z(0, s²). The empirical δ̂ must be within
@@ -79,7 +61,7 @@ class NeighbouringInputsPrivacyTest {
     }
     double margin = dkwMargin(EPSILON);
     double exact = AnalyticGaussian.delta(EPSILON, noise.sensitivity() / noise.sigma());
-    double measured = empiricalDelta(a, b, EPSILON);
+    double measured = EmpiricalDelta.of(a, b, EPSILON);
     assertTrue(measured <= DELTA + margin,
         "delta-hat " + measured + " > delta " + DELTA + " + " + margin + " (key seed 31)");
     assertEquals(exact, measured, margin, "empirical vs analytic privacy profile");
@@ -90,13 +72,13 @@ class NeighbouringInputsPrivacyTest {
       halvedA[x] = q + 0.5 * (a[x] - q);
       halvedB[x] = q + sensitivity + 0.5 * (b[x] - q - sensitivity);
     }
-    double halved = empiricalDelta(halvedA, halvedB, EPSILON);
+    double halved = EmpiricalDelta.of(halvedA, halvedB, EPSILON);
     assertTrue(halved > DELTA + 2 * margin, "halved noise must break the budget: " + halved);
     double[] noneA = new double[N];
     double[] noneB = new double[N];
     Arrays.fill(noneA, q);
     Arrays.fill(noneB, q + sensitivity);
-    assertEquals(1.0, empiricalDelta(noneA, noneB, EPSILON), 1e-12, "missing noise");
+    assertEquals(1.0, EmpiricalDelta.of(noneA, noneB, EPSILON), 1e-12, "missing noise");
   }
 
   /**
@@ -399,7 +381,7 @@ class NeighbouringInputsPrivacyTest {
       pa[r] = ea + noiseFactor * (dot(w, released(plan, mats, base, NONE, label + "/a/" + r)) - ea);
       pb[r] = eb + noiseFactor * (dot(w, released(plan, mats, base, change, label + "/b/" + r)) - eb);
     }
-    return empiricalDelta(pa, pb, EPSILON);
+    return EmpiricalDelta.of(pa, pb, EPSILON);
   }
 
   private static double weightedDistance(Priv2Plan plan, double[] a, double[] b) {

@@ -3,6 +3,7 @@ package io.dplrf.sketch.lra;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.sketch.stats.EmpiricalDelta;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.params.SketchSizes;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -49,16 +50,16 @@ class RobustNeighbouringInputsTest {
       double sign = Math.signum(median(b[x]) - median(a[x]));
       double[] sa = scaled(a[x], sign);
       double[] sb = scaled(b[x], sign);
-      double within = NeighbouringInputsPrivacyTest.empiricalDelta(sa, sb, epsX);
+      double within = EmpiricalDelta.of(sa, sb, epsX);
       assertTrue(within <= (1 + Math.exp(epsX)) * eta, parts[x].sketch() + ": delta-hat("
           + epsX + ") = " + within + " (key seed 91)");
-      double half = NeighbouringInputsPrivacyTest.empiricalDelta(sa, sb, epsX / 2);
+      double half = EmpiricalDelta.of(sa, sb, epsX / 2);
       double tight = 0.5 * (1 - Math.exp(-epsX / 2));
       assertTrue(half >= tight - (1 + Math.exp(epsX / 2)) * eta, parts[x].sketch()
           + ": delta-hat(eps/2) = " + half + " < " + tight + ": more noise than calibrated");
       double[] ha = halved(a[x], 0.3, sign, parts[x], x, mats);
       double[] hb = halved(b[x], 0.3 + clip, sign, parts[x], x, mats);
-      double broken = NeighbouringInputsPrivacyTest.empiricalDelta(ha, hb, epsX);
+      double broken = EmpiricalDelta.of(ha, hb, epsX);
       assertTrue(broken > (1 + Math.exp(epsX)) * eta + 0.1, parts[x].sketch()
           + ": halved noise must break the share: " + broken);
     }
