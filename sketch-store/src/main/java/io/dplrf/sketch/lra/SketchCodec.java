@@ -196,16 +196,7 @@ public final class SketchCodec {
     DataInputStream d =
         new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
     try {
-      byte[] magic = new byte[MAGIC.length];
-      d.readFully(magic);
-      if (!java.util.Arrays.equals(magic, MAGIC)) {
-        throw new IOException("not a dplrf sketch snapshot (bad magic number)");
-      }
-      int version = d.readInt();
-      if (version < VERSION_ONE_STREAM || version > VERSION) {
-        throw new IOException("unsupported sketch snapshot version " + version
-            + " (this build reads " + VERSION_ONE_STREAM + " to " + VERSION + ")");
-      }
+      int version = readVersion(d);
       int mechanism = d.readByte();
       boolean noiseless = d.readByte() == 1;
       int noiseChunk = version == VERSION_ONE_STREAM ? 0 : d.readInt();
@@ -264,6 +255,21 @@ public final class SketchCodec {
     }
   }
 
+  /** The magic number and a version this build reads; the version. */
+  private static int readVersion(DataInputStream d) throws IOException {
+    byte[] magic = new byte[MAGIC.length];
+    d.readFully(magic);
+    if (!java.util.Arrays.equals(magic, MAGIC)) {
+      throw new IOException("not a dplrf sketch snapshot (bad magic number)");
+    }
+    int version = d.readInt();
+    if (version < VERSION_ONE_STREAM || version > VERSION) {
+      throw new IOException("unsupported sketch snapshot version " + version
+          + " (this build reads " + VERSION_ONE_STREAM + " to " + VERSION + ")");
+    }
+    return version;
+  }
+
   /**
    * Checks that {@code in} holds exactly one whole, uncorrupted sketch in this format — magic, a
    * known version, every field up to the checksum, the checksum, and nothing after it — without
@@ -279,15 +285,7 @@ public final class SketchCodec {
     DataInputStream d =
         new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
     try {
-      byte[] magic = new byte[MAGIC.length];
-      d.readFully(magic);
-      if (!java.util.Arrays.equals(magic, MAGIC)) {
-        throw new IOException("not a dplrf sketch snapshot (bad magic number)");
-      }
-      int version = d.readInt();
-      if (version < VERSION_ONE_STREAM || version > VERSION) {
-        throw new IOException("unsupported sketch snapshot version " + version);
-      }
+      int version = readVersion(d);
       d.readByte(); // mechanism
       d.readByte(); // noiseless
       if (version != VERSION_ONE_STREAM) {
