@@ -120,11 +120,15 @@ class HttpLimitsTest {
    */
   @Test
   void stalledDownloads_takeOnlyTheirPermits_thenA503() throws Exception {
-    int m = 40_000;
+    // The body must outgrow every buffer between the handler and the stalled reader, or the
+    // handler finishes and returns its permit: 200,000 rows of long decimals are about 18 MB of
+    // JSON, against a loopback send buffer that autotunes up to tcp_wmem's maximum (4 MiB by
+    // default) and a receive buffer pinned at 4 KiB before the connection opens.
+    int m = 200_000;
     int k = 8;
     double[] u = new double[m * k];
     for (int i = 0; i < u.length; i++) {
-      u[i] = (i % 7) * 0.123456789; // long decimal forms: ~9 MB of JSON, far beyond the buffers
+      u[i] = (i % 7) * 0.123456789;
     }
     double[] s = {8, 7, 6, 5, 4, 3, 2, 1};
     double[] v = new double[k * k];
@@ -137,8 +141,9 @@ class HttpLimitsTest {
     List<Socket> stalled = new ArrayList<>();
     try {
       for (int d = 0; d < permits; d++) {
-        Socket socket = new Socket("127.0.0.1", port);
-        socket.setReceiveBufferSize(4096);
+        Socket socket = new Socket();
+        socket.setReceiveBufferSize(4096); // before connect, so the window scale is small too
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
         socket.getOutputStream().write(("GET /v1/release/latest HTTP/1.1\r\nHost: x\r\n\r\n")
             .getBytes(StandardCharsets.US_ASCII));
         InputStream in = socket.getInputStream();
