@@ -1,19 +1,28 @@
 package io.dplrf.deploy.cli;
 
+import io.dplrf.ingest.KafkaReason;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
- * Whether anything listens at a Kafka bootstrap list, asked with a plain TCP connect before a
- * Kafka client is made: a client without a broker retries for its whole {@code max.block.ms}
- * (60 s), logging a warning per attempt, and then reports a missing topic. The probe says in
- * seconds what is wrong. It checks reachability only; security settings and topics are the
- * client's to check.
+ * What a producer needs before it sends, asked before a producer is made: something listening at
+ * the bootstrap list (a plain TCP connect) and the topic. A producer without a broker, or sending
+ * to a topic that is not there (the service's embedded Kafka does not create topics on first use),
+ * waits its whole {@code max.block.ms} (60 s) and then reports a missing topic. The probe says in
+ * seconds what is wrong.
  */
 final class BrokerProbe {
   /** Per address: a broker on the same network answers a connect in milliseconds. */
@@ -59,5 +68,43 @@ final class BrokerProbe {
     throw new IOException("nothing is listening at " + String.join(", ", failures) + " ("
         + setting + "): start 'dplrf serve' (its embedded Kafka listens on 127.0.0.1:9092) or"
         + " give your Kafka's address with " + setting);
+  }
+
+  /** How long the topic's description may take: a broker answers in milliseconds. */
+  static final int DESCRIBE_SECONDS = 15;
+
+  /**
+   * Returns once Kafka describes {@code topic}, or when describing it is not authorized (the
+   * producer then meets Kafka's own refusal).
+   *
+   * @param clientProps the producer's settings, bootstrap and {@code --kafka-config}
+   * @throws IOException naming the topic when it does not exist, or Kafka's reason when the
+   *     description fails or does not come within {@link #DESCRIBE_SECONDS}
+   */
+  static void requireTopic(Map<String, Object> clientProps, String topic, String bootstrap)
+      throws IOException, InterruptedException {
+    Admin admin = Admin.create(clientProps);
+    try {
+      admin.describeTopics(List.of(topic)).allTopicNames().get(DESCRIBE_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        throw new IOException("topic '" + topic + "' does not exist on Kafka at " + bootstrap
+            + ": start 'dplrf serve' first (it creates its topics), create the topic, or name"
+            + " another with --topic");
+      }
+      if (!(e.getCause() instanceof TopicAuthorizationException)) {
+        throw new IOException("Kafka at " + bootstrap + " cannot describe topic '" + topic + "': "
+            + KafkaReason.of(e.getCause()) + " (check --bootstrap-servers and --kafka-config)",
+            e.getCause());
+      }
+    } catch (TimeoutException e) {
+      throw new IOException("Kafka at " + bootstrap + " did not describe topic '" + topic
+          + "' within " + DESCRIBE_SECONDS + " s: is that address a Kafka listener? (check"
+          + " --bootstrap-servers and --kafka-config)", e);
+    } finally {
+      // Not Admin.close(), which would wait up to default.api.timeout.ms (60 s) for a request
+      // that has just timed out here.
+      admin.close(Duration.ofSeconds(5));
+    }
   }
 }

@@ -77,7 +77,7 @@ final class LocalProduceCommand {
     String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
     int firstSlot = first;
     long sent;
-    try (ReportProducer p = ReportProducer.create(ProduceCommand.clientProperties(a, bootstrap),
+    try (ReportProducer p = ReportProducer.create(ProduceCommand.clientProperties(a, bootstrap, topic),
         topic, LocalReportCodec.length(protocol))) {
       sent = p.send(sink -> reports(protocol, firstSlot, in, sink));
     }

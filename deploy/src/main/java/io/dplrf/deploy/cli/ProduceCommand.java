@@ -110,7 +110,7 @@ final class ProduceCommand {
       }
     };
     long sent;
-    try (UpdateProducer p = UpdateProducer.create(clientProperties(a, bootstrap), topic,
+    try (UpdateProducer p = UpdateProducer.create(clientProperties(a, bootstrap, topic), topic,
         batch, key == null ? null : key.getBytes(StandardCharsets.UTF_8), rate, progress)) {
       sent = keyed != null ? p.sendKeyed(sink -> {
         try {
@@ -142,7 +142,7 @@ final class ProduceCommand {
     String topic = a.string("topic", "dplrf-rows");
     String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
     long sent;
-    try (RowProducer p = RowProducer.create(clientProperties(a, bootstrap), topic)) {
+    try (RowProducer p = RowProducer.create(clientProperties(a, bootstrap, topic), topic)) {
       in.forEachRow(cols, p::send);
       p.flush();
       sent = p.rowsSent();
@@ -153,12 +153,16 @@ final class ProduceCommand {
 
   /**
    * {@code --kafka-config}'s settings (none without it) and {@code bootstrap.servers}, once
-   * something listens at one of the bootstrap servers ({@link BrokerProbe}).
+   * something listens at one of the bootstrap servers and {@code topic} is there
+   * ({@link BrokerProbe}).
    */
-  static Map<String, Object> clientProperties(Args a, String bootstrap) throws IOException {
+  static Map<String, Object> clientProperties(Args a, String bootstrap, String topic)
+      throws IOException, InterruptedException {
     BrokerProbe.requireListening(bootstrap, "--bootstrap-servers");
     String file = a.string("kafka-config", null);
-    return KafkaClientSettings.withBootstrap(file == null ? Map.of()
+    Map<String, Object> props = KafkaClientSettings.withBootstrap(file == null ? Map.of()
         : KafkaClientSettings.load(Path.of(file), "--kafka-config"), bootstrap);
+    BrokerProbe.requireTopic(props, topic, bootstrap);
+    return props;
   }
 }

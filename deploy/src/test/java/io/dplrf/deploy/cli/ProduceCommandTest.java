@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code dplrf produce}: keys from a CSV column on a real (embedded) broker, refusals of a bad file
- * before anything is sent, and a missing broker named within seconds.
+ * before anything is sent, and a missing broker or topic named within seconds.
  */
 class ProduceCommandTest {
   @TempDir Path dir;
@@ -51,6 +51,21 @@ class ProduceCommandTest {
     assertTrue(r.errLines()[0].startsWith("dplrf produce: nothing is listening at 127.0.0.1:"
         + port), r.toString());
     assertTrue(r.errLines()[0].contains("--bootstrap-servers"), r.toString());
+  }
+
+  @Test
+  void missingTopic_failsWithinSeconds_namingItAndHowToCreateIt() throws Exception {
+    Path input = Files.writeString(dir.resolve("u.csv"), "0,1,2.5\n");
+    try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), "127.0.0.1", 0)) {
+      // A producer alone waits max.block.ms = 60 s for the topic's metadata.
+      CliRun r = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> CliRun.of("produce",
+          "--input", input.toString(), "--topic", "not-there",
+          "--bootstrap-servers", kafka.bootstrapServers()));
+      assertEquals(1, r.code(), r.toString());
+      assertEquals(List.of("dplrf produce: topic 'not-there' does not exist on Kafka at "
+          + kafka.bootstrapServers() + ": start 'dplrf serve' first (it creates its topics),"
+          + " create the topic, or name another with --topic"), List.of(r.errLines()));
+    }
   }
 
   @Test
