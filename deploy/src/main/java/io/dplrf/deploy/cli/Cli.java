@@ -25,7 +25,7 @@ public final class Cli {
         pca         one-shot row-level private PCA (one row per user) of a matrix file
         complete    private matrix completion (joint DP, Frank-Wolfe) of a ratings file, with test RMSE
         plan        before any data: the noise floor of the service's releases at its settings
-        bench       benchmarks: 'dplrf bench accuracy', 'dplrf bench movielens', 'dplrf bench pca', 'dplrf bench ingest', 'dplrf bench release'
+        bench       benchmarks, each printing our figure beside a baseline of the same run: 'dplrf bench' lists them
         health      exit 0 when a running service answers on /health (for container health checks)
         help        this text
 

@@ -207,6 +207,16 @@ public final class ServiceConfig {
   }
 
   /**
+   * The {@code mode} setting alone, from the same sources as {@link #load(String[], int, Map)}:
+   * for a command that serves some modes only, which says so before the mode's own settings are
+   * checked.
+   */
+  public static Mode modeOf(String[] argv, int from, Map<String, String> env) {
+    return new SettingParser(ConfigSources.read(argv, from, env))
+        .choice("mode", Mode.class, Mode.UPDATES);
+  }
+
+  /**
    * Loads from an optional config file, an environment map and flag values (names without
    * dashes). Throws {@link ConfigException} for any mistake.
    */

@@ -69,6 +69,17 @@ class PlanCommandTest {
   }
 
   @Test
+  void localOrCompletionMode_isRefusedForWhatItIs_notForAMissingRank() {
+    for (String mode : List.of("local", "completion")) {
+      Run r = run("plan", "--mode", mode, "--epsilon", "1", "--delta", "1e-6");
+      assertEquals(2, r.code(), r.err());
+      assertTrue(r.err().startsWith("dplrf plan: plan covers modes updates and rows, whose noise"
+          + " the service calibrates; in mode " + mode + " "), r.err());
+      assertEquals(1, r.err().strip().lines().count(), r.err());
+    }
+  }
+
+  @Test
   void help_describesTheCommand() {
     Run r = run("plan", "--help");
     assertEquals(0, r.code());
