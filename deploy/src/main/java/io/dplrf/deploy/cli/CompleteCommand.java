@@ -163,8 +163,7 @@ final class CompleteCommand {
     training.report(err);
     checkRange(test, users, items, testFile);
     SecretKey key = noNoise ? null
-        : seed != null ? SecretKey.forTesting(seed) : SecretKey.loadOrCreate(
-            FactorizeCommand.keyPath(a));
+        : seed != null ? SecretKey.forTesting(seed) : FactorizeCommand.loadOrCreateKey(a, err);
     String runId = seed != null ? "seed-" + seed : OneShot.newRunId();
     boolean isPrivate = !noNoise && seed == null && !dimsFromData;
     if (dimsFromData && !noNoise) {

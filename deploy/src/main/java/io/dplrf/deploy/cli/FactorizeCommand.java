@@ -47,6 +47,8 @@ final class FactorizeCommand {
                    rank-one      A-A' = C u v^T, |u| = |v| = 1 (priv1)
                    default: the mechanism's own (priv2 and input-perturbation: frobenius);
                    without --mechanism, frobenius selects priv2
+        --clip C   every update's delta is clamped to |delta| <= C (the count is printed, not
+                   released), so one entry of any value is a neighbouring change
         --p P      robust-lra / robust-pca: the entrywise l_p objective, P in [1, 2)
                    (default 1); pure epsilon-DP, --delta is not used. robust-pca writes
                    V.npy (orthonormal n x k basis) and release.json only
@@ -162,12 +164,24 @@ final class FactorizeCommand {
           + " dimensions read from the data (not printed: the data's shape is not public); give"
           + " --rows and --cols, or smaller --rank/--sketch-cols/--sketch-rows");
     }
-    SecretKey key = SecretKey.loadOrCreate(keyPath(a));
+    SecretKey key = loadOrCreateKey(a, err);
 
+    // Every update is clamped to |delta| <= C, as the service clamps under the update unit:
+    // then one entry, whatever its value, is a neighbouring change under every relation (an
+    // entry of 10 with C = 1 would otherwise be covered at 10 epsilon only). The count is exact
+    // and so printed for the user, never released.
+    long[] clamped = {0};
     OneShot.Result r = OneShot.run(
         new OneShot.Request(mechanism, relation, sizes, privacy, clip, noNoise,
             new OneShot.RobustOptions(p, regression, stableClip)), key,
-        sink -> in.forEach(m, n, sink::accept));
+        sink -> in.forEach(m, n, (i, j, delta) -> {
+          if (Math.abs(delta) > clip) {
+            clamped[0]++;
+            sink.accept(i, j, Math.copySign(clip, delta));
+          } else {
+            sink.accept(i, j, delta);
+          }
+        }));
     Map<String, Object> doc =
         document(mechanism, relation, privacy, clip, sizes, noNoise, dimsFromData, key, r);
     if (mechanism.robust()) {
@@ -190,6 +204,13 @@ final class FactorizeCommand {
         noNoise ? "NOT PRIVATE (--no-noise)" : mechanism.robust()
             ? privacy.epsilon() + "-DP (pure, entrywise l1)"
             : "(" + privacy.epsilon() + ", " + privacy.delta() + ")-DP");
+    out.printf("not private, for you only (not in release.json): %d updates read, %d clamped to"
+        + " |delta| <= %s%n", r.updates(), clamped[0], clip);
+    if (clamped[0] > 0) {
+      err.printf("dplrf factorize: %d of %d updates exceeded --clip %s and were clamped to it: the"
+          + " release is of the clamped matrix. Choose --clip as the largest change one entry may"
+          + " make (e.g. the top of a rating scale).%n", clamped[0], r.updates(), clip);
+    }
     r.report().noSignalWarning().ifPresent(w -> err.println("dplrf factorize: " + w));
     return 0;
   }
@@ -231,7 +252,28 @@ final class FactorizeCommand {
     if (p != null && !p.isBlank()) {
       return Path.of(p);
     }
+    return defaultKeyPath();
+  }
+
+  private static Path defaultKeyPath() {
     return Path.of(System.getProperty("user.home"), ".config", "dplrf", "secret.key");
+  }
+
+  /**
+   * The secret key at {@link #keyPath}, created there (owner-only) when absent. Creating it at the
+   * default path, which the user did not name, is said on {@code err}: the key decides the
+   * sketches and the noise, so a user should know where it is.
+   */
+  static SecretKey loadOrCreateKey(Args a, PrintStream err) throws java.io.IOException {
+    Path path = keyPath(a);
+    boolean announce = path.equals(defaultKeyPath())
+        && !Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    SecretKey key = SecretKey.loadOrCreate(path);
+    if (announce) {
+      err.println("dplrf: created a secret key at " + path + " (owner-only; it draws the sketches"
+          + " and the noise: keep it secret, and keep it to reproduce a run)");
+    }
+    return key;
   }
 
   static boolean isEmptyDir(Path p) throws java.io.IOException {
@@ -261,6 +303,9 @@ final class FactorizeCommand {
       doc.put("neighbouringRelation", relation.description());
       doc.put("clip", clip);
     }
+    doc.put("updateClamp", "every update's delta clamped to [-" + clip + ", " + clip + "] before"
+        + " sketching; how many were clamped is not released (an exact count): it is printed on"
+        + " the terminal of the run");
     doc.put("rank", sizes.k());
     doc.put("rows", sizes.m());
     doc.put("cols", sizes.n());

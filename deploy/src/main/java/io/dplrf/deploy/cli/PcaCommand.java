@@ -142,7 +142,7 @@ final class PcaCommand {
         ? SketchSizes.of(d, d, k, a.integerOrNull("sketch-cols"), a.integerOrNull("sketch-rows"),
             a.number("alpha", SketchSizes.DEFAULT_ALPHA))
         : null;
-    SecretKey key = SecretKey.loadOrCreate(FactorizeCommand.keyPath(a));
+    SecretKey key = FactorizeCommand.loadOrCreateKey(a, err);
 
     PcaOneShot.Result r = PcaOneShot.run(
         new PcaOneShot.Request(mechanism, d, k, privacy, clip, sizes), key,

@@ -1,5 +1,6 @@
 package io.dplrf.deploy.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -251,24 +252,16 @@ class FactorizeCommandTest {
   /**
    * release.json carries the service's utility fields (UtilityReport#toJsonFields): noiseFloor,
    * aboveFloor and reliableRank, which counts exactly the singular values above the floor, and
-   * stderr warns in words exactly when it is 0. Scaled by 10⁶ (σ₁ ≈ 2·10⁸) the test matrix's top
-   * direction stands far above the floor at ε = 1 (below 10³ for every mechanism at 30×25);
-   * unscaled at ε = 10⁻³ the floor is about 10³ times higher than at ε = 1.
+   * stderr warns in words exactly when it is 0. The floor scales as 1/ε: below 10³ for every
+   * mechanism at 30×25 and ε = 1, so below 10⁻³ at ε = 10⁶, where the test matrix's top
+   * direction stands far above it; at ε = 10⁻³ it is about 10³ times higher than at ε = 1.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("mechanisms")
   void utilityFields_countTheValuesAboveTheFloor_andRankZeroIsAWarning(String mechanism)
       throws IOException {
-    Path big = dir.resolve("big.csv");
-    StringBuilder sb = new StringBuilder();
-    for (String line : Files.readAllLines(input)) {
-      String[] f = line.split(",");
-      sb.append(f[0]).append(',').append(f[1]).append(',')
-          .append(Double.parseDouble(f[2]) * 1e6).append('\n');
-    }
-    Files.writeString(big, sb);
     Path strong = dir.resolve("strong-" + mechanism);
-    Run s = run(replace(args(big, strong), "priv2", mechanism));
+    Run s = run(replace(replace(args(input, strong), "priv2", mechanism), "1", "1e6"));
     assertEquals(0, s.code(), s.err());
     Map<?, ?> su = utilityConsistentWithWarning(strong, s);
     assertTrue(((Number) su.get("reliableRank")).intValue() >= 1, su.toString());
@@ -302,6 +295,46 @@ class FactorizeCommandTest {
     assertFalse(doc.containsKey("epsilon"));
     assertFalse(doc.containsKey("calibration"));
     assertTrue(((String) doc.get("warning")).contains("NOT differentially private"));
+  }
+
+  /**
+   * Every update is clamped to |delta| <= C before sketching, as the service clamps: the test
+   * matrix (entries 1..17) at C = 1 factorizes as the all-ones matrix does (compared without
+   * noise), the count goes to the terminal only, and stderr says what happened.
+   */
+  @Test
+  void updatesAboveTheClip_areClamped_countedOnTheTerminalOnly() throws IOException {
+    StringBuilder ones = new StringBuilder();
+    long above = 0;
+    for (int i = 0; i < 30; i++) {
+      for (int j = 0; j < 25; j++) {
+        ones.append(i).append(',').append(j).append(",1\n");
+        above += (i % 5 + 1) * (j % 3 + 1) + (i == j ? 2 : 0) > 1 ? 1 : 0;
+      }
+    }
+    Path onesFile = Files.writeString(dir.resolve("ones.csv"), ones);
+    Path clamped = dir.resolve("clamped");
+    Run r = run(args(input, clamped, "--no-noise"));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("750 updates read, " + above + " clamped to |delta| <= 1.0"),
+        r.out());
+    assertTrue(r.err().contains(above + " of 750 updates exceeded --clip 1.0"), r.err());
+    assertFalse(Files.readString(clamped.resolve("release.json")).contains(Long.toString(above)));
+    Path reference = dir.resolve("ones");
+    assertEquals(0, run(args(onesFile, reference, "--no-noise")).code());
+    int[] shape = new int[1];
+    // The all-ones matrix has rank one, which any sketch recovers exactly: the runs' different
+    // sketching matrices leave rounding alone (relative 1e-12 covers a few hundred double
+    // operations of unit size).
+    assertArrayEquals(Npy.readDoubles(reference.resolve("S.npy"), shape),
+        Npy.readDoubles(clamped.resolve("S.npy"), shape), 1e-12 * Math.sqrt(750));
+
+    Path wide = dir.resolve("wide");
+    Run w = run(args(input, wide, "--no-noise", "--clip", "17"));
+    assertTrue(w.out().contains("750 updates read, 0 clamped"), w.out());
+    assertFalse(w.err().contains("exceeded --clip"), w.err());
+    assertTrue(Npy.readDoubles(wide.resolve("S.npy"), shape)[0]
+        > 5 * Npy.readDoubles(clamped.resolve("S.npy"), shape)[0]);
   }
 
   static Stream<Arguments> badInvocations() {
