@@ -23,14 +23,15 @@ import org.junit.jupiter.api.Test;
  * between {@code <!-- quickstart -->} and {@code <!-- /quickstart -->}, by {@code bash -e}, in a
  * fresh directory whose {@code ./dplrf} hands over to the repository's launcher (so its relative
  * files, and the service's {@code ./state}, are the test's own). It must succeed within the
- * deadline and print the released S with k values. It uses the service's default ports (8080,
- * 9464, 9092), as a reader's first run does. Skipped without python3 and numpy or with those
- * ports taken, except in CI ({@code DPLRF_CI}), whose {@code .ci/run} installs python3-numpy.
+ * deadline, print the released S with k values, and report all k above the noise floor. It uses
+ * the service's default ports (8080, 9464, 9092), as a reader's first run does. Skipped without
+ * python3 and numpy or with those ports taken, except in CI ({@code DPLRF_CI}), whose
+ * {@code .ci/run} installs python3-numpy.
  */
 class QuickstartIT {
   private static final Pattern BLOCK = Pattern.compile(
       "<!-- quickstart -->.*?```bash\\n(.*?)```.*?<!-- /quickstart -->", Pattern.DOTALL);
-  /** The broker start, a build of the jar if it is stale, 5,000 updates, one release. */
+  /** The broker start, a build of the jar if it is stale, 200,000 updates, one release. */
   private static final long DEADLINE_SECONDS = 600;
 
   @Test
@@ -69,6 +70,11 @@ class QuickstartIT {
         double x = Double.parseDouble(v);
         assertTrue(Double.isFinite(x) && x >= 0, "a singular value: " + v);
       }
+      // The stand-in's singular values (about 385 and 334 after 100,000 updates) are more than
+      // twice the floor (149 at epoch 1): a reader's first release is signal, and says so.
+      Matcher rank = Pattern.compile("(?m)reliable rank (\\d+)$").matcher(out);
+      assertTrue(rank.find(), "a line '... reliable rank R' in\n" + out);
+      assertEquals(k, Integer.parseInt(rank.group(1)), out);
     } finally {
       // A failed run may leave the service running: stop it and everything the script started.
       p.descendants().forEach(ProcessHandle::destroy);

@@ -19,23 +19,38 @@ import java.util.Set;
  */
 final class HealthCommand {
   static final String USAGE = """
-      usage: dplrf health [--url URL] [--timeout-ms 3000]
-        URL   default http://127.0.0.1:PORT/health, PORT from DPLRF_HTTP_PORT (else 8080)
+      usage: dplrf health [--url URL | --http-port PORT] [--timeout-ms 3000] [--wait SECONDS]
+        URL        default http://127.0.0.1:PORT/health
+        PORT       the service's --http-port (default: DPLRF_HTTP_PORT, else 8080)
+        --wait S   ask again every second until the service answers or S seconds have
+                   passed: for scripts that start 'dplrf serve' and then use it
       exit 0 when the service answers 200 (ok, or degraded: the reasons printed), 1 otherwise
       (the reason on stderr)
       """;
 
-  private static final Set<String> OPTIONS = Set.of("url", "timeout-ms");
+  private static final Set<String> OPTIONS = Set.of("url", "http-port", "timeout-ms", "wait");
 
   private HealthCommand() {}
 
-  static int run(String[] argv, PrintStream out, PrintStream err, Map<String, String> env) {
+  static int run(String[] argv, PrintStream out, PrintStream err, Map<String, String> env)
+      throws InterruptedException {
     Args a = Args.parse("health", argv, 1, OPTIONS, Set.of());
-    String port = env.getOrDefault("DPLRF_HTTP_PORT", "");
-    String url = a.string("url", "http://127.0.0.1:" + (port.isBlank() ? "8080" : port.strip()) + "/health");
+    if (a.string("url", null) != null && a.string("http-port", null) != null) {
+      throw new Args.UsageException("health: give --url or --http-port, not both");
+    }
+    String envPort = env.getOrDefault("DPLRF_HTTP_PORT", "");
+    int port = a.integer("http-port", envPort.isBlank() ? 8080 : Integer.parseInt(envPort.strip()));
+    if (port < 1 || port > 65_535) {
+      throw new IllegalArgumentException("http-port must be in 1..65535. Provided value: " + port);
+    }
+    String url = a.string("url", "http://127.0.0.1:" + port + "/health");
     int timeout = a.integer("timeout-ms", 3000);
     if (timeout <= 0) {
       throw new IllegalArgumentException("timeout-ms must be > 0. Provided value: " + timeout);
+    }
+    int wait = a.integer("wait", 0);
+    if (wait < 0) {
+      throw new IllegalArgumentException("wait must be >= 0. Provided value: " + wait);
     }
     URI uri;
     try {
@@ -46,26 +61,34 @@ final class HealthCommand {
     if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
       throw new IllegalArgumentException("url must be an http URL. Provided value: " + url);
     }
-    try {
-      HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
-      c.setConnectTimeout(timeout);
-      c.setReadTimeout(timeout);
-      int status = c.getResponseCode();
-      byte[] bytes = new byte[0];
-      try (InputStream body = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
-        if (body != null) {
-          bytes = body.readAllBytes();
+    long deadline = System.nanoTime() + wait * 1_000_000_000L;
+    while (true) {
+      String failure;
+      try {
+        HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+        c.setConnectTimeout(timeout);
+        c.setReadTimeout(timeout);
+        int status = c.getResponseCode();
+        byte[] bytes = new byte[0];
+        try (InputStream body = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
+          if (body != null) {
+            bytes = body.readAllBytes();
+          }
         }
+        if (status == 200) {
+          out.println(describe(new String(bytes, StandardCharsets.UTF_8)) + ": " + url);
+          return 0;
+        }
+        failure = url + " answered " + status;
+      } catch (IOException e) {
+        failure = url + " unreachable: " + e;
       }
-      if (status != 200) {
-        err.println("dplrf health: " + url + " answered " + status);
+      if (System.nanoTime() >= deadline) {
+        err.println("dplrf health: " + failure + (wait > 0 ? " (waited " + wait + " s; is"
+            + " 'dplrf serve' running? its log says why it stopped)" : ""));
         return 1;
       }
-      out.println(describe(new String(bytes, StandardCharsets.UTF_8)) + ": " + url);
-      return 0;
-    } catch (IOException e) {
-      err.println("dplrf health: " + url + " unreachable: " + e);
-      return 1;
+      Thread.sleep(1000);
     }
   }
 

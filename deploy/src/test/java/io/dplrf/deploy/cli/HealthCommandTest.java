@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 class HealthCommandTest {
   private HttpServer server;
   private int port;
+  private final AtomicInteger startingRequests = new AtomicInteger();
 
   record Run(int code, String out, String err) {}
 
@@ -36,6 +38,17 @@ class HealthCommandTest {
           + " \"message\": \"no answer for 20 s\"}]}").getBytes(StandardCharsets.UTF_8);
       x.sendResponseHeaders(200, body.length);
       x.getResponseBody().write(body);
+      x.close();
+    });
+    server.createContext("/starting", x -> {
+      // Unavailable for its first two requests, as a service is while it starts.
+      if (startingRequests.incrementAndGet() <= 2) {
+        x.sendResponseHeaders(503, -1);
+      } else {
+        byte[] body = "{\"status\":\"ok\"}".getBytes(StandardCharsets.UTF_8);
+        x.sendResponseHeaders(200, body.length);
+        x.getResponseBody().write(body);
+      }
       x.close();
     });
     server.createContext("/sick", x -> {
@@ -65,6 +78,8 @@ class HealthCommandTest {
       } catch (IllegalArgumentException ex) {
         code = 2; // what Cli maps it to
         e.println(ex.getMessage());
+      } catch (InterruptedException ex) {
+        throw new AssertionError(ex);
       }
     }
     return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
@@ -102,6 +117,30 @@ class HealthCommandTest {
     Run r = run(Map.of(), "--url", "http://127.0.0.1:" + closed + "/health", "--timeout-ms", "500");
     assertEquals(1, r.code());
     assertTrue(r.err().contains("unreachable"), r.err());
+  }
+
+  @Test
+  void httpPortFlag_namesThePort() {
+    Run r = run(Map.of("DPLRF_HTTP_PORT", "1"), "--http-port", Integer.toString(port));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().startsWith("ok: http://127.0.0.1:" + port + "/health"), r.out());
+  }
+
+  @Test
+  void wait_asksAgainUntilTheServiceAnswers() {
+    Run r = run(Map.of(), "--url", "http://127.0.0.1:" + port + "/starting", "--wait", "30");
+    assertEquals(0, r.code(), r.err());
+    assertEquals(3, startingRequests.get());
+    assertEquals("", r.err());
+  }
+
+  @Test
+  void wait_givesUpAfterItsSeconds_sayingWhere() {
+    long start = System.nanoTime();
+    Run r = run(Map.of(), "--url", "http://127.0.0.1:" + port + "/sick", "--wait", "1");
+    assertEquals(1, r.code());
+    assertTrue(System.nanoTime() - start >= 1_000_000_000L, "it waited its second");
+    assertTrue(r.err().contains("answered 503 (waited 1 s; is 'dplrf serve' running?"), r.err());
   }
 
   @Test

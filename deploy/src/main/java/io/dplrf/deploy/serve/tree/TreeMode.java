@@ -362,7 +362,7 @@ public final class TreeMode implements ServiceMode {
     }
     return String.format(Locale.ROOT, """
         dplrf serving a %dx%d matrix, rank %d, mechanism %s, continual %s, %s over T = %d epochs
-          push updates:   Kafka %s, topic %s (16-byte big-endian records: int32 i, int32 j, float64 delta)
+          push updates:   Kafka %s, topic %s (records of 16-byte big-endian updates: int32 i, int32 j, float64 delta)
                           e.g. ./dplrf produce --input FILE --topic %s --bootstrap-servers %s
           pull releases:  http://%s:%d/v1/release/latest   (status: /v1/status)
           operator:       http://%s:%d/metrics, /admin/ingest%s
