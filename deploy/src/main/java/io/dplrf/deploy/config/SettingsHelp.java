@@ -29,7 +29,7 @@ public final class SettingsHelp {
       "epsilon", "ε of the whole stream (every epoch's release together)",
       "delta", "δ of the whole stream",
       "mechanism", "priv2-sparse, priv2, priv1 (update unit), robust-lra, robust-pca; rows: priv2",
-      "continual", "prefix releases: factorization (BLT) or tree (binary tree); priv2*: BLT",
+      "continual", "prefix releases: factorization (BLT; the default for priv2* in mode updates) or tree (binary tree; the default otherwise, and the only choice in mode rows)",
       "epochs", "T, the number of releases the budget covers",
       "epoch-updates", "close an epoch after this many updates read (or epoch-seconds)",
       "epoch-seconds", "close an epoch after this many seconds (or epoch-updates)",
