@@ -1,7 +1,6 @@
 package io.dplrf.deploy.cli;
 
 import io.dplrf.deploy.config.ServiceConfig;
-import io.dplrf.deploy.config.ServiceConfig.Mode;
 import io.dplrf.deploy.plan.ReleasePlan;
 import io.dplrf.sketch.lra.NoiseScale;
 import io.dplrf.sketch.params.Mechanism;
@@ -64,17 +63,7 @@ final class PlanCommand {
       rest.add("--epoch-updates");
       rest.add("1");
     }
-    String[] settings = rest.toArray(String[]::new);
-    Mode mode = ServiceConfig.modeOf(settings, 1, env);
-    if (mode == Mode.LOCAL || mode == Mode.COMPLETION) {
-      throw new IllegalArgumentException("plan covers modes updates and rows, whose noise the"
-          + " service calibrates; in mode " + mode.name().toLowerCase(Locale.ROOT) + (mode == Mode.LOCAL
-              ? " each client adds its own noise, set by the published protocol"
-                  + " ('dplrf produce --help', mode local)"
-              : " 'dplrf bench completion' measures the private model's error at each epsilon"
-                  + " on real ratings"));
-    }
-    ServiceConfig config = ServiceConfig.load(settings, 1, env);
+    ServiceConfig config = ServiceConfig.loadForPlan(rest.toArray(String[]::new), 1, env);
     ReleasePlan plan = ReleasePlan.of(config, SecretKey.ephemeral(), "plan");
     print(plan, config, sigma1, out, err);
     return 0;

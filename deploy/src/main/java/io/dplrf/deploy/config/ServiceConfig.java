@@ -5,6 +5,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -207,13 +208,24 @@ public final class ServiceConfig {
   }
 
   /**
-   * The {@code mode} setting alone, from the same sources as {@link #load(String[], int, Map)}:
-   * for a command that serves some modes only, which says so before the mode's own settings are
-   * checked.
+   * As {@link #load(String[], int, Map)}, for {@code dplrf plan}, which calibrates the modes with
+   * a continual release (updates and rows) only: another mode is refused for what it is, before
+   * its own settings are checked (a user asking for a plan of mode local should not be told that
+   * rank must be unset).
    */
-  public static Mode modeOf(String[] argv, int from, Map<String, String> env) {
-    return new SettingParser(ConfigSources.read(argv, from, env))
-        .choice("mode", Mode.class, Mode.UPDATES);
+  public static ServiceConfig loadForPlan(String[] argv, int from, Map<String, String> env) {
+    Map<String, Raw> raw = ConfigSources.read(argv, from, env);
+    Mode mode = new SettingParser(raw).choice("mode", Mode.class, Mode.UPDATES);
+    if (mode == Mode.LOCAL || mode == Mode.COMPLETION) {
+      throw new IllegalArgumentException("plan covers modes updates and rows, whose noise the"
+          + " service calibrates; in mode " + mode.name().toLowerCase(Locale.ROOT)
+          + (mode == Mode.LOCAL
+              ? " each client adds its own noise, set by the published protocol"
+                  + " ('dplrf produce --help', mode local)"
+              : " 'dplrf bench completion' measures the private model's error at each epsilon"
+                  + " on real ratings"));
+    }
+    return new ServiceConfig(raw);
   }
 
   /**
