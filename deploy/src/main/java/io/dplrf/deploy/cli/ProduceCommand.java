@@ -119,8 +119,8 @@ final class ProduceCommand {
     }
     if ((keyed != null || in.rows().isEmpty()) && min[0] == 1 && min[1] == 1) {
       err.println("dplrf produce: warning: the smallest row and column index in " + input
-          + " are both 1, but CSV indices are 0-based (row 0 and column 0 come first): subtract 1"
-          + " from 1-based ids, or the service refuses the largest ones as out of range");
+          + " are both 1, but CSV indices are 0-based: if the ids are 1-based, subtract 1 (else"
+          + " row 0 and column 0 stay empty and the largest ids may be out of the service's range)");
     }
     String topic = a.string("topic", "dplrf-updates");
     String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
