@@ -81,6 +81,8 @@ import org.slf4j.LoggerFactory;
  * a malformed record that is not in the dead-letter topic. After a crash, dead letters sent since
  * the last snapshot are sent again: the dead-letter topic is at least once (duplicates carry the
  * same {@code dplrf-partition}/{@code dplrf-offset} headers, so they can be recognised).
+ * The log names the first dead letter of each reason with a hint, then sums the rest up at
+ * most once a minute and at each epoch close ({@link DeadLetterLog}).
  *
  * <p><b>assign, not subscribe.</b> One loop owns the whole sketch, so it must read every
  * partition; a consumer group would add rebalances (revocations mid-epoch would force a snapshot
@@ -175,6 +177,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private boolean restored;
   private boolean started;
   private final RecordDecoder decoder;
+  /** The log's account of dead letters: the first of each reason, then summaries. */
+  private final DeadLetterLog deadLetterLog;
 
   private volatile boolean stopRequested;
   private volatile State state = State.NEW;
@@ -214,6 +218,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     this.bounds = new ContributionBounds(config.bounds());
     this.epochMillis = config.epochMillis();
     this.decoder = Objects.requireNonNull(decoder.apply(bounds), "decoder");
+    this.deadLetterLog = new DeadLetterLog(config.deadLetterTopic(), clockMillis);
   }
 
   /**
@@ -262,6 +267,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       try {
         closer.await(); // a begun close ends (or fails) before anything else
         if (clean && started) {
+          deadLetterLog.summarize(" (ingest stops)");
           snapshot();
           if (state == State.RUNNING) {
             state = State.STOPPED;
@@ -465,6 +471,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       if (!records.isEmpty()) {
         lastRecordMillis = clock.getAsLong();
       }
+      deadLetterLog.tick();
       CompletableFuture<Integer> request = takeCloseRequest();
       boolean idle = idleDue();
       if (epochDue() || idle || request != null) {
@@ -510,6 +517,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     } catch (MalformedRecordException e) {
       stats.countDeadLetter(e.reason());
       sendDeadLetter(r, e);
+      deadLetterLog.deadLettered(e.reason(), r.topic(), r.partition(), r.offset(), e.getMessage(),
+          decoder.positions(r.value()));
     }
     updatesInEpoch += decoder.positions(r.value());
     nextOffsets.put(r.partition(), r.offset() + 1);
@@ -663,6 +672,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    * a pipelined close, the closer's thread finishes it (class comment).
    */
   private void closeEpoch() throws IOException {
+    deadLetterLog.summarize(" (epoch " + (epochsBegun + 1) + " closes)");
     closer.await();
     IngestTarget.ClosingEpoch closing = target.beginCloseEpoch();
     if (closing == null) {

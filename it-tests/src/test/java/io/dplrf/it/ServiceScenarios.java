@@ -187,10 +187,23 @@ abstract class ServiceScenarios {
     byte[] padded = Arrays.copyOf(Stream.pack(List.of(new Update(0, 0, 0.5))), 17);
     addBad(recs, badReasons, padded, "BAD_LENGTH");
     addGood(recs, badReasons, good, g4);
-    Stream.sendAll(kafka.bootstrapServers(), svc.topic, recs);
-
-    Map<String, Object> ingest = awaitIngest("all " + recs.size() + " records consumed",
-        s -> longOf(s, "recordsConsumed") == recs.size());
+    Map<String, Object> ingest;
+    String[] log;
+    try (LogCapture capture = new LogCapture()) {
+      Stream.sendAll(kafka.bootstrapServers(), svc.topic, recs);
+      ingest = awaitIngest("all " + recs.size() + " records consumed",
+          s -> longOf(s, "recordsConsumed") == recs.size());
+      log = capture.lines();
+    }
+    // The log names the first dead letter of each reason (3 reasons here), with its offset, the
+    // valid range and a hint; the others are only counted until a summary line.
+    List<String> firsts = Arrays.stream(log).filter(l -> l.contains("dead letter (")).toList();
+    assertEquals(3, firsts.size(), String.join("\n", log));
+    String outOfRange = firsts.stream().filter(l -> l.contains("(index_out_of_range)"))
+        .findFirst().orElseThrow();
+    assertTrue(outOfRange.contains("WARN") && outOfRange.contains(svc.topic + "-0@3: update 1:"
+        + " row index 10 is outside [0, 10); the whole record (2 updates) went to " + svc.topic
+        + ".dead-letter") && outOfRange.contains("indices are 0-based"), outOfRange);
     assertEquals(good.size(), longOf(ingest, "updatesConsumed"), "" + ingest);
     assertEquals(good.size(), longOf(ingest, "updatesApplied"), "" + ingest);
     assertEquals(1, longOf(ingest, "updatesClipped"), "" + ingest);

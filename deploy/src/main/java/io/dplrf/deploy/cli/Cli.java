@@ -52,7 +52,7 @@ public final class Cli {
       case "complete" -> help ? usage(CompleteCommand.USAGE, out) : CompleteCommand.run(args, out, err);
       case "serve" -> help ? usage(ServeCommand.USAGE + SettingsHelp.text(), out)
           : ServeCommand.run(args, out);
-      case "produce" -> help ? usage(ProduceCommand.USAGE, out) : ProduceCommand.run(args, out);
+      case "produce" -> help ? usage(ProduceCommand.USAGE, out) : ProduceCommand.run(args, out, err);
       case "demo" -> help ? usage(DemoCommand.USAGE, out) : DemoCommand.run(args, out);
       case "health" -> help ? usage(HealthCommand.USAGE, out)
           : HealthCommand.run(args, out, err, System.getenv());

@@ -16,21 +16,36 @@ import java.util.Set;
 
 /**
  * {@code dplrf produce}: pushes a matrix file as packed 16-byte update records, with a progress
- * line on a terminal.
+ * line on a terminal. The file is read whole before any connection, and everything that can be
+ * checked without the service is checked then: a bad line, and with {@code --rows}/{@code --cols}
+ * an index outside the service's shape, is refused with its number before anything is sent. The
+ * service's shape is not asked for: produce knows only the Kafka bootstrap address, and the
+ * service's HTTP port may be elsewhere or closed to it.
  */
 final class ProduceCommand {
   static final String USAGE = """
       usage: dplrf produce --input FILE [--topic dplrf-updates] [--bootstrap-servers 127.0.0.1:9092]
-                           [--rate UPDATES_PER_SECOND] [--batch 64]
+                           [--rows M] [--cols N] [--rate UPDATES_PER_SECOND] [--batch 64]
                            [--key KEY | --key-column NAME|INDEX]
         FILE   Matrix Market (.mtx, 1-based) or CSV lines i,j,delta (0-based)
+        --rows, --cols  the service's rows and cols: the file is read whole before anything is
+                      sent, and a line with an index outside them is refused with its number.
+                      Without them, a CSV file whose smallest row and column index are both 1
+                      gets a warning (1-based ids), and the service's own check dead-letters
+                      records with an index out of its range.
+        --batch       updates per Kafka record. The service applies or dead-letters a record
+                      whole: one bad update costs the record's other updates too (the service
+                      log names the first of each reason; counts at /admin/ingest).
         --key         one record key for the whole file: the privacy unit of the service's
                       privacy-unit=key mode
         --key-column  each update's own key from a CSV column (a user id): its name in a header
                       line or its 0-based index; fields 0-2 stay i,j,delta, and the column may
                       be one of them. A line with an empty key is refused.
-             dplrf produce --format rows --input FILE [--topic dplrf-rows] [--bootstrap-servers ...]
+             dplrf produce --format rows --input FILE [--cols d] [--topic dplrf-rows]
+                           [--bootstrap-servers ...]
         FILE   CSV of dense rows (no header) or Matrix Market; one row record per row (mode rows)
+        --cols the service's cols (d): a row of another width is refused with its line before
+               anything is sent. Without it every row must have the first row's width.
              dplrf produce --local --input FILE --seed HEX --epsilon E --delta D [--clip 1]
                            [--cols d] [--sketch-cols t (default d)] [--protocol-id ID]
                            [--topic dplrf-local-reports] [--bootstrap-servers 127.0.0.1:9092]
@@ -54,6 +69,9 @@ final class ProduceCommand {
           "key-column", "format"),
       LocalProduceCommand.OPTIONS);
 
+  /** Local options that the other forms take too: the service's shape, checked before sending. */
+  private static final Set<String> SHAPE_OPTIONS = Set.of("rows", "cols");
+
   private static Set<String> union(Set<String> a, Set<String> b) {
     java.util.Set<String> u = new java.util.HashSet<>(a);
     u.addAll(b);
@@ -62,13 +80,13 @@ final class ProduceCommand {
 
   private ProduceCommand() {}
 
-  static int run(String[] argv, PrintStream out) throws Exception {
+  static int run(String[] argv, PrintStream out, PrintStream err) throws Exception {
     Args a = Args.parse("produce", argv, 1, OPTIONS, Set.of("local"));
     if (a.flag("local")) {
       return LocalProduceCommand.run(a, out);
     }
     for (String o : LocalProduceCommand.OPTIONS) {
-      if (a.string(o, null) != null) {
+      if (!SHAPE_OPTIONS.contains(o) && a.string(o, null) != null) {
         throw new Args.UsageException("produce: --" + o + " applies to --local only");
       }
     }
@@ -79,6 +97,8 @@ final class ProduceCommand {
     if (!format.equals("updates")) {
       throw new Args.UsageException("produce: --format must be updates or rows. Provided value: " + format);
     }
+    int rows = dimension(a, "rows");
+    int cols = dimension(a, "cols");
     String key = a.string("key", null);
     String keyColumn = a.string("key-column", null);
     if (key != null && keyColumn != null) {
@@ -88,12 +108,19 @@ final class ProduceCommand {
     Path input = Path.of(a.required("input"));
     KeyedCsvInput keyed = keyColumn == null ? null : KeyedCsvInput.open(input, keyColumn);
     MatrixInput in = keyed != null ? null : MatrixInput.open(input);
-    // The whole file is read once before any connection: a bad line is refused with its number
-    // before anything is sent, never after the lines above it are in the topic.
+    // The whole file is read once before any connection: a bad line (or, with --rows/--cols,
+    // an index outside the service's shape) is refused with its number before anything is sent,
+    // never after the lines above it are in the topic.
+    int[] min = {Integer.MAX_VALUE, Integer.MAX_VALUE};
     if (keyed != null) {
-      keyed.forEach((k, i, j, d) -> { });
+      keyed.forEach(rows, cols, (k, i, j, d) -> smallest(min, i, j));
     } else {
-      in.forEach((i, j, d) -> { });
+      in.forEach(rows, cols, (i, j, d) -> smallest(min, i, j));
+    }
+    if ((keyed != null || in.rows().isEmpty()) && min[0] == 1 && min[1] == 1) {
+      err.println("dplrf produce: warning: the smallest row and column index in " + input
+          + " are both 1, but CSV indices are 0-based: if the ids are 1-based, subtract 1 (else"
+          + " row 0 and column 0 stay empty and the largest ids may be out of the service's range)");
     }
     String topic = a.string("topic", "dplrf-updates");
     String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
@@ -110,6 +137,7 @@ final class ProduceCommand {
       }
     };
     long sent;
+    long records;
     try (UpdateProducer p = UpdateProducer.create(clientProperties(a, bootstrap, topic), topic,
         batch, key == null ? null : key.getBytes(StandardCharsets.UTF_8), rate, progress)) {
       sent = keyed != null ? p.sendKeyed(sink -> {
@@ -125,20 +153,54 @@ final class ProduceCommand {
           throw new IOException(e.getMessage(), e);
         }
       });
+      records = p.recordsSent();
     }
-    out.printf("%ssent %,d updates to %s on %s%n", terminal ? "\r" : "", sent, topic, bootstrap);
+    out.printf("%ssent %,d updates to %s on %s in %,d record%s of at most %,d updates (the service"
+        + " applies or dead-letters each record whole)%n", terminal ? "\r" : "", sent, topic,
+        bootstrap, records, records == 1 ? "" : "s", batch);
     return 0;
+  }
+
+  private static void smallest(int[] min, int i, int j) {
+    min[0] = Math.min(min[0], i);
+    min[1] = Math.min(min[1], j);
+  }
+
+  /**
+   * {@code --rows} or {@code --cols}: the service's shape, for checking the file before sending
+   * ({@code Integer.MAX_VALUE}, no check, when not given).
+   */
+  private static int dimension(Args a, String name) {
+    int v = a.integer(name, Integer.MAX_VALUE);
+    if (v < 1) {
+      throw new Args.UsageException("produce: --" + name + " must be >= 1 (the service's " + name
+          + "). Provided value: " + v);
+    }
+    return v;
   }
 
   /** {@code --format rows}: every row of a CSV / Matrix Market file as one row record. */
   private static int rows(Args a, PrintStream out) throws Exception {
-    for (String unsupported : new String[] {"rate", "batch", "key", "key-column"}) {
+    for (String unsupported : new String[] {"rate", "batch", "key", "key-column", "rows"}) {
       if (a.string(unsupported, null) != null) {
         throw new Args.UsageException("produce: --" + unsupported + " is not supported with --format rows");
       }
     }
     RowInput in = RowInput.open(Path.of(a.required("input")));
-    int cols = in.declaredCols().isPresent() ? in.declaredCols().getAsInt() : in.scanCols();
+    int cols;
+    if (a.string("cols", null) != null) {
+      // The service's d: a row of any other width is refused before anything is sent (the
+      // service would dead-letter a row with a value beyond d and let the narrower ones through).
+      cols = dimension(a, "cols");
+      if (in.declaredCols().isPresent() && in.declaredCols().getAsInt() != cols) {
+        throw new InputException(a.required("input") + ": the file declares "
+            + in.declaredCols().getAsInt() + " columns, --cols is " + cols);
+      }
+    } else {
+      cols = in.declaredCols().isPresent() ? in.declaredCols().getAsInt() : in.scanCols();
+    }
+    // Read once before any connection, so that a bad row is refused before anything is sent.
+    in.forEachRow(cols, row -> { });
     String topic = a.string("topic", "dplrf-rows");
     String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
     long sent;

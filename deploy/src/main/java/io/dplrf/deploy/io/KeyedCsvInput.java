@@ -75,6 +75,14 @@ public final class KeyedCsvInput {
 
   /** Every update with its key, in file order. */
   public void forEach(Sink sink) throws InputException {
+    forEach(Integer.MAX_VALUE, Integer.MAX_VALUE, sink);
+  }
+
+  /**
+   * Every update with its key, in file order, refusing (with its line) an index outside {@code
+   * rows x cols} before the sink sees it.
+   */
+  public void forEach(int rows, int cols, Sink sink) throws InputException {
     try (LineReader in = LineReader.open(file)) {
       int key = index;
       boolean first = true;
@@ -126,6 +134,11 @@ public final class KeyedCsvInput {
         if (i < 0 || j < 0) {
           throw in.error((i < 0 ? "row index " + i : "column index " + j)
               + " out of range: indices start at 0 (CSV indices are 0-based)");
+        }
+        if (i >= rows || j >= cols) {
+          throw in.error((i >= rows ? "row index " + i + " out of range: valid is 0.." + (rows - 1)
+              : "column index " + j + " out of range: valid is 0.." + (cols - 1))
+              + " (CSV indices are 0-based)");
         }
         // Decoded as ISO-8859-1 by LineReader: encoding back gives the file's bytes.
         sink.accept(k.getBytes(StandardCharsets.ISO_8859_1), i, j, delta);

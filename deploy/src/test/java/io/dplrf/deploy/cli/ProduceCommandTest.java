@@ -87,8 +87,12 @@ class ProduceCommandTest {
       CliRun byName = CliRun.of("produce", "--input", input.toString(), "--topic", "by-name",
           "--bootstrap-servers", kafka.bootstrapServers(), "--key-column", "user", "--batch", "2");
       assertEquals(0, byName.code(), byName.toString());
-      assertTrue(byName.out().contains("sent 40 updates to by-name"), byName.out());
-      assertEquals(expected, byKey(consume(kafka.bootstrapServers(), "by-name", 40)));
+      List<ConsumerRecord<byte[], byte[]>> records = consume(kafka.bootstrapServers(), "by-name", 40);
+      assertEquals(expected, byKey(records));
+      // A change of key starts a record: more records than 40 / 2, each said.
+      assertTrue(byName.out().contains("sent 40 updates to by-name on " + kafka.bootstrapServers()
+          + " in " + records.size() + " records of at most 2 updates (the service applies or"
+          + " dead-letters each record whole)"), byName.out());
 
       CliRun byIndex = CliRun.of("produce", "--input", input.toString(), "--topic", "by-index",
           "--bootstrap-servers", kafka.bootstrapServers(), "--key-column", "0");
@@ -173,5 +177,100 @@ class ProduceCommandTest {
     assertEquals(2, rows.code(), rows.toString());
     assertTrue(rows.err().contains("--key-column is not supported with --format rows"),
         rows.toString());
+  }
+
+  @Test
+  void rowsAndCols_refuseAnIndexOutsideThem_withItsLine_beforeAnyConnection() throws Exception {
+    String closed = "127.0.0.1:" + closedPort();
+    Path csv = Files.writeString(dir.resolve("u.csv"), "0,0,1\n3,63,1\n# comment\n4,64,1\n");
+    Path keyed = Files.writeString(dir.resolve("k.csv"), "i,j,delta,user\n0,0,1,a\n10,1,1,b\n");
+    Path mtx = Files.writeString(dir.resolve("m.mtx"),
+        "%%MatrixMarket matrix coordinate real general\n20 20 2\n1 1 1\n12 3 1\n");
+    String[][] cases = {
+        {csv.toString(), "10", "64", "u.csv:4: column index 64 out of range: valid is 0..63"
+            + " (CSV indices are 0-based)"},
+        {keyed.toString(), "10", "64", "k.csv:3: row index 10 out of range: valid is 0..9"
+            + " (CSV indices are 0-based)"},
+        {mtx.toString(), "10", "64", "m.mtx:4: row index 12 out of range: valid is 1..10"
+            + " (Matrix Market indices are 1-based)"},
+    };
+    for (String[] c : cases) {
+      List<String> args = new ArrayList<>(List.of("produce", "--input", c[0], "--rows", c[1],
+          "--cols", c[2], "--bootstrap-servers", closed));
+      if (c[0].endsWith("k.csv")) {
+        args.addAll(List.of("--key-column", "user"));
+      }
+      CliRun r = CliRun.of(args.toArray(String[]::new));
+      assertEquals(1, r.code(), r.toString());
+      assertEquals(List.of("dplrf produce: " + c[0] + ":" + c[3].substring(c[3].indexOf(':') + 1)),
+          List.of(r.errLines()), r.toString());
+    }
+    // The same files within a larger shape pass the check and reach the (absent) broker.
+    CliRun wide = CliRun.of("produce", "--input", csv.toString(), "--rows", "5", "--cols", "65",
+        "--bootstrap-servers", closed);
+    assertEquals(1, wide.code(), wide.toString());
+    assertTrue(wide.errLines()[0].startsWith("dplrf produce: nothing is listening"), wide.toString());
+    CliRun zero = CliRun.of("produce", "--input", csv.toString(), "--rows", "0",
+        "--bootstrap-servers", closed);
+    assertEquals(2, zero.code(), zero.toString());
+    assertTrue(zero.err().contains("--rows must be >= 1"), zero.toString());
+  }
+
+  @Test
+  void csvWhoseSmallestIndicesAreOne_getsAOneLineWarningThatIndicesAre0Based() throws Exception {
+    String closed = "127.0.0.1:" + closedPort();
+    Path oneBased = Files.writeString(dir.resolve("ml.csv"), "1,1,5\n1,7,3\n943,1682,4\n");
+    CliRun r = CliRun.of("produce", "--input", oneBased.toString(), "--bootstrap-servers", closed);
+    assertEquals(1, r.code(), r.toString());
+    assertEquals(2, r.errLines().length, r.toString());
+    assertTrue(r.errLines()[0].startsWith("dplrf produce: warning: the smallest row and column"
+        + " index in " + oneBased + " are both 1, but CSV indices are 0-based"), r.toString());
+    assertTrue(r.errLines()[1].startsWith("dplrf produce: nothing is listening"), r.toString());
+
+    // Row 0 present, or Matrix Market (1-based by its format): no warning.
+    Path zeroRow = Files.writeString(dir.resolve("z.csv"), "0,1,5\n1,7,3\n");
+    Path mtx = Files.writeString(dir.resolve("m.mtx"),
+        "%%MatrixMarket matrix coordinate real general\n3 3 1\n2 2 1\n");
+    for (Path p : List.of(zeroRow, mtx)) {
+      CliRun quiet = CliRun.of("produce", "--input", p.toString(), "--bootstrap-servers", closed);
+      assertEquals(1, quiet.errLines().length, quiet.toString());
+      assertTrue(quiet.errLines()[0].startsWith("dplrf produce: nothing is listening"),
+          quiet.toString());
+    }
+  }
+
+  @Test
+  void rowsFormatWithCols_refusesARowOfAnotherWidth_beforeAnyConnection() throws Exception {
+    String closed = "127.0.0.1:" + closedPort();
+    StringBuilder csv = new StringBuilder();
+    for (int r = 0; r < 3; r++) {
+      for (int j = 0; j < 65; j++) {
+        csv.append(j == 0 ? "" : ",").append(r == 2 && j == 64 ? 0.5 : 0);
+      }
+      csv.append('\n');
+    }
+    Path wide = Files.writeString(dir.resolve("wide.csv"), csv.toString());
+    CliRun r = CliRun.of("produce", "--format", "rows", "--input", wide.toString(), "--cols", "64",
+        "--bootstrap-servers", closed);
+    assertEquals(1, r.code(), r.toString());
+    assertEquals(List.of("dplrf produce: " + wide + ":1: expected 64 values per row, found 65"),
+        List.of(r.errLines()), r.toString());
+
+    Path mtx = Files.writeString(dir.resolve("wide.mtx"),
+        "%%MatrixMarket matrix coordinate real general\n3 65 1\n1 1 1\n");
+    CliRun m = CliRun.of("produce", "--format", "rows", "--input", mtx.toString(), "--cols", "64",
+        "--bootstrap-servers", closed);
+    assertEquals(1, m.code(), m.toString());
+    assertEquals(List.of("dplrf produce: " + mtx + ": the file declares 65 columns, --cols is 64"),
+        List.of(m.errLines()), m.toString());
+
+    // The right width passes the check and reaches the (absent) broker; --rows has no place here.
+    CliRun ok = CliRun.of("produce", "--format", "rows", "--input", wide.toString(), "--cols",
+        "65", "--bootstrap-servers", closed);
+    assertTrue(ok.errLines()[0].startsWith("dplrf produce: nothing is listening"), ok.toString());
+    CliRun rows = CliRun.of("produce", "--format", "rows", "--input", wide.toString(), "--rows",
+        "3", "--bootstrap-servers", closed);
+    assertEquals(2, rows.code(), rows.toString());
+    assertTrue(rows.err().contains("--rows is not supported with --format rows"), rows.toString());
   }
 }
