@@ -79,7 +79,8 @@ import java.util.zip.CheckedOutputStream;
  * </pre>
  *
  * <p>The releases R_1..R_{e−1} are the files blt-release-t.sketch, by that convention (not named
- * one by one: a snapshot stays small at any T); a restore checks that they exist. The state
+ * one by one: a snapshot stays small at any T); a restore checks that they exist, and releases
+ * check each against its checksum file blt-release-t.crc ({@link BltStream#verifyRelease}). The state
  * sketches' arrays use the accumulator's layout (Y m×t, Zᵀ n×v, row-major). The snapshot holds
  * raw data when the accumulator is not empty, and the encoder files are sums of raw data: both are
  * as secret as the updates (owner-only files).

@@ -92,7 +92,10 @@ import java.util.zip.CheckedInputStream;
  * caller has made epoch t − 1's snapshot durable before closing epoch t). After epoch T no buffer
  * is needed: the last close writes only R_T and drops the buffers from memory, and the release of
  * epoch T deletes the last buffer files, so no encoder state outlives the stream. Every R_t is
- * kept (public): ranges are R_e − R_{s−1}, R_0 = 0 (§6). {@code instance} must be unique per
+ * kept (public): ranges are R_e − R_{s−1}, R_0 = 0 (§6). R_t's checksum file, written with it,
+ * binds it to epoch t; a release refuses an R_t that does not match it, naming the file ({@link
+ * DamagedFileException}), and so does a restore for every file its snapshot names: nothing is
+ * released from, or computed again for, a damaged file (blt-release.md §5). {@code instance} must be unique per
  * stream under a key (two streams with one instance would share their noise): a new stream
  * refuses a directory that holds BLT files.
  *
