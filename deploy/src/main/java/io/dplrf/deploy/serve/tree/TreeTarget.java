@@ -92,8 +92,8 @@ public final class TreeTarget implements IngestTarget {
     boolean blt = kind.name().equals("factorization");
     this.files = new NodeFileCheck(stateDir != null ? stateDir : kind.dir(),
         blt ? "prefix file" : "closed-node file",
-        blt ? "the prefix release of its epoch and the range releases that start after it or end"
-            + " at it" : "range releases that include it");
+        blt ? "the releases that end at its epoch or start right after it (the prefix release of"
+            + " its epoch among them)" : "range releases that include it");
   }
 
   /** The binary tree of {@code config} ({@code continual = tree}), its node files in {@code dir}. */
@@ -376,7 +376,8 @@ public final class TreeTarget implements IngestTarget {
 
   /**
    * Starts the background check of the closed-node files the restore did not read (every closed
-   * node outside the latest prefix's decomposition; {@link NodeFileCheck}).
+   * node outside the latest prefix's decomposition; {@link NodeFileCheck}), or, for the BLT
+   * stream, of every R_t but the restored epoch's.
    */
   void checkNodeFiles() {
     if (tree instanceof FactorizationStream fs) {

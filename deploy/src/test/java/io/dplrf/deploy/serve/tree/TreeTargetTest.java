@@ -349,7 +349,7 @@ class TreeTargetTest {
     assertEquals("state-file-damaged", health.reasons().get(0).code());
     String reason = health.reasons().get(0).message();
     assertTrue(reason.contains("the prefix file blt/blt-release-1.sketch (epochs 1..1)")
-        && reason.contains("checksum") && reason.contains("the prefix release of its epoch")
+        && reason.contains("checksum") && reason.contains("the releases that end at its epoch or start right after it")
         && reason.contains("restore it from a backup") && !reason.contains(dir.toString())
         && !reason.contains("a restart would be refused"), reason);
 
