@@ -206,8 +206,9 @@ abstract class FailureScenarios {
     Http.Answer health = Http.get(child.api("/health"));
     assertTrue(health.body().contains("degraded") && health.body().contains("state-file-damaged")
         && health.body().contains("blt/blt-release-1.sketch"), health.body());
-    assertEquals(1, RunningService.sample(Http.get(child.operator("/metrics")).body(),
-        "dplrf_state_damaged_files", null, null));
+    Poll.until("dplrf_state_damaged_files 1 (published with the ingest statistics)", DEADLINE,
+        () -> RunningService.sample(Http.get(child.operator("/metrics")).body(),
+            "dplrf_state_damaged_files", null, null), v -> v == 1);
 
     Stream.sendAll(kafka.bootstrapServers(), topic, Stream.unkeyed(records(EPOCH, 5)));
     Poll.until("the release of epoch 4 (ingest goes on)", DEADLINE,
