@@ -348,11 +348,12 @@ public final class StateStore implements Checkpoint {
       } catch (EOFException e) {
         throw e;
       } catch (DamagedFileException e) {
-        // Another file the snapshot names (a closed-node file) is damaged; this one is whole.
+        // Another file the snapshot names (a closed-node file, a BLT state file) is damaged;
+        // this one is whole.
         throw new DamagedFileException(e.file(), e.problem() + "; the snapshot " + file
             + " that names it is whole: restore this file from a backup of the state directory"
-            + " (a closed-node file never changes once the snapshot of its epoch is written, so"
-            + " any backup that holds it will do)", e);
+            + " (a closed-node or BLT state file never changes once a durable snapshot names it,"
+            + " so any backup that holds it will do; the restore checks it again)", e);
       } catch (IOException | RuntimeException e) {
         // The target's reasons (other key, other settings, a missing node file) do not know
         // the file: name it, so that the one-line start failure says what to look at.

@@ -167,6 +167,72 @@ abstract class FailureScenarios {
     assertTrue(Files.exists(state.resolve(RELEASE_1)), "the stream's files are kept");
   }
 
+  private static void flipByte(Path f) throws IOException {
+    byte[] b = Files.readAllBytes(f);
+    b[b.length / 2] ^= 0x10;
+    Files.write(f, b);
+  }
+
+  /**
+   * Damaged files of the BLT stream (continual = factorization, the default): a flipped byte in
+   * R_1 while serving is named by the 500 of every range that reads it (not "internal error"), by
+   * /health (degraded) and by dplrf_state_damaged_files, while the other ranges are served and
+   * ingest goes on to the release of the next epoch. A restart starts (R_1 is not needed to
+   * restore) and finds it again by itself. A damaged file the restore needs (R_T after epoch T) is
+   * a failed start whose one line names that file, not the snapshot.
+   */
+  @Test
+  void damagedBltStateFiles_areNamed_theServiceStaysUp_andARestartNeedingOneFails(
+      KafkaEnvironment kafka) throws Exception {
+    String topic = newTopic(kafka);
+    ChildService child = ChildService.start(settings(kafka, topic, "1"),
+        logDir.resolve("serve.log"), START);
+    children.add(child);
+    Stream.sendAll(kafka.bootstrapServers(), topic, Stream.unkeyed(records(3 * EPOCH, 4)));
+    Poll.until("the release of epoch 3", DEADLINE,
+        () -> Http.object(child.api("/v1/release/latest")), r -> longOf(r, "epoch") == 3);
+
+    flipByte(stateDir.resolve(RELEASE_1));
+    for (String range : List.of("from=1&to=1", "from=2&to=3")) {
+      Http.Answer refused = Http.get(child.api("/v1/release?" + range));
+      assertEquals(500, refused.status(), refused.body());
+      assertTrue(refused.body().contains("\"error\": \"the release of epochs [")
+          && refused.body().contains("needs the prefix file blt/blt-release-1.sketch (epochs 1..1),"
+          + " which is damaged (sketch snapshot checksum mismatch")
+          && !refused.body().contains("internal error")
+          && !refused.body().contains(stateDir.toString()), refused.body());
+    }
+    assertEquals(200, Http.get(child.api("/v1/release?from=3&to=3")).status());
+    Http.Answer health = Http.get(child.api("/health"));
+    assertTrue(health.body().contains("degraded") && health.body().contains("state-file-damaged")
+        && health.body().contains("blt/blt-release-1.sketch"), health.body());
+    Poll.until("dplrf_state_damaged_files 1 (published with the ingest statistics)", DEADLINE,
+        () -> RunningService.sample(Http.get(child.operator("/metrics")).body(),
+            "dplrf_state_damaged_files", null, null), v -> v == 1);
+
+    Stream.sendAll(kafka.bootstrapServers(), topic, Stream.unkeyed(records(EPOCH, 5)));
+    Poll.until("the release of epoch 4 (ingest goes on)", DEADLINE,
+        () -> Http.object(child.api("/v1/release/latest")), r -> longOf(r, "epoch") == 4);
+    assertTrue(child.isAlive(), child.output());
+    child.kill();
+
+    ChildService again = ChildService.start(settings(kafka, topic, "1"),
+        logDir.resolve("restart.log"), START);
+    children.add(again);
+    Poll.until("/health names the damaged file after the restart", DEADLINE,
+        () -> Http.get(again.api("/health")).body(),
+        b -> b.contains("state-file-damaged") && b.contains("blt/blt-release-1.sketch"));
+    assertEquals(4, longOf(Http.object(again.api("/v1/release/latest")), "epoch"));
+    assertEquals(500, Http.get(again.api("/v1/release?from=2&to=4")).status());
+    again.kill();
+
+    Path last = stateDir.resolve("blt/blt-release-4.sketch");
+    flipByte(last);
+    String error = failedStart(settings(kafka, topic, "1"), "damaged-last-release");
+    assertTrue(error.contains(last.toString() + " is damaged")
+        && error.contains("that names it is whole"), error);
+  }
+
   /**
    * A state write the directory refuses pauses ingest instead of ending the process: the service
    * stays up, /health says degraded with the reason, and once the directory takes writes again

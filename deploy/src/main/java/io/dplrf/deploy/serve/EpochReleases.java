@@ -1,5 +1,6 @@
 package io.dplrf.deploy.serve;
 
+import io.dplrf.deploy.http.DamagedStateException;
 import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.ServedRelease;
 import java.time.Duration;
@@ -15,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * The release after every epoch, for the modes that make one (the tree, local): computed off the
  * ingest thread on a thread of its own, in epoch order, and published to the {@link ReleaseCache}
  * the public port serves. A failed release is a failure of the service ({@link ModeContext#failed}):
- * a process that no longer releases must not look healthy. Thread-safe.
+ * a process that no longer releases must not look healthy; a release refused because a stored
+ * file it reads is damaged ({@link DamagedStateException}) is withheld instead, and the mode's
+ * health names the file. Thread-safe.
  */
 public final class EpochReleases implements AutoCloseable {
   /** Computes the release after one epoch. */
@@ -77,11 +80,22 @@ public final class EpochReleases implements AutoCloseable {
   /**
    * Computes and publishes the release of {@code epoch} on the caller's thread, dated {@code
    * at}: at restore, the release of the last closed epoch (lost between its snapshot and a
-   * crash, or never kept), dated by that epoch's close rather than by the restart.
+   * crash, or never kept), dated by that epoch's close rather than by the restart. One that needs
+   * a damaged stored file is withheld and logged, not thrown.
    */
   public void release(int epoch, Instant at) {
     long t0 = System.nanoTime();
-    ServedRelease made = maker.release(epoch, at);
+    ServedRelease made;
+    try {
+      made = maker.release(epoch, at);
+    } catch (DamagedStateException e) {
+      // A stored file the release reads is damaged (named in the message): the mode's health and
+      // dplrf_state_damaged_files say so, the last release stays served, and ingest goes on (the
+      // mode's state is in memory, not in that file); the next epoch's release reads its own.
+      context.log().println("dplrf: the release of epoch " + epoch + " is withheld: "
+          + e.getMessage());
+      return;
+    }
     cache.publish(made);
     lastRelease = at;
     warnIfNoise(epoch, made);

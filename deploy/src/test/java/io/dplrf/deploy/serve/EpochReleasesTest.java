@@ -3,6 +3,7 @@ package io.dplrf.deploy.serve;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dplrf.deploy.http.DamagedStateException;
 import io.dplrf.deploy.http.ReleaseCache;
 import io.dplrf.deploy.http.ServedRelease;
 import io.dplrf.deploy.metrics.Metrics;
@@ -42,6 +43,45 @@ class EpochReleasesTest {
     assertEquals(2, warnings.size(), String.join("\n", warnings));
     assertTrue(warnings.get(0).contains("epoch 2"), warnings.get(0));
     assertTrue(warnings.get(1).contains("epoch 5"), warnings.get(1));
+  }
+
+  /**
+   * A release that needs a damaged stored file is withheld, not a failure of the service: the
+   * log names the reason, the previous release stays the latest, and the next epoch's release is
+   * published; any other failure of a queued release still fails the service.
+   */
+  @Test
+  void releaseNeedingADamagedFile_isWithheld_andTheServiceGoesOn() throws Exception {
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    List<Throwable> failed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (Metrics metrics = new Metrics(java.util.Set.of(Metrics.Group.EPOCH_RELEASES));
+        EpochReleases r = new EpochReleases(new ReleaseCache(), 4, (epoch, at) -> {
+          if (epoch == 2) {
+            throw new DamagedStateException("the release of epochs [1, 2] needs the prefix file"
+                + " blt/blt-release-2.sketch (epochs 1..2), which is damaged (checksum)", null);
+          }
+          if (epoch == 4) {
+            throw new IllegalStateException("out of memory, say");
+          }
+          return new ServedRelease(1, epoch, new Factorization(new Dense(2, 1),
+              new double[] {50}, new Dense(2, 1)), report(50), at, Map.of());
+        }, new ModeContext(metrics, new PrintStream(log, true, StandardCharsets.UTF_8),
+            failed::add), "done")) {
+      r.release(1, java.time.Instant.now());
+      r.releaseLater(2);
+      r.awaitQueued();
+      assertEquals(1, r.released(), "the release of epoch 1 stays the latest");
+      assertTrue(failed.isEmpty(), failed.toString());
+      r.releaseLater(3);
+      r.awaitQueued();
+      assertEquals(3, r.released());
+      r.releaseLater(4);
+      r.awaitQueued();
+      assertEquals(1, failed.size(), "another failure still fails the service");
+    }
+    String out = log.toString(StandardCharsets.UTF_8);
+    assertTrue(out.contains("the release of epoch 2 is withheld: the release of epochs [1, 2]"
+        + " needs the prefix file blt/blt-release-2.sketch"), out);
   }
 
   private static UtilityReport report(double s) {

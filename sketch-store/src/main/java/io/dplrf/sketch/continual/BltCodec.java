@@ -1,6 +1,7 @@
 package io.dplrf.sketch.continual;
 
 import io.dplrf.sketch.factorization.BltParameters;
+import io.dplrf.sketch.files.DamagedFileException;
 import io.dplrf.sketch.lra.GaussianSketchNoise;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
@@ -78,7 +79,8 @@ import java.util.zip.CheckedOutputStream;
  * </pre>
  *
  * <p>The releases R_1..R_{e−1} are the files blt-release-t.sketch, by that convention (not named
- * one by one: a snapshot stays small at any T); a restore checks that they exist. The state
+ * one by one: a snapshot stays small at any T); a restore checks that they exist, and releases
+ * check each against its checksum file blt-release-t.crc ({@link BltStream#verifyRelease}). The state
  * sketches' arrays use the accumulator's layout (Y m×t, Zᵀ n×v, row-major). The snapshot holds
  * raw data when the accumulator is not empty, and the encoder files are sums of raw data: both are
  * as secret as the updates (owner-only files).
@@ -319,10 +321,13 @@ final class BltCodec {
       }
       release = readNamed(state, named.get(2 * d), BltStream.releaseLabel(instance));
     }
+    // R_1..R_{e−1} are read by releases only: here, a cheap check that each exists (as the
+    // tree's restore checks its node files); their bytes are checked when read (BltStream
+    // #verifyRelease, #releasePrefix).
     for (int t = 1; t < closed; t++) {
       if (!files.exists(BltStream.releaseFile(t))) {
-        throw new IOException("released prefix file " + BltStream.releaseFile(t)
-            + " is missing from the state store");
+        throw new DamagedFileException(files.fileOf(BltStream.releaseFile(t)),
+            "missing from the state store (the prefix release of epoch " + t + ")", null);
       }
     }
     // No restore may use older buffers any more (nor any after epoch T).
@@ -334,24 +339,22 @@ final class BltCodec {
   /** What reading a state file needs. */
   private record State(SecretKey key, Priv2Matrices mats, BltPlan plan, BltFiles files) {}
 
-  /** A named state file read back whole: its sketch, checked against its length and checksum. */
+  /**
+   * A named state file read back whole: its sketch, checked against its length and checksum. The
+   * snapshot's own checksum has passed, so a mismatch is the state file's damage: the error names
+   * it, and the restore (the start) fails, because the state after the snapshot's epoch cannot be
+   * rebuilt without these bytes (computing them again would draw released noise again).
+   *
+   * @throws DamagedFileException naming the file and the problem
+   */
   private static Priv2Sketch readNamed(State st, BltFiles.Written w, String label)
       throws IOException {
-    CRC32C crc = new CRC32C();
-    try (CountingInput in =
-        new CountingInput(new CheckedInputStream(st.files().open(w.name()), crc))) {
-      Priv2Sketch s = BltStream.readState(in, st.key(), st.mats(), st.plan(), label, w.name());
-      in.transferTo(OutputStream.nullOutputStream()); // the checksum covers the whole file
-      if (in.count != w.length() || (int) crc.getValue() != w.crc()) {
-        throw new IOException("state file " + w.name() + " is not the one the snapshot names ("
-            + in.count + " bytes, CRC " + Integer.toHexString((int) crc.getValue()) + ")");
-      }
-      return s;
-    }
+    return BltStream.readChecked(st.files(), w.name(), w, "the snapshot names",
+        in -> BltStream.readState(in, st.key(), st.mats(), st.plan(), label, w.name()));
   }
 
   /** Counts the bytes read through it. */
-  private static final class CountingInput extends java.io.FilterInputStream {
+  static final class CountingInput extends java.io.FilterInputStream {
     long count;
 
     CountingInput(InputStream in) {

@@ -1,5 +1,6 @@
 package io.dplrf.sketch.continual;
 
+import io.dplrf.sketch.files.DamagedFileException;
 import io.dplrf.sketch.files.DirectFileOutputStream;
 import io.dplrf.sketch.files.StateFiles;
 import java.io.BufferedOutputStream;
@@ -58,8 +59,21 @@ abstract sealed class BltFiles {
    */
   abstract Written put(String name, Writer writer);
 
-  /** The file's bytes, read as the caller consumes them. */
+  /**
+   * The file's bytes, read as the caller consumes them.
+   *
+   * @throws DamagedFileException naming the file if it is missing
+   */
   abstract InputStream open(String name) throws IOException;
+
+  /**
+   * The file {@code name} as errors name it: its path in the directory, or the bare name in
+   * memory.
+   */
+  abstract Path fileOf(String name);
+
+  /** The file's length in bytes, or −1 if it is missing. */
+  abstract long length(String name) throws IOException;
 
   abstract boolean exists(String name) throws IOException;
 
@@ -141,9 +155,20 @@ abstract sealed class BltFiles {
     InputStream open(String name) throws IOException {
       byte[] b = files.get(name);
       if (b == null) {
-        throw new NoSuchFileException(name, null, "missing from the in-memory store");
+        throw new DamagedFileException(fileOf(name), "missing from the in-memory store", null);
       }
       return new ByteArrayInputStream(b);
+    }
+
+    @Override
+    Path fileOf(String name) {
+      return Path.of(name);
+    }
+
+    @Override
+    long length(String name) {
+      byte[] b = files.get(name);
+      return b == null ? -1 : b.length;
     }
 
     @Override
@@ -263,7 +288,21 @@ abstract sealed class BltFiles {
       try {
         return Files.newInputStream(f);
       } catch (NoSuchFileException e) {
-        throw new IOException("state file " + f + " is missing", e);
+        throw new DamagedFileException(f, "missing from the state store", e);
+      }
+    }
+
+    @Override
+    Path fileOf(String name) {
+      return dir.resolve(name);
+    }
+
+    @Override
+    long length(String name) throws IOException {
+      try {
+        return Files.size(dir.resolve(name));
+      } catch (NoSuchFileException e) {
+        return -1;
       }
     }
 

@@ -17,6 +17,7 @@ import io.dplrf.sketch.lra.Priv2Sketches;
 import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.noise.GaussianSampler;
 import io.dplrf.sketch.noise.GridGaussian;
+import io.dplrf.sketch.files.DamagedFileException;
 import io.dplrf.sketch.randomness.KeyStream;
 import io.dplrf.sketch.randomness.SecretKey;
 import java.io.DataInputStream;
@@ -31,6 +32,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
 
 /**
  * Continual release of the Priv2 sketches through a buffered linear Toeplitz (BLT) factorization
@@ -89,7 +92,10 @@ import java.util.regex.Pattern;
  * caller has made epoch t − 1's snapshot durable before closing epoch t). After epoch T no buffer
  * is needed: the last close writes only R_T and drops the buffers from memory, and the release of
  * epoch T deletes the last buffer files, so no encoder state outlives the stream. Every R_t is
- * kept (public): ranges are R_e − R_{s−1}, R_0 = 0 (§6). {@code instance} must be unique per
+ * kept (public): ranges are R_e − R_{s−1}, R_0 = 0 (§6). R_t's checksum file, written with it,
+ * binds it to epoch t; a release refuses an R_t that does not match it, naming the file ({@link
+ * DamagedFileException}), and so does a restore for every file its snapshot names: nothing is
+ * released from, or computed again for, a damaged file (blt-release.md §5). {@code instance} must be unique per
  * stream under a key (two streams with one instance would share their noise): a new stream
  * refuses a directory that holds BLT files.
  *
@@ -292,6 +298,15 @@ public final class BltStream {
   }
 
   /**
+   * The checksum file of R_t: the epoch, length and CRC32C of {@link #releaseFile}(t), written
+   * with it at the close of t. Every R_t carries the same label, so its own checksum cannot tell
+   * it from another epoch's; this binds the file to its epoch ({@link #writeReleaseChecksum}).
+   */
+  static String releaseChecksumFile(int t) {
+    return BltFiles.PREFIX + "release-" + t + ".crc";
+  }
+
+  /**
    * The state files a snapshot after epoch e ≥ 1 of a T-epoch stream names: d encoder, d decoder,
    * R_e; after epoch T only R_T (nothing is encoded or decoded after it).
    */
@@ -321,13 +336,152 @@ public final class BltStream {
       String owner = in.readUTF();
       int e = in.readInt();
       if (!owner.equals(instance) || e < 1) {
-        throw new IOException("the released-epoch mark " + RELEASED_FILE + " is not a mark of "
-            + "stream " + instance + " (" + owner + ", epoch " + e + ")");
+        throw new DamagedFileException(files.fileOf(RELEASED_FILE), "not a released-epoch mark"
+            + " of stream " + instance + " (" + owner + ", epoch " + e + ")", null);
       }
       return e;
     } catch (EOFException e) {
-      throw new IOException("the released-epoch mark " + RELEASED_FILE + " is truncated", e);
+      throw new DamagedFileException(files.fileOf(RELEASED_FILE), "the released-epoch mark is"
+          + " truncated", e);
     }
+  }
+
+  /**
+   * Writes R_t's checksum file ({@link #releaseChecksumFile}) after R_t and before the snapshot
+   * that names epoch t: instance (UTF), t (int32), R_t's length (int64) and CRC32C (int32), then
+   * the CRC32C of those bytes (int32), big-endian.
+   */
+  private void writeReleaseChecksum(int t, BltFiles.Written r) {
+    files.put(releaseChecksumFile(t), out -> {
+      CRC32C crc = new CRC32C();
+      DataOutputStream d = new DataOutputStream(new java.util.zip.CheckedOutputStream(out, crc));
+      d.writeUTF(instance);
+      d.writeInt(t);
+      d.writeLong(r.length());
+      d.writeInt(r.crc());
+      d.flush();
+      new DataOutputStream(out).writeInt((int) crc.getValue());
+    });
+  }
+
+  /**
+   * R_t's length and CRC32C as its checksum file records them, or null if there is none (a stream
+   * that wrote none: R_t is then checked by its own {@code SketchCodec} checksum only, which
+   * cannot tell it from another epoch's R).
+   *
+   * @throws DamagedFileException naming the checksum file if it is damaged or not R_t's
+   */
+  BltFiles.Written readReleaseChecksum(int t) throws DamagedFileException {
+    String name = releaseChecksumFile(t);
+    Path f = files.fileOf(name);
+    try {
+      if (!files.exists(name)) {
+        return null;
+      }
+      CRC32C crc = new CRC32C();
+      try (InputStream raw = files.open(name)) {
+        DataInputStream d = new DataInputStream(new CheckedInputStream(raw, crc));
+        String owner = d.readUTF();
+        int epoch = d.readInt();
+        long length = d.readLong();
+        int fileCrc = d.readInt();
+        int expected = (int) crc.getValue();
+        if (new DataInputStream(raw).readInt() != expected || raw.read() != -1) {
+          throw new DamagedFileException(f, "checksum mismatch", null);
+        }
+        if (!owner.equals(instance) || epoch != t) {
+          throw new DamagedFileException(f, "records epoch " + epoch + " of stream " + owner
+              + ", expected epoch " + t + " of " + instance, null);
+        }
+        return new BltFiles.Written(releaseFile(t), length, fileCrc);
+      }
+    } catch (DamagedFileException e) {
+      throw e;
+    } catch (EOFException e) {
+      throw new DamagedFileException(f, "truncated", e);
+    } catch (IOException | RuntimeException e) {
+      throw new DamagedFileException(f, String.valueOf(e.getMessage()), e);
+    }
+  }
+
+  /** Reads a state file's content; the caller checks what it is. */
+  @FunctionalInterface
+  interface StateReader<T> {
+    T read(InputStream in) throws IOException;
+  }
+
+  /**
+   * Reads the state file {@code name} to its end through {@code reader}, and checks its length and
+   * CRC32C against {@code expected} if given (as {@code recordedBy} records them: the snapshot, or
+   * R_t's checksum file).
+   *
+   * @throws DamagedFileException naming the file and what is wrong: missing, truncated, its own
+   *     checksum, its content, or not the file {@code expected} describes
+   */
+  static <T> T readChecked(BltFiles files, String name, BltFiles.Written expected,
+      String recordedBy, StateReader<T> reader) throws DamagedFileException {
+    Path f = files.fileOf(name);
+    CRC32C crc = new CRC32C();
+    try (BltCodec.CountingInput in =
+        new BltCodec.CountingInput(new CheckedInputStream(files.open(name), crc))) {
+      T value = reader.read(in);
+      in.transferTo(OutputStream.nullOutputStream()); // the checksum covers the whole file
+      if (expected != null
+          && (in.count != expected.length() || (int) crc.getValue() != expected.crc())) {
+        throw new DamagedFileException(f, "not the one " + recordedBy + " ("
+            + in.count + " bytes, CRC " + Integer.toHexString((int) crc.getValue())
+            + "; expected " + expected.length() + " bytes, CRC "
+            + Integer.toHexString(expected.crc()) + ")", null);
+      }
+      return value;
+    } catch (DamagedFileException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      throw new DamagedFileException(f, String.valueOf(e.getMessage()), e);
+    }
+  }
+
+  /** R_t's file, as errors and health reasons name it. */
+  public Path releasePath(int t) {
+    return files.fileOf(releaseFile(t));
+  }
+
+  /**
+   * Checks R_t's file without decoding it (any thread: the file never changes once a snapshot
+   * names epoch t). Cheap ({@code whole} false): it exists and has the length its checksum file
+   * records. Whole: also every byte's CRC32C against that record (which catches another epoch's
+   * R under this name), the sketch format's own checksum and the release label.
+   *
+   * @throws DamagedFileException naming the damaged file (R_t or its checksum file)
+   */
+  public void verifyRelease(int t, boolean whole) throws DamagedFileException {
+    String name = releaseFile(t);
+    BltFiles.Written expected = readReleaseChecksum(t);
+    if (!whole) {
+      long length;
+      try {
+        length = files.length(name);
+      } catch (IOException e) {
+        throw new DamagedFileException(files.fileOf(name), String.valueOf(e.getMessage()), e);
+      }
+      if (length < 0) {
+        throw new DamagedFileException(files.fileOf(name), "missing from the state store", null);
+      }
+      if (expected != null && length != expected.length()) {
+        throw new DamagedFileException(files.fileOf(name), length + " bytes, its checksum file "
+            + releaseChecksumFile(t) + " records " + expected.length(), null);
+      }
+      return;
+    }
+    String label = releaseLabel(instance);
+    readChecked(files, name, expected, "its checksum file " + releaseChecksumFile(t) + " records",
+        in -> {
+          String found = SketchCodec.verify(in);
+          if (!found.equals(label)) {
+            throw new IOException("holds " + found + ", expected " + label);
+          }
+          return null;
+        });
   }
 
   /** The epoch of an encoder or decoder buffer file ({@link #encoderFile}), or −1 otherwise. */
@@ -469,7 +623,9 @@ public final class BltStream {
       for (int i = 0; !last && i < decoder.length; i++) {
         written.add(store(names.get(f++), decoder[i]));
       }
-      written.add(store(names.get(f), release));
+      BltFiles.Written r = store(names.get(f), release);
+      written.add(r);
+      writeReleaseChecksum(t, r);
       deleteBuffersBefore(files, t - 1);
       if (last) { // no epoch is encoded or decoded after T: the secret buffers leave memory
         encoder = NO_BUFFERS;
@@ -677,11 +833,20 @@ public final class BltStream {
     return new Priv2Sketches(r.m(), r.n(), r.y(), r.z(), r.s(), noise);
   }
 
-  /** R_t as stored: Y and Z in the release layout (Z v×n), noise scales still zero. */
+  /**
+   * R_t as stored: Y and Z in the release layout (Z v×n), noise scales still zero; checked
+   * against its checksum file, so that nothing is released from a damaged file or another
+   * epoch's.
+   *
+   * @throws UncheckedIOException with a {@link DamagedFileException} naming the damaged file
+   */
   private Priv2Sketches storedRelease(int t) {
-    try (InputStream in = files.open(releaseFile(t))) {
-      return readState(in, key, mats, plan, releaseLabel(instance), releaseFile(t)).release();
-    } catch (IOException e) {
+    String name = releaseFile(t);
+    try {
+      return readChecked(files, name, readReleaseChecksum(t),
+          "its checksum file " + releaseChecksumFile(t) + " records",
+          in -> readState(in, key, mats, plan, releaseLabel(instance), name)).release();
+    } catch (DamagedFileException e) {
       throw new UncheckedIOException(e);
     }
   }

@@ -211,13 +211,17 @@ class BltSnapshotTest {
     for (BltFiles.Written w : s.stateFiles) {
       assertEquals(Files.size(dir.resolve(w.name())), w.length(), w.name());
     }
-    List<String> releases = List.of("blt-release-1.sketch", "blt-release-2.sketch",
-        "blt-release-3.sketch", "blt-release-4.sketch", "blt-release-5.sketch");
+    List<String> releases = new ArrayList<>();
+    for (int t = 1; t <= 5; t++) { // R_t and its checksum file
+      releases.add(BltStream.releaseChecksumFile(t));
+      releases.add(BltStream.releaseFile(t));
+    }
     List<String> before = new ArrayList<>(List.of("blt-decoder-4-0.sketch",
         "blt-decoder-4-1.sketch", "blt-decoder-5-0.sketch", "blt-decoder-5-1.sketch",
         "blt-encoder-4-0.sketch", "blt-encoder-4-1.sketch", "blt-encoder-5-0.sketch",
         "blt-encoder-5-1.sketch"));
     before.addAll(releases);
+    before.sort(null);
     assertEquals(before, filesIn(dir), "epoch 4's buffers stay until epoch 5 is released");
     assertEquals(0, s.epochsReleased());
     s.releasePrefix(5);
@@ -263,8 +267,8 @@ class BltSnapshotTest {
 
   /**
    * After epoch T and its release no encoder state is left: neither in memory nor on disk, where
-   * only the R files and the released-epoch mark remain (R_t is written from the release array
-   * only, labelled instance/blt/release, and releases read nothing else).
+   * only the R files, their checksum files and the released-epoch mark remain (R_t is written
+   * from the release array only, labelled instance/blt/release, and releases read nothing else).
    */
   @Test
   void afterEpochTIsReleased_noBufferFileRemains(@TempDir Path dir) throws IOException {
@@ -278,6 +282,7 @@ class BltSnapshotTest {
     List<String> want = new ArrayList<>();
     for (int t = 1; t <= T; t++) {
       want.add(BltStream.releaseFile(t));
+      want.add(BltStream.releaseChecksumFile(t));
     }
     want.add(BltStream.RELEASED_FILE);
     want.sort(null);
@@ -491,7 +496,7 @@ class BltSnapshotTest {
     Files.delete(dir.resolve(BltStream.releaseFile(2)));
     IOException missing = assertThrows(IOException.class,
         () -> BltStream.readFrom(new ByteArrayInputStream(snap), KEY, dir));
-    assertTrue(missing.getMessage().contains("blt-release-2.sketch is missing"),
+    assertTrue(missing.getMessage().contains("blt-release-2.sketch is damaged: missing"),
         missing.getMessage());
   }
 

@@ -16,9 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The integrity of the tree's closed-node files, checked soon after start and whenever one is
- * read: which files are damaged, for {@code /health}, the metrics and the range releases that
- * need them.
+ * The integrity of the stored files releases read — the tree's closed-node files, or the BLT
+ * stream's prefix files R_t ({@link FactorizationStream#storedRelease}, epochs 1..t) — checked
+ * soon after start and whenever one is read: which files are damaged, for {@code /health}, the
+ * metrics and the releases that need them. The paragraphs below say it for the tree; the BLT
+ * stream's files are checked the same way ({@link TreeTarget#checkNodeFiles}), and its prefix
+ * release reads a file too, so it is refused like a range.
  *
  * <p><b>At start</b> a background thread ({@value #THREAD}, lowest priority) reads every closed
  * node's file once ({@link io.dplrf.sketch.tree.ContinualSketch#verify}: exists, checksum, the
@@ -53,15 +56,25 @@ final class NodeFileCheck implements AutoCloseable {
     void verify(StoredNode node) throws DamagedFileException;
   }
 
+  /** What the files are, in messages: "closed-node file", "prefix file". */
+  private final String fileKind;
+  /** Which releases a damaged file stops, in the health reason. */
+  private final String refused;
   private final Path stateDir;
   private final Map<Path, Damage> damaged = new ConcurrentHashMap<>();
   private volatile long verified;
   private volatile boolean closed;
   private Thread thread;
 
-  /** @param stateDir the state directory: files are named relative to it in public messages */
-  NodeFileCheck(Path stateDir) {
+  /**
+   * @param stateDir the state directory: files are named relative to it in public messages
+   * @param fileKind what the files are, e.g. "closed-node file"
+   * @param refused which releases a damaged file stops, e.g. "range releases that include it"
+   */
+  NodeFileCheck(Path stateDir, String fileKind, String refused) {
     this.stateDir = stateDir.toAbsolutePath();
+    this.fileKind = fileKind;
+    this.refused = refused;
   }
 
   /**
@@ -118,9 +131,9 @@ final class NodeFileCheck implements AutoCloseable {
   void damaged(StoredNode n, DamagedFileException e) {
     Damage d = new Damage(n, e.problem());
     if (damaged.put(n.file(), d) == null) {
-      LOG.error("closed-node file {} (epochs {}..{}) is damaged: {}; range releases that need it"
-          + " answer 500 until it is restored from a backup of the state directory", n.file(),
-          n.firstEpoch(), n.lastEpoch(), e.problem());
+      LOG.error("{} {} (epochs {}..{}) is damaged: {}; {} answer 500 until it is restored from a"
+          + " backup of the state directory", fileKind, n.file(), n.firstEpoch(), n.lastEpoch(),
+          e.problem(), refused);
     }
   }
 
@@ -163,7 +176,7 @@ final class NodeFileCheck implements AutoCloseable {
 
   private String describe(Damage d) {
     StoredNode n = d.node();
-    return "the closed-node file " + name(n.file()) + " (epochs " + n.firstEpoch() + ".."
+    return "the " + fileKind + " " + name(n.file()) + " (epochs " + n.firstEpoch() + ".."
         + n.lastEpoch() + "), which is damaged (" + d.problem().replace(n.file().toString(),
         name(n.file())) + ")";
   }
@@ -184,12 +197,12 @@ final class NodeFileCheck implements AutoCloseable {
       return Health.OK;
     }
     all.sort(Comparator.comparingLong((Damage d) -> d.node().firstEpoch())
-        .thenComparingInt(d -> d.node().level()));
+        .thenComparingInt(d -> d.node().level()).thenComparingLong(d -> d.node().lastEpoch()));
     List<Health.Reason> reasons = new ArrayList<>();
     for (Damage d : all) {
       boolean needed = prefix.stream().anyMatch(p -> p.file().equals(d.node().file()));
       reasons.add(new Health.Reason("state-file-damaged", describe(d)
-          + ": range releases that include it answer 500"
+          + ": " + refused + " answer 500"
           + (needed ? "; the latest release's state needs it, so a restart would be refused" : "")
           + "; restore it from a backup of the state directory (checked again every " + RECHECK
           + ")"));

@@ -73,7 +73,10 @@ public final class TreeTarget implements IngestTarget {
   private volatile ContinualStream tree;
   /** Epochs whose snapshot is durable: the only ones a release may read (0 before the first). */
   private volatile int releasable;
-  /** Which closed-node files of the tree are damaged (checked at start and when read). */
+  /**
+   * Which stored files releases read are damaged (the tree's closed-node files, the BLT stream's
+   * prefix files; checked at start and when read).
+   */
   final NodeFileCheck files;
   /** What every release of this tree says about its guarantee ({@link #describeReleases}). */
   private volatile Map<String, Object> releaseMetadata = Map.of();
@@ -86,7 +89,11 @@ public final class TreeTarget implements IngestTarget {
     this.key = key;
     this.tree = tree;
     Path stateDir = kind.dir().toAbsolutePath().getParent();
-    this.files = new NodeFileCheck(stateDir != null ? stateDir : kind.dir());
+    boolean blt = kind.name().equals("factorization");
+    this.files = new NodeFileCheck(stateDir != null ? stateDir : kind.dir(),
+        blt ? "prefix file" : "closed-node file",
+        blt ? "the releases that end at its epoch or start right after it (the prefix release of"
+            + " its epoch among them)" : "range releases that include it");
   }
 
   /** The binary tree of {@code config} ({@code continual = tree}), its node files in {@code dir}. */
@@ -277,12 +284,16 @@ public final class TreeTarget implements IngestTarget {
    */
   public io.dplrf.release.ReportedFactorization prefix(int epoch, int k) {
     Supplier<ReleasedSketches> release;
+    List<ContinualSketch.StoredNode> stored;
     synchronized (lock) {
       release = tree.range(1, epoch);
+      // The BLT prefix is read from its file; the tree's is decoded at restore or kept in memory.
+      stored = tree instanceof FactorizationStream fs ? fs.storedFiles(1, epoch) : List.of();
     }
+    files.requireIntact(1, epoch, stored);
     computing.acquireUninterruptibly();
     try {
-      return PostProcessing.factorize(release.get(), k);
+      return PostProcessing.factorize(files.reading(1, epoch, stored, release), k);
     } finally {
       computing.release();
     }
@@ -316,7 +327,8 @@ public final class TreeTarget implements IngestTarget {
         throw new IllegalStateException("epochs up to " + to + " have not closed yet");
       }
       sketches = t.range(from, to);
-      nodes = t instanceof TreeStream ts ? ts.sketch().storedNodes(from, to) : List.of();
+      nodes = t instanceof TreeStream ts ? ts.sketch().storedNodes(from, to)
+          : t instanceof FactorizationStream fs ? fs.storedFiles(from, to) : List.of();
     }
     files.requireIntact(from, to, nodes);
     if (!rangeSlots.tryAcquire()) {
@@ -364,11 +376,26 @@ public final class TreeTarget implements IngestTarget {
 
   /**
    * Starts the background check of the closed-node files the restore did not read (every closed
-   * node outside the latest prefix's decomposition; {@link NodeFileCheck}).
+   * node outside the latest prefix's decomposition; {@link NodeFileCheck}), or, for the BLT
+   * stream, of every R_t but the restored epoch's.
    */
   void checkNodeFiles() {
+    if (tree instanceof FactorizationStream fs) {
+      // R_1..R_{e−1}: the restore checked that each exists and read R_e whole. Their lengths are
+      // checked now (cheap: a truncated file or a damaged checksum file degrades the health from
+      // the start), every byte in the background.
+      List<ContinualSketch.StoredNode> earlier = new java.util.ArrayList<>();
+      for (int t = 1; t < fs.epochsClosed(); t++) {
+        earlier.add(fs.storedRelease(t));
+      }
+      for (ContinualSketch.StoredNode n : earlier) {
+        files.check(n, x -> fs.verify(x, false));
+      }
+      files.start(earlier, x -> fs.verify(x, true));
+      return;
+    }
     if (!(tree instanceof TreeStream ts)) {
-      return; // the BLT stream's files are checked when read (BltFiles)
+      return;
     }
     ContinualSketch t = ts.sketch();
     List<ContinualSketch.StoredNode> all = new java.util.ArrayList<>(t.storedNodes());
@@ -378,9 +405,16 @@ public final class TreeTarget implements IngestTarget {
     files.start(all, t::verify);
   }
 
-  /** Damaged closed-node files, for {@code /health}. */
+  /** Damaged stored files, for {@code /health}. */
   io.dplrf.deploy.http.Health health() {
-    if (files.damagedFiles() == 0 || !(tree instanceof TreeStream ts)) {
+    if (files.damagedFiles() == 0) {
+      return io.dplrf.deploy.http.Health.OK;
+    }
+    if (tree instanceof FactorizationStream fs) { // a restart reads R_e (and the buffers) whole
+      int closed = fs.epochsClosed();
+      return files.health(closed == 0 ? List.of() : List.of(fs.storedRelease(closed)));
+    }
+    if (!(tree instanceof TreeStream ts)) {
       return io.dplrf.deploy.http.Health.OK;
     }
     ContinualSketch t = ts.sketch();

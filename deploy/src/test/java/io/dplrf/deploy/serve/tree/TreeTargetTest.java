@@ -311,6 +311,123 @@ class TreeTargetTest {
     assertTrue(!java.util.Arrays.equals(prefix, range));
   }
 
+  private static void flipByte(Path f, int at) throws IOException {
+    byte[] b = Files.readAllBytes(f);
+    b[at < 0 ? b.length + at : at] ^= 0x04;
+    Files.write(f, b);
+  }
+
+  /**
+   * continual = factorization, a flipped byte in R_1, which the restore does not read: the
+   * background check finds it and names it; the releases that read R_1 (the prefix [1, 1], the
+   * ranges [1, 1] and [2, e]) answer a DamagedStateException naming the file, the others are
+   * released; the health is degraded with one reason; once the file is restored, it is forgotten.
+   */
+  @Test
+  void factorization_damagedPrefixFile_isFoundByTheCheck_refusesTheReleasesThatReadIt()
+      throws Exception {
+    TreeTarget t = threeEpochsFactorized(dir.resolve("blt"));
+    java.io.ByteArrayOutputStream snapshot = new java.io.ByteArrayOutputStream();
+    t.writeState(snapshot);
+    Path r1 = dir.resolve("blt").resolve("blt-release-1.sketch");
+    byte[] good = Files.readAllBytes(r1);
+    flipByte(r1, -50);
+
+    TreeTarget restored = TreeTarget.factorization(BLT, KEY, dir.resolve("blt"), true);
+    restored.readState(new java.io.ByteArrayInputStream(snapshot.toByteArray())); // starts
+    restored.releasable(3);
+    restored.files.recheckMillis = 20;
+    assertEquals("ok", restored.health().status());
+    restored.checkNodeFiles();
+    for (int k = 0; k < 5_000 && restored.damagedFiles() == 0; k++) {
+      Thread.sleep(1);
+    }
+    assertEquals(1, restored.damagedFiles());
+    var health = restored.health();
+    assertEquals("degraded", health.status());
+    assertEquals(1, health.reasons().size());
+    assertEquals("state-file-damaged", health.reasons().get(0).code());
+    String reason = health.reasons().get(0).message();
+    assertTrue(reason.contains("the prefix file blt/blt-release-1.sketch (epochs 1..1)")
+        && reason.contains("checksum") && reason.contains("the releases that end at its epoch or start right after it")
+        && reason.contains("restore it from a backup") && !reason.contains(dir.toString())
+        && !reason.contains("a restart would be refused"), reason);
+
+    io.dplrf.deploy.http.DamagedStateException refused = assertThrows(
+        io.dplrf.deploy.http.DamagedStateException.class, () -> restored.rangeRelease(2, 3));
+    assertTrue(refused.getMessage().contains("[2, 3] needs the prefix file"
+        + " blt/blt-release-1.sketch (epochs 1..1), which is damaged"), refused.getMessage());
+    assertThrows(io.dplrf.deploy.http.DamagedStateException.class,
+        () -> restored.rangeRelease(1, 1));
+    assertThrows(io.dplrf.deploy.http.DamagedStateException.class, () -> restored.prefix(1, 2));
+    assertEquals(3, restored.rangeRelease(1, 3).to());
+    assertEquals(3, restored.rangeRelease(3, 3).epoch());
+    assertEquals(2, restored.prefix(3, 2).factorization().s().length, "the prefix is released");
+
+    Files.write(r1, good); // the operator restores it from a backup
+    for (int k = 0; k < 5_000 && restored.damagedFiles() > 0; k++) {
+      Thread.sleep(1);
+    }
+    assertEquals(0, restored.damagedFiles());
+    assertEquals("ok", restored.health().status());
+    assertEquals(2, restored.rangeRelease(2, 2).to());
+    restored.close();
+  }
+
+  /**
+   * A truncated R_2, or a damaged checksum file: found at start by the cheap check (lengths),
+   * before any background read.
+   */
+  @Test
+  void factorization_truncatedPrefixFile_isFoundAtStart() throws Exception {
+    TreeTarget t = threeEpochsFactorized(dir.resolve("blt"));
+    java.io.ByteArrayOutputStream snapshot = new java.io.ByteArrayOutputStream();
+    t.writeState(snapshot);
+    Path r2 = dir.resolve("blt").resolve("blt-release-2.sketch");
+    byte[] b = Files.readAllBytes(r2);
+    Files.write(r2, java.util.Arrays.copyOf(b, b.length - 1));
+    TreeTarget restored = TreeTarget.factorization(BLT, KEY, dir.resolve("blt"), true);
+    restored.readState(new java.io.ByteArrayInputStream(snapshot.toByteArray()));
+    restored.releasable(3);
+    restored.checkNodeFiles();
+    assertEquals(1, restored.damagedFiles(), "found before checkNodeFiles returns");
+    String reason = restored.health().reasons().get(0).message();
+    assertTrue(reason.contains("blt/blt-release-2.sketch (epochs 1..2)")
+        && reason.contains("bytes, its checksum file blt-release-2.crc records"), reason);
+    restored.close();
+  }
+
+  /**
+   * A damage found by the release after an epoch (its R_t read back): the release is refused
+   * naming the file, and the health says a restart would be refused (the restore needs R_t);
+   * ingest goes on, and the next epoch is closed and released from the state in memory.
+   */
+  @Test
+  void factorization_damagedLatestPrefix_refusesItsRelease_andTheNextEpochIsReleased()
+      throws Exception {
+    TreeTarget t = threeEpochsFactorized(dir.resolve("blt"));
+    flipByte(dir.resolve("blt").resolve("blt-release-3.sketch"), -30);
+    io.dplrf.deploy.http.DamagedStateException e = assertThrows(
+        io.dplrf.deploy.http.DamagedStateException.class, () -> t.prefix(3, 2));
+    assertTrue(e.getMessage().contains("[1, 3] needs the prefix file blt/blt-release-3.sketch"),
+        e.getMessage());
+    assertEquals(1, t.damagedFiles());
+    assertEquals(1, t.computing.availablePermits(), "permit returned");
+    assertTrue(t.health().reasons().get(0).message().contains("a restart would be refused"),
+        t.health().reasons().get(0).message());
+
+    t.update(4, 4, 0.5);
+    t.closeEpoch();
+    t.writeState(java.io.OutputStream.nullOutputStream());
+    t.releasable(4);
+    assertEquals(2, t.prefix(4, 2).factorization().s().length);
+    assertEquals(4, t.rangeRelease(1, 4).to());
+    assertThrows(io.dplrf.deploy.http.DamagedStateException.class,
+        () -> t.rangeRelease(4, 4)); // R_4 − R_3
+    assertTrue(!t.health().reasons().get(0).message().contains("a restart would be refused"),
+        "the restore after epoch 4 reads R_4, not R_3");
+  }
+
   /**
    * A stream is released one way for its whole life: a snapshot of the tree is refused by a
    * factorization target and the other way round, and so are BLT files without a snapshot.
