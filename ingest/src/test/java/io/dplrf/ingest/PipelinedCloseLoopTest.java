@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ITs run the same path against a real broker).
  */
 class PipelinedCloseLoopTest {
-  /** How long a wait for the closer thread may take: a bound on a hang only (fsync on a busy disk). */
+  /** How long a wait for the closer thread may take: a bound on a hang (fsync on a busy disk). */
   private static final java.time.Duration HANG = java.time.Duration.ofSeconds(120);
 
   @TempDir Path dir;
