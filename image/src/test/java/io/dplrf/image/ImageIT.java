@@ -150,12 +150,13 @@ class ImageIT {
   void serveIsHealthy_andAnswers_andKeepsItsKeyInTheVolume() throws Exception {
     requireContainerTools();
     Map<String, String> env = env();
-    int http = freePort();
+    int[] ports = freePorts(3); // distinct: each is held until all are chosen
+    int http = ports[0];
     env.putAll(Map.of("DPLRF_ROWS", "40", "DPLRF_COLS", "30", "DPLRF_RANK", "2", "DPLRF_EPSILON", "1",
         "DPLRF_DELTA", "1e-6", "DPLRF_EPOCHS", "4", "DPLRF_EPOCH_UPDATES", "100",
         "DPLRF_HTTP_PORT", Integer.toString(http),
-        "DPLRF_OPERATOR_PORT", Integer.toString(freePort()),
-        "DPLRF_EMBEDDED_KAFKA_PORT", Integer.toString(freePort())));
+        "DPLRF_OPERATOR_PORT", Integer.toString(ports[1]),
+        "DPLRF_EMBEDDED_KAFKA_PORT", Integer.toString(ports[2])));
     // The image binds 0.0.0.0: the operator port then requires a token (ServiceConfig).
     env.put("DPLRF_ADMIN_TOKEN", "image-test-token");
     List<String> serve = new ArrayList<>(strings("Entrypoint"));
@@ -308,9 +309,21 @@ class ImageIT {
     return false;
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+  /** {@code n} ports free now, all different: each socket stays bound until all are chosen. */
+  private static int[] freePorts(int n) throws IOException {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      int[] ports = new int[n];
+      for (int k = 0; k < n; k++) {
+        ServerSocket s = new ServerSocket(0);
+        held.add(s);
+        ports[k] = s.getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : held) {
+        s.close();
+      }
     }
   }
 

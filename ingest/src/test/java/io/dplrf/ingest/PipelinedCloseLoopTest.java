@@ -35,6 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * ITs run the same path against a real broker).
  */
 class PipelinedCloseLoopTest {
+  /** How long a wait for the closer thread may take: a bound on a hang (fsync on a busy disk). */
+  private static final java.time.Duration HANG = java.time.Duration.ofSeconds(120);
+
   @TempDir Path dir;
 
   /** One loop over the mock clients; records, per listener call, the epochs durable then. */
@@ -190,7 +193,8 @@ class PipelinedCloseLoopTest {
     while (target.epochsClosed() < 3) {
       assertTrue(failing.loop.pollOnce()); // epoch 3 ends; its close fails on the closer thread
     }
-    for (int k = 0; k < 10_000 && target.attempts.get() < 3; k++) {
+    long deadline = System.nanoTime() + HANG.toNanos();
+    while (target.attempts.get() < 3 && System.nanoTime() < deadline) {
       Thread.sleep(1); // the closer retries on its own thread
     }
     assertTrue(target.attempts.get() >= 3, "attempts " + target.attempts);
@@ -228,7 +232,8 @@ class PipelinedCloseLoopTest {
     run.consumer.schedulePollTask(() -> records.forEach(run.consumer::addRecord));
     Thread runner = new Thread(run.loop);
     runner.start();
-    for (int k = 0; k < 10_000 && run.loop.stateWrites().blocked().isEmpty(); k++) {
+    long deadline = System.nanoTime() + HANG.toNanos();
+    while (run.loop.stateWrites().blocked().isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(1);
     }
     assertTrue(run.loop.stateWrites().blocked().isPresent());

@@ -39,7 +39,37 @@ class BrokerOutageIT {
 
   @TempDir Path dir;
 
+  /**
+   * A loopback port free now and below the kernel's ephemeral range, so that no socket bound to
+   * port 0 and no outgoing connection (of this or another process) can take it while the broker
+   * is away; only a process that names it could. The broker starts on it twice.
+   */
   private static int freePort() throws IOException {
+    int ephemeralLow = 32768;
+    Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+    if (java.nio.file.Files.isReadable(range)) {
+      String first = java.nio.file.Files.readString(range).trim().split("\\s+")[0];
+      ephemeralLow = Integer.parseInt(first);
+    }
+    int low = 10_000;
+    if (ephemeralLow - low < 1_000) {
+      return anyPort(); // an unusual range: the kernel's choice
+    }
+    // Where to start looking: from the process id, so that builds sharing a host start apart.
+    int start = low + (int) (ProcessHandle.current().pid() % (ephemeralLow - low));
+    for (int k = 0; k < ephemeralLow - low; k++) {
+      int port = low + (start - low + k) % (ephemeralLow - low);
+      try (ServerSocket s = new ServerSocket()) {
+        s.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+        return port;
+      } catch (java.net.BindException taken) {
+        // next
+      }
+    }
+    return anyPort();
+  }
+
+  private static int anyPort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
@@ -89,34 +119,39 @@ class BrokerOutageIT {
       assertEquals(Map.of("status", "ok", "reasons", List.of()),
           Http.object(s.api("/health")));
 
+      // The last answer before the stop, as the loop knows it now (/admin/ingest is computed
+      // when asked); the last contact reported during the outage cannot be older.
+      long answeredBefore = java.time.Instant.parse((String) objectOf(s.ingest(), "broker")
+          .get("lastContact")).toEpochMilli();
       // The broker stops answering somewhere inside close() (a controlled shutdown takes
       // seconds), so the outage is timed from the call.
       long stopping = System.nanoTime();
-      double stoppingAt = System.currentTimeMillis() / 1000.0;
       kafka[0].close();
-      double stoppedAt = System.currentTimeMillis() / 1000.0;
       Map<String, Object> health = Poll.until("/health degraded", WITHIN_THE_STALL,
           () -> Http.object(s.api("/health")), h -> "degraded".equals(h.get("status")));
+      long degradedAt = System.currentTimeMillis();
       double detectedAfter = (System.nanoTime() - stopping) / 1e9;
       System.out.printf("broker outage: /health degraded %.1f s after the broker stopped: %s%n",
           detectedAfter, health);
       @SuppressWarnings("unchecked")
       Map<String, Object> reason = ((List<Map<String, Object>>) health.get("reasons")).get(0);
       assertEquals("broker-unreachable", reason.get("code"), "" + health);
-      // The last answer came at most one idle fetch wait (fetch.max.wait.ms, 500 ms) before the
-      // broker stopped answering; the 15 s count from it.
-      assertTrue(detectedAfter >= 14.5, "15 s of asking without an answer, not earlier: "
-          + detectedAfter);
 
-      // The metrics are published every second, /health is computed when asked.
-      String metrics = Poll.until("dplrf_broker_reachable 0", Duration.ofSeconds(5), s::metrics,
+      // The metrics are published every second, /health is computed when asked; the deadline
+      // only bounds a hang (the broker stays away until it is restarted below).
+      String metrics = Poll.until("dplrf_broker_reachable 0", Duration.ofSeconds(60), s::metrics,
           m -> RunningService.sample(m, "dplrf_broker_reachable", null, null) == 0);
-      double last = RunningService.sample(metrics, "dplrf_broker_last_contact_timestamp_seconds",
-          null, null);
-      // An answer is dated when its poll returns: at most one poll timeout (200 ms) late.
-      assertTrue(last > stoppingAt - 1 && last <= stoppedAt + 1,
-          "last contact " + last + " s, the broker stopped between " + stoppingAt + " and "
-              + stoppedAt);
+      long last = Math.round(1000 * RunningService.sample(metrics,
+          "dplrf_broker_last_contact_timestamp_seconds", null, null));
+      assertTrue(last >= answeredBefore, "last contact " + last + " ms, older than the answer "
+          + answeredBefore + " ms the loop had before the broker stopped");
+      // Unreachable means 15 s spent asking since the last answer (the loop's wall clock, which
+      // this JVM shares), so /health cannot say so earlier; timed against the service's own
+      // last contact, this does not depend on how often the broker answered before it stopped.
+      long unreachableAfter = io.dplrf.ingest.BrokerContact.UNREACHABLE_AFTER.toMillis();
+      assertTrue(degradedAt >= last + unreachableAfter, "/health degraded at " + degradedAt
+          + " ms, " + (degradedAt - last) + " ms after the last contact " + last
+          + " ms: 15 s of asking without an answer, not earlier");
       assertTrue(Double.isNaN(RunningService.sample(metrics, "dplrf_consumer_lag", "partition",
           "0")), "lag unknown while the broker is away");
       Map<String, Object> ingest = s.ingest();

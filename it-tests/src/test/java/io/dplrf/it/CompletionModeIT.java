@@ -319,12 +319,19 @@ class CompletionModeIT {
     try {
       ChildService first = ChildService.start(settings, logs.resolve("serve-1.log"), DEADLINE);
       children.add(first);
+      // The second half waits for the kill: mid-stream however long the first commit takes.
+      java.util.concurrent.CountDownLatch killed = new java.util.concurrent.CountDownLatch(1);
+      int half = recs.size() / 2 / 100 * 100;
       java.util.concurrent.CompletableFuture<Void> producing =
           java.util.concurrent.CompletableFuture.runAsync(() -> {
             for (int from = 0; from < recs.size(); from += 100) {
-              Stream.sendAll(kafka.bootstrapServers(), topic,
-                  recs.subList(from, Math.min(recs.size(), from + 100)));
               try {
+                if (from == half
+                    && !killed.await(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
+                  throw new IllegalStateException("no kill within " + DEADLINE.toSeconds() + " s");
+                }
+                Stream.sendAll(kafka.bootstrapServers(), topic,
+                    recs.subList(from, Math.min(recs.size(), from + 100)));
                 Thread.sleep(100);
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -335,6 +342,7 @@ class CompletionModeIT {
       Map<String, Object> beforeKill = Poll.until("some ratings committed", DEADLINE,
           () -> Http.object(first.operator("/admin/ingest")), m -> longOf(m, "ratingsStored") > 0);
       first.kill();
+      killed.countDown();
       System.out.println("completion crash: killed after " + beforeKill);
       assertTrue(longOf(beforeKill, "recordsConsumed") < recs.size(),
           "the kill must come mid-stream: " + beforeKill);

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -85,8 +86,12 @@ abstract class CrashRestartScenarios {
 
     try {
       ChildService first = start(settings, 1);
+      // The second half of the stream waits for the kill, so that the kill comes mid-stream
+      // however long the first release takes on a busy machine (it normally comes after a
+      // tenth, and the producer never waits).
+      CountDownLatch killed = new CountDownLatch(1);
       CompletableFuture<Void> producing = CompletableFuture.runAsync(
-          () -> producePaced(kafka.bootstrapServers(), topic, records));
+          () -> producePaced(kafka.bootstrapServers(), topic, records, killed));
 
       // The release follows the durable snapshot of its epoch, so once it is out, that epoch
       // survives the kill.
@@ -94,6 +99,7 @@ abstract class CrashRestartScenarios {
           () -> Http.object(first.api("/v1/release/latest")), r -> longOf(r, "epoch") >= 1);
       Map<String, Object> beforeKill = Http.object(first.operator("/admin/ingest"));
       first.kill();
+      killed.countDown();
       long consumedAtKill = longOf(beforeKill, "updatesConsumed");
       System.out.println("crash: killed after " + beforeKill);
       assertTrue(consumedAtKill < N, "the kill must come mid-stream: " + beforeKill);
@@ -142,12 +148,19 @@ abstract class CrashRestartScenarios {
     return c;
   }
 
-  /** Records round-robin over the partitions at about RECORDS_PER_SECOND; waits for all acks. */
-  private static void producePaced(String bootstrap, String topic, List<byte[]> records) {
+  /**
+   * Records round-robin over the partitions at about RECORDS_PER_SECOND, the second half only
+   * once {@code killed} is released; waits for all acks.
+   */
+  private static void producePaced(String bootstrap, String topic, List<byte[]> records,
+      CountDownLatch killed) {
     long t0 = System.nanoTime();
     try (KafkaProducer<byte[], byte[]> p = Stream.producer(bootstrap)) {
       List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
       for (int r = 0; r < records.size(); r++) {
+        if (r == records.size() / 2 && !killed.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
+          throw new IllegalStateException("no kill within " + DEADLINE.toSeconds() + " s");
+        }
         acks.add(p.send(new ProducerRecord<>(topic, r % PARTITIONS, null, records.get(r))));
         long due = t0 + (r + 1) * 1_000_000_000L / RECORDS_PER_SECOND;
         long wait = due - System.nanoTime();

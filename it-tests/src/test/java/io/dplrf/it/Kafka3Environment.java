@@ -32,6 +32,7 @@ final class Kafka3Environment implements KafkaEnvironment, AutoCloseable {
   static final String VERSION = System.getProperty("dplrf.it.kafka3.version", "3.x");
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+  private static final int PORT_ATTEMPTS = 3;
 
   private final Path dir;
   private final Process process;
@@ -53,10 +54,26 @@ final class Kafka3Environment implements KafkaEnvironment, AutoCloseable {
     if (!Files.isRegularFile(server)) {
       throw new IllegalStateException("no " + server.getFileName() + " in " + lib);
     }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return start(lib);
+      } catch (PortTaken e) {
+        // Another process bound a port between freePorts() and the broker's start (seconds:
+        // two JVMs start in between); fresh ports, a few times.
+        if (attempt >= PORT_ATTEMPTS) {
+          throw new AssertionError("the Kafka " + VERSION + " broker found its ports taken "
+              + attempt + " times", e);
+        }
+      }
+    }
+  }
+
+  private static Kafka3Environment start(String lib) {
     try {
       Path dir = Files.createTempDirectory("dplrf-it-kafka3");
-      int port = freePort();
-      int controllerPort = freePort();
+      int[] ports = freePorts(2);
+      int port = ports[0];
+      int controllerPort = ports[1];
       Path config = dir.resolve("server.properties");
       Files.writeString(config, String.join("\n",
           "process.roles=broker,controller",
@@ -89,7 +106,12 @@ final class Kafka3Environment implements KafkaEnvironment, AutoCloseable {
       // A failed run of the suite must not leave a broker behind.
       Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
       Kafka3Environment kafka = new Kafka3Environment(dir, process, "127.0.0.1:" + port);
-      kafka.awaitReady(log);
+      try {
+        kafka.awaitReady(log);
+      } catch (PortTaken e) {
+        kafka.close();
+        throw e;
+      }
       return kafka;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -102,8 +124,12 @@ final class Kafka3Environment implements KafkaEnvironment, AutoCloseable {
         bootstrapServers))) {
       Poll.until("Kafka " + VERSION + " at " + bootstrapServers, START_TIMEOUT, () -> {
         if (!process.isAlive()) {
+          String output = Files.readString(log);
+          if (output.contains("Address already in use")) {
+            throw new PortTaken(output);
+          }
           throw new AssertionError("the Kafka " + VERSION + " broker exited with "
-              + process.exitValue() + ":\n" + Files.readString(log));
+              + process.exitValue() + ":\n" + output);
         }
         return admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size();
       }, nodes -> nodes == 1);
@@ -135,10 +161,35 @@ final class Kafka3Environment implements KafkaEnvironment, AutoCloseable {
     }
   }
 
-  /** A port free now (the broker binds it a moment later; another process taking it first fails the start). */
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
+  /**
+   * {@code n} distinct loopback ports free now (all held until all are chosen, so that no two
+   * are the same). The broker binds them seconds later; if another process took one first, the
+   * start fails with {@link PortTaken} and is retried.
+   */
+  private static int[] freePorts(int n) throws IOException {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      int[] ports = new int[n];
+      for (int k = 0; k < n; k++) {
+        ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        held.add(socket);
+        ports[k] = socket.getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket socket : held) {
+        socket.close();
+      }
+    }
+  }
+
+  /**
+   * The broker exited because one of its ports was taken. An error, as the probe's other
+   * failure, so that {@link Poll} ends at once rather than counting it as "not started yet".
+   */
+  private static final class PortTaken extends AssertionError {
+    PortTaken(String log) {
+      super("a port was taken:\n" + log);
     }
   }
 

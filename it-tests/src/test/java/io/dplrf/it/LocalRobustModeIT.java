@@ -261,10 +261,12 @@ class LocalRobustModeIT {
       ChildService first = ChildService.start(settings, logs.resolve("serve-1.log"),
           Duration.ofSeconds(60));
       children.add(first);
+      // The second half waits for the kill: mid-stream however long the first release takes.
+      java.util.concurrent.CountDownLatch killed = new java.util.concurrent.CountDownLatch(1);
       java.util.concurrent.CompletableFuture<Void> producing =
           java.util.concurrent.CompletableFuture.runAsync(() -> {
             try {
-              sendPaced(kafka.bootstrapServers(), topic, records, 550);
+              sendPaced(kafka.bootstrapServers(), topic, records, 550, killed);
             } catch (Exception e) {
               throw new IllegalStateException(e);
             }
@@ -273,6 +275,7 @@ class LocalRobustModeIT {
           "/v1/release/latest")), r -> longOf(r, "epoch") >= 1);
       Map<String, Object> beforeKill = Http.object(first.operator("/admin/ingest"));
       first.kill();
+      killed.countDown();
       System.out.println("local-robust crash: killed after " + beforeKill);
       assertTrue(longOf(beforeKill, "recordsConsumed") < records.size(),
           "the kill must come mid-stream: " + beforeKill);
@@ -310,14 +313,21 @@ class LocalRobustModeIT {
     }
   }
 
-  /** Sends the records in order at about {@code perSecond}; waits for every ack. */
+  /**
+   * Sends the records in order at about {@code perSecond}, the second half only once {@code
+   * killed} is released; waits for every ack.
+   */
   private static void sendPaced(String bootstrap, String topic, List<byte[]> records,
-      int perSecond) throws Exception {
+      int perSecond, java.util.concurrent.CountDownLatch killed) throws Exception {
     long t0 = System.nanoTime();
     try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> p =
         Stream.producer(bootstrap)) {
       List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
       for (int r = 0; r < records.size(); r++) {
+        if (r == records.size() / 2
+            && !killed.await(DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
+          throw new IllegalStateException("no kill within " + DEADLINE.toSeconds() + " s");
+        }
         acks.add(p.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null,
             records.get(r))));
         long wait = t0 + (r + 1) * 1_000_000_000L / perSecond - System.nanoTime();

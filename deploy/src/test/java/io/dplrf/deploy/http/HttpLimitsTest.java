@@ -123,8 +123,9 @@ class HttpLimitsTest {
     // The body must outgrow every buffer between the handler and the stalled reader, or the
     // handler finishes and returns its permit: 200,000 rows of long decimals are about 18 MB of
     // JSON, against a loopback send buffer that autotunes up to tcp_wmem's maximum (4 MiB by
-    // default) and a receive buffer pinned at 4 KiB before the connection opens.
-    int m = 200_000;
+    // default, read from the kernel: a host tuned higher gets proportionally more rows) and a
+    // receive buffer pinned at 4 KiB before the connection opens.
+    int m = 200_000 * (int) Math.max(1, (sendBufferMax() + FOUR_MIB - 1) / FOUR_MIB);
     int k = 8;
     double[] u = new double[m * k];
     for (int i = 0; i < u.length; i++) {
@@ -164,12 +165,25 @@ class HttpLimitsTest {
         socket.close();
       }
     }
-    long deadline = System.nanoTime() + 10_000_000_000L;
+    long deadline = System.nanoTime() + 60_000_000_000L; // bounds a hang only
     int status;
     do {
       Thread.sleep(50);
       status = get(port, "/v1/release/latest").statusCode();
     } while (status != 200 && System.nanoTime() < deadline);
     assertEquals(200, status, "the permits are returned when the stalled downloaders go");
+  }
+
+  private static final long FOUR_MIB = 4L << 20;
+
+  /** The most a TCP send buffer autotunes to (tcp_wmem's third field); 4 MiB if unreadable. */
+  private static long sendBufferMax() {
+    try {
+      String[] f = java.nio.file.Files.readString(java.nio.file.Path.of(
+          "/proc/sys/net/ipv4/tcp_wmem")).trim().split("\\s+");
+      return Long.parseLong(f[2]);
+    } catch (IOException | RuntimeException e) {
+      return FOUR_MIB;
+    }
   }
 }

@@ -71,10 +71,13 @@ class CompletionModeTest {
     }
   }
 
+  /** Waits for the fit's model; the deadline only bounds a hang (a busy disk slows the fit). */
   private static void awaitModel(CompletionMode mode) throws InterruptedException {
-    for (int k = 0; k < 500 && mode.model().isEmpty(); k++) {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(120).toNanos();
+    while (mode.model().isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
+    assertTrue(mode.model().isPresent(), "the fit made a model");
   }
 
   @Test

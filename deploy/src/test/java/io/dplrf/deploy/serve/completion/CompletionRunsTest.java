@@ -16,6 +16,7 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,7 +55,7 @@ class CompletionRunsTest {
       countAtFit.add(ByteBuffer.wrap(store.meta(CompletionRuns.RUNS_META).orElseThrow()).getInt());
       labels.add(label);
       try {
-        hold.await(10, TimeUnit.SECONDS);
+        hold.await(120, TimeUnit.SECONDS); // bounds a hang; the test releases it
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -91,10 +92,16 @@ class CompletionRunsTest {
     return new CompletionRuns(store, f, new CompletionBudget(1, 1e-6, r), every, metrics, log);
   }
 
+  /**
+   * Waits for the running fit to end. The deadline only bounds a hang: a fit here is a few store
+   * writes with fsync, which a busy disk can stretch to seconds.
+   */
   private static void awaitIdle(CompletionRuns runs) throws InterruptedException {
-    for (int k = 0; k < 500 && Boolean.TRUE.equals(runs.status().get("running")); k++) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    while (Boolean.TRUE.equals(runs.status().get("running")) && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
+    assertEquals(Boolean.FALSE, runs.status().get("running"), "the fit ended: " + runs.status());
   }
 
   /**

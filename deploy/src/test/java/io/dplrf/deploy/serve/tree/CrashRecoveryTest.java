@@ -239,7 +239,8 @@ class CrashRecoveryTest {
     Path state = dir.resolve("epoch-0");
     Process p = new Process(state, new Crash(-1), false);
     p.thread.start();
-    for (int k = 0; k < 10_000 && !Files.exists(state.resolve(StateStore.FILE_NAME)); k++) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos(); // bounds a hang
+    while (!Files.exists(state.resolve(StateStore.FILE_NAME)) && System.nanoTime() < deadline) {
       Thread.sleep(1);
     }
     assertTrue(Files.exists(state.resolve(StateStore.FILE_NAME)),

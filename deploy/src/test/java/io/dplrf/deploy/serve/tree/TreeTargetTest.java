@@ -26,6 +26,8 @@ class TreeTargetTest {
   static final TreeConfig CONFIG = new TreeConfig(Mechanism.PRIV2,
       SketchSizes.of(20, 10, 2, null, null, 0.25), new PrivacyParams(1, 1e-6), 1.0, 4, false);
   static final SecretKey KEY = SecretKey.forTesting(1);
+  /** How long a wait for the background node-file check may take: a bound on a hang only. */
+  private static final Duration HANG = Duration.ofSeconds(120);
 
   @TempDir Path dir;
 
@@ -222,7 +224,8 @@ class TreeTargetTest {
     restored.releasable(3);
     restored.files.recheckMillis = 20;
     restored.checkNodeFiles();
-    for (int k = 0; k < 5_000 && restored.damagedFiles() == 0; k++) {
+    long deadline = System.nanoTime() + HANG.toNanos();
+    while (restored.damagedFiles() == 0 && System.nanoTime() < deadline) {
       Thread.sleep(1);
     }
     assertEquals(1, restored.damagedFiles());
@@ -246,7 +249,8 @@ class TreeTargetTest {
     assertEquals(2, restored.prefix(3, 2).factorization().s().length, "the prefix is released");
 
     Files.write(leaf1, good); // the operator restores it from a backup
-    for (int k = 0; k < 5_000 && restored.damagedFiles() > 0; k++) {
+    deadline = System.nanoTime() + HANG.toNanos();
+    while (restored.damagedFiles() > 0 && System.nanoTime() < deadline) {
       Thread.sleep(1);
     }
     assertEquals(0, restored.damagedFiles());
