@@ -19,6 +19,7 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -110,7 +111,7 @@ public final class ReleaseBench {
       Result res = new Result(r, p0.yRoute(), p0.xRoute(), steps, wall, cpu.get(r)[0] / ps.size(),
           Math.sqrt(Math.max(0, syn.errorSquared(last.get(r)))));
       results.add(res);
-      out.printf("%n%s route (Y: %s, X: %s), mean of %d:%n", r.name().toLowerCase(),
+      out.printf("%n%s route (Y: %s, X: %s), mean of %d:%n", r.name().toLowerCase(Locale.ROOT),
           res.yRoute(), res.xRoute(), ps.size());
       steps.forEach((name, s) -> out.printf("  %-32s %8.3f s%n", name, s));
       out.printf("  %-32s %8.3f s   (process CPU %.3f s)%n", "total", wall, res.cpuSeconds());
@@ -121,7 +122,7 @@ public final class ReleaseBench {
     Factorization fh = last.get(Route.HOUSEHOLDER);
     out.printf("%n%-22s %10s %10s %16s%n", "route", "wall s", "CPU s", "||A - A~||_F");
     for (Result r : results) {
-      out.printf("%-22s %10.3f %10.3f %16.8g%n", r.route().name().toLowerCase()
+      out.printf("%-22s %10.3f %10.3f %16.8g%n", r.route().name().toLowerCase(Locale.ROOT)
           + (r == base ? " (baseline)" : ""), r.wallSeconds(), r.cpuSeconds(), r.error());
     }
     out.printf("gram is %.2fx faster (wall), %.2fx less CPU; errors differ by %.2e relative;%n"

@@ -15,6 +15,7 @@ import io.dplrf.sketch.randomness.SecretKey;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -113,7 +114,7 @@ public final class RobustBench {
         new PrivacyParams(eps, delta), clip, noNoise, new OneShot.RobustOptions(p, reg, stableClip)), key,
         AccuracyBench.denseSource(d.corrupted()));
     double secs = (System.nanoTime() - t0) / 1e9;
-    String label = mech.cliName() + (mech.robust() ? " " + reg.name().toLowerCase()
+    String label = mech.cliName() + (mech.robust() ? " " + reg.name().toLowerCase(Locale.ROOT)
         + " tau=" + (Double.isInfinite(stableClip) ? "inf" : String.format("%.0f", stableClip)) + "x"
         : "") + (noNoise ? " (no noise)" : "");
     if (r.release() != null) {

@@ -7,6 +7,7 @@ import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -28,7 +29,7 @@ public final class ReleaseDocument {
       return num;
     }
     if (value instanceof Enum<?> e) {
-      return e.name().toLowerCase().replace('_', '-');
+      return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
     if (value instanceof double[] a) {
       List<Object> l = new ArrayList<>(a.length);
