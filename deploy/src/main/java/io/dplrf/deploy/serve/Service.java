@@ -282,18 +282,19 @@ public final class Service implements AutoCloseable {
   }
 
   /**
-   * {@code /v1/status}: the mode's, with what ingest adds — that it waits for the broker, and
-   * with epochs cut by the clock when the open epoch closes (a function of the clock alone).
+   * {@code /v1/status}: the mode's, with what ingest adds — that it waits for the broker, and,
+   * for a release after every epoch with epochs cut by the clock, when the open epoch closes (a
+   * function of the clock alone; completion's fits follow their own schedule).
    */
   private Status status() {
     Status s = mode.status();
     if (s.exhausted()) {
       return s;
     }
-    if (config.epochDuration().isPresent() && mode.releasesEveryEpoch()) {
+    if (config.epochDuration().isPresent() && s.served() instanceof Status.Epochs e) {
       Instant close = nextClose(loop.openEpoch());
       s = s.withNextEpochClose(close);
-      if (s.epoch() == 0) {
+      if (e.epoch() == 0) {
         s = s.withMessage(close == null
             ? "waiting for the first record: the first epoch opens when it is read and closes "
                 + seconds(config.epochDuration().get()) + " s later"
@@ -304,8 +305,7 @@ public final class Service implements AutoCloseable {
     BrokerContact c = brokerWhileConsuming();
     if (c != null && !c.reachable()) {
       s = s.withMessage("ingest waits for the Kafka broker (no answer for " + c.silentMillis() / 1000
-          + " s); " + (s.epoch() == 0 ? "nothing is released yet"
-          : "the release of epoch " + s.epoch() + " stays available"));
+          + " s); " + s.served().stillServed());
     }
     return s;
   }
