@@ -144,8 +144,8 @@ final class StatusPage {
           .append(" predictions are at <code>/v1/users/{id}/predictions</code>, for that user")
           .append(" only (her token): joint DP.</p>\n");
     } else {
-      h.append("<p class=\"empty\" id=\"no-model\">No model yet: ").append(esc(s.message()))
-          .append(".</p>\n");
+      h.append("<p class=\"empty\" id=\"no-model\">No model yet (").append(esc(s.message()))
+          .append("). Once a fit finishes, its public part is at /v1/completion.</p>\n");
     }
     h.append("</section>\n");
     relation(h, s);
