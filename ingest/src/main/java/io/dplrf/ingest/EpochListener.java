@@ -18,6 +18,15 @@ public interface EpochListener {
   void epochClosed(int epoch);
 
   /**
+   * As {@link #epochClosed(int)}, with the time the epoch closed: the time the snapshot keeps as
+   * the next epoch's start, so the same {@link #restored} hands over after a restart. The loop
+   * calls this one; by default it forgets the time.
+   */
+  default void epochClosed(int epoch, java.time.Instant closedAt) {
+    epochClosed(epoch);
+  }
+
+  /**
    * The loop restored a snapshot in which {@code epochsClosed} epochs are closed (may be 0), the
    * last of them at {@code lastClosed} (null when none is), before it consumes anything: what
    * was released is back before anyone asks (e.g. its release time, not the restart's).

@@ -169,6 +169,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    */
   private int epochsBegun;
   /** When a record was last read, or consuming began (the idle rule of {@link IngestConfig#idleClose}). */
+  private long idleSinceMillis;
+  /** When this process last read a record; 0 before the first. */
   private long lastRecordMillis;
   /** The consumer's response-total metric, once looked up; null if it has none (a mock). */
   private Metric responses;
@@ -185,7 +187,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private volatile IngestStats published = new IngestStats();
   private volatile Map<TopicPartition, Long> publishedLag = Map.of();
   private volatile BrokerContact contact = BrokerContact.NONE;
-  private volatile OpenEpoch openEpoch = new OpenEpoch(1, 0, 0, 0);
+  private volatile OpenEpoch openEpoch = new OpenEpoch(1, 0, 0, 0, 0);
   /** An operator's request to close the open epoch, taken by the loop's thread after a poll. */
   private final AtomicReference<CompletableFuture<Integer>> closeRequest = new AtomicReference<>();
   private volatile Throwable deadLetterFailure;
@@ -399,7 +401,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     if (!fromBeginning.isEmpty()) {
       consumer.seekToBeginning(fromBeginning);
     }
-    lastRecordMillis = clock.getAsLong();
+    idleSinceMillis = clock.getAsLong();
     state = State.RUNNING;
     publish();
   }
@@ -470,6 +472,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       }
       if (!records.isEmpty()) {
         lastRecordMillis = clock.getAsLong();
+        idleSinceMillis = lastRecordMillis;
       }
       deadLetterLog.tick();
       CompletableFuture<Integer> request = takeCloseRequest();
@@ -578,7 +581,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    */
   private boolean idleDue() {
     long idle = config.idleCloseMillis();
-    return idle > 0 && updatesInEpoch > 0 && clock.getAsLong() - lastRecordMillis >= idle;
+    return idle > 0 && updatesInEpoch > 0 && clock.getAsLong() - idleSinceMillis >= idle;
   }
 
   /**
@@ -682,20 +685,21 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       updatesInEpoch = 0;
       epochStartMillis = clock.getAsLong();
       snapshot();
-      epochClosed(target.epochsClosed(), nextOffsets);
+      epochClosed(target.epochsClosed(), epochStartMillis, nextOffsets);
       return;
     }
     flushDeadLetters();
     epochsBegun = closing.epoch();
     updatesInEpoch = 0;
     epochStartMillis = clock.getAsLong();
+    long closedAt = epochStartMillis;
     Map<Integer, Long> offsets = new TreeMap<>(nextOffsets);
     Checkpoint.DeferredWrite write = store.capture(new StateStore.Header(config.topic(), offsets,
         stats.copy(), closing.epoch(), 0, epochStartMillis), bounds);
     if (write == null) { // the store cannot write later: finish here
       closing.finish();
       snapshot();
-      epochClosed(closing.epoch(), offsets);
+      epochClosed(closing.epoch(), closedAt, offsets);
       return;
     }
     closer.start(() -> {
@@ -709,16 +713,16 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       });
       snapshotWritten(t0[0]);
       LOG.info("epoch {} closed at offsets {}", closing.epoch(), offsets);
-      listener.epochClosed(closing.epoch());
+      listener.epochClosed(closing.epoch(), Instant.ofEpochMilli(closedAt));
     });
     publish();
   }
 
   /** A close finished on the loop's thread: publish the counters, then tell the listener. */
-  private void epochClosed(int epoch, Map<Integer, Long> offsets) {
+  private void epochClosed(int epoch, long closedAt, Map<Integer, Long> offsets) {
     LOG.info("epoch {} closed at offsets {}", epoch, offsets);
     publish();
-    listener.epochClosed(epoch);
+    listener.epochClosed(epoch, Instant.ofEpochMilli(closedAt));
   }
 
   /** Flushes dead letters, so that the snapshot to be written never covers an unsent one. */
@@ -771,7 +775,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private void publish() {
     published = stats.copy();
     openEpoch = new OpenEpoch(epochsBegun + 1, updatesInEpoch, epochStartMillis,
-        lastRecordMillis);
+        idleSinceMillis, lastRecordMillis);
     Map<TopicPartition, Long> lag = new HashMap<>();
     for (TopicPartition tp : assigned) {
       OptionalLong l = consumer.currentLag(tp);

@@ -13,7 +13,10 @@ package io.dplrf.ingest;
  * @param startMillis wall-clock milliseconds at which it opened: the previous close, or when the
  *     run's first record was read (kept across restarts by the snapshot); 0 while the run has
  *     read no record
- * @param lastRecordMillis when the loop last read a record, or started consuming if it has read
+ * @param idleSinceMillis when the loop last read a record, or started consuming if it has read
  *     none since (what the idle rule measures from); 0 before it starts
+ * @param lastRecordMillis when the loop last read a record; 0 while this process has read none
+ *     (the snapshot does not keep it: a restart is not a record)
  */
-public record OpenEpoch(int epoch, long updatePositions, long startMillis, long lastRecordMillis) {}
+public record OpenEpoch(int epoch, long updatePositions, long startMillis, long idleSinceMillis,
+    long lastRecordMillis) {}

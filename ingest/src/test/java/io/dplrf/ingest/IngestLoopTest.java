@@ -50,6 +50,8 @@ class IngestLoopTest {
     final List<Long> recordsAtClose = new ArrayList<>();
     final List<Integer> restored = new ArrayList<>();
     final List<java.time.Instant> restoredAt = new ArrayList<>();
+    /** The close time handed with each epoch. */
+    final List<java.time.Instant> closedAt = new ArrayList<>();
     final AtomicLong clock = new AtomicLong(1_000_000);
     final IngestLoop loop;
 
@@ -64,6 +66,12 @@ class IngestLoopTest {
         public void epochClosed(int epoch) {
           epochs.add(epoch);
           recordsAtClose.add(loop.stats().recordsConsumed());
+        }
+
+        @Override
+        public void epochClosed(int epoch, java.time.Instant at) {
+          closedAt.add(at);
+          epochClosed(epoch);
         }
 
         @Override
@@ -535,8 +543,8 @@ class IngestLoopTest {
     assertTrue(run.loop.pollOnce());
     assertEquals(List.of(1), run.epochs);
     assertEquals(Map.of(1, 5L), run.target.updatesPerEpoch);
-    assertEquals(new OpenEpoch(2, 0, run.clock.get(), run.clock.get() - 5_000),
-        run.loop.openEpoch());
+    assertEquals(new OpenEpoch(2, 0, run.clock.get(), run.clock.get() - 5_000,
+        run.clock.get() - 5_000), run.loop.openEpoch());
     run.clock.addAndGet(60_000);
     assertTrue(run.loop.pollOnce());
     assertEquals(List.of(1), run.epochs, "an empty epoch is never closed for idleness");
@@ -654,9 +662,16 @@ class IngestLoopTest {
     again.loop.restore();
     assertEquals(List.of(1), again.restored, "told at restore, before any Kafka call");
     assertEquals(List.of(java.time.Instant.ofEpochMilli(closedAt)), again.restoredAt);
+    assertEquals(first.closedAt, again.restoredAt, "the close time told at the close is restored");
     assertEquals(IngestLoop.State.STARTING, again.loop.state());
     assertEquals(2, again.loop.openEpoch().epoch());
     assertTrue(again.consumer.assignment().isEmpty());
+    assertEquals(closedAt, first.loop.openEpoch().lastRecordMillis(), "the record read");
+
+    // Consuming again: the idle time counts from the start, but no record has been read.
+    again.start(List.of());
+    assertEquals(again.clock.get(), again.loop.openEpoch().idleSinceMillis());
+    assertEquals(0, again.loop.openEpoch().lastRecordMillis(), "a restart is not a record");
   }
 
   /**

@@ -191,6 +191,29 @@ class CompletionModeIT {
     for (String timing : List.of("lastRunSeconds", "iteration", "iterations")) {
       assertFalse(completion.containsKey(timing), "fit timing is operator-only: " + completion);
     }
+    // Status and page speak of fits and the model: the epochs closed (every 0.3 s) are no
+    // releases, and clip and rank do not apply; users and items name the dimensions.
+    assertTrue(longOf(running.ingest(), "epochsClosed") >= 1, "epochs closed");
+    for (String absent : List.of("epoch", "epochs", "latestRelease", "lastReleaseTime",
+        "nextEpochClose", "clip", "rank", "rows", "cols")) {
+      assertFalse(status.containsKey(absent), absent + " in " + status);
+    }
+    assertEquals(USERS, longOf(status, "users"), "" + status);
+    assertEquals(ITEMS, longOf(status, "items"), "" + status);
+    String page = Http.get(running.api("/")).body();
+    assertTrue(page.contains("<title>dplrf · fit 1 of 2</title>"), page);
+    assertTrue(page.contains("1 fit left in the budget"), page);
+    assertTrue(page.contains("fit 1, finished "
+        + java.time.Instant.parse((String) completion.get("lastRunTime"))
+            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)), page);
+    assertTrue(page.contains("<a href=\"/v1/completion\">"), page);
+    for (String absent : List.of("/v1/release", "Epoch", "clip C", "lastRunSeconds",
+        "iteration")) {
+      assertFalse(page.contains(absent), absent + " on the status page:\n" + page);
+    }
+    Http.Answer noRelease = Http.get(running.api("/v1/release/latest"));
+    assertEquals(404, noRelease.status(), "" + noRelease);
+    assertTrue(noRelease.body().contains("/v1/completion"), "" + noRelease);
     Map<String, Object> progress = Http.object(running.operator("/admin/completion"));
     assertEquals(6, longOf(progress, "iterations"), "" + progress);
     assertEquals(6, longOf(progress, "iteration"), "" + progress);

@@ -4,6 +4,7 @@ import static io.dplrf.it.Http.doubleOf;
 import static io.dplrf.it.Http.longOf;
 import static io.dplrf.it.Http.objectOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.client.LocalAggregate;
@@ -146,6 +147,14 @@ class LocalRobustModeIT {
     assertEquals("report", status.get("privacyUnit"), "" + status);
     assertEquals(0.0, doubleOf(status, "delta"), "" + status);
     assertTrue(((String) status.get("neighbouring")).startsWith("one row, local:"), "" + status);
+    // rows and cols are the release's (U = V is d × k), as /v1/rows/{i} indexes them; the m
+    // user slots are the protocol's (/v1/local/protocol).
+    assertEquals(D, longOf(status, "rows"), "" + status);
+    assertEquals(D, longOf(status, "cols"), "" + status);
+    assertEquals(Http.matrix(release1.get("U")).length, longOf(status, "rows"), "" + status);
+    String page = Http.get(running.api("/")).body();
+    assertTrue(page.contains("per report (local DP)"), page);
+    assertFalse(page.contains("id=\"floor\""), "no noise floor: m is not released\n" + page);
 
     double[][] v1 = Http.matrix(release1.get("U"));
     assertEquals(D, v1.length);

@@ -73,6 +73,7 @@ class StatusPageBrowserIT {
 
       assertTrue(dom.contains("2 <small>of 8</small>"), "epoch 2 of 8 in\n" + dom);
       assertTrue(dom.contains("6 epochs left"), "epochs left");
+      assertTrue(dom.contains(">Release age<"), "the age card's label");
       assertTrue(dom.contains("ε = 4, δ = 1e-6</span>"), "privacy parameters");
       Matcher age = Pattern.compile("<span id=\"age\" data-age-ms=\"[0-9]+\">([0-9]+) s ago</span>").matcher(dom);
       assertTrue(age.find(), "release age in seconds");

@@ -24,14 +24,16 @@ import java.util.regex.Pattern;
  * GET /v1/rows/{i}                  {"epoch", "i", "k", "values": U_i Σ}
  * GET /v1/cols/{j}                  {"epoch", "j", "k", "values": V_j Σ}
  * GET /v1/score?i=&amp;j=               {"epoch", "i", "j", "score": U_i Σ V_jᵀ}
- * GET /v1/status                    epochs, privacy parameters and relation, exhaustion
+ * GET /v1/status                    what the mode serves and how far it is (epochs, or
+ *                                   completion's fits), privacy parameters and relation,
+ *                                   exhaustion ({@link Status#json})
  * GET /v1/local/protocol            mode local only ({@link ModeRoutes#localProtocol})
  * GET /v1/completion, GET /v1/users/{id}/predictions?n=N
  *                                   mode completion only ({@link CompletionRoutes})
  * GET /health                       {"status": "ok", "reasons": []}, or "degraded" with reasons
  *                                   [{"code", "message"}] (still 200: the process serves)
- * GET /                             the status page (HTML): epoch, privacy parameters, release age,
- *                                   singular values against the noise floor
+ * GET /                             the status page (HTML, {@link StatusPage}): the same, the
+ *                                   release's age and singular values against the noise floor
  * </pre>
  *
  * Errors are {@code {"error": "..."}}: 400 for a bad, missing or out-of-range parameter (the
@@ -41,7 +43,6 @@ import java.util.regex.Pattern;
  * matrix comes from one release snapshot, named by its {@code epoch}.
  */
 public final class PublicApi implements AutoCloseable {
-  static final String NO_RELEASE = "no release yet: the first epoch has not closed";
   /** Retry-After of a range release refused while another release is computed (seconds). */
   static final int RANGE_RETRY_SECONDS = 5;
   private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]{1,10}");
@@ -104,7 +105,7 @@ public final class PublicApi implements AutoCloseable {
   // ---- handlers -----------------------------------------------------------------------------
 
   private ServedRelease latestOr404() {
-    return cache.latest().orElseThrow(() -> ApiException.notFound(NO_RELEASE));
+    return cache.latest().orElseThrow(() -> ApiException.notFound(cache.whyNone()));
   }
 
   private Response latest(Router.Request r) {
@@ -113,7 +114,7 @@ public final class PublicApi implements AutoCloseable {
 
   private Response range(Router.Request r) {
     ServedRelease latest = latestOr404();
-    int epochs = status.status().epochs();
+    int epochs = status.status().epochs().orElse(latest.epoch());
     int from = integer(r.query(), "from", 1, epochs);
     int to = integer(r.query(), "to", 1, epochs);
     if (from > to) {
@@ -194,26 +195,9 @@ public final class PublicApi implements AutoCloseable {
         .header("Cache-Control", "no-store");
   }
 
+  /** The mode's status ({@link Status#json}), then {@code health}. */
   private Map<String, Object> status(Status s) {
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("epoch", s.epoch());
-    out.put("epochs", s.epochs());
-    out.put("latestRelease", cache.latest().map(ServedRelease::epoch).orElse(null));
-    out.put("lastReleaseTime", s.lastRelease() == null ? null : s.lastRelease().toString());
-    out.put("nextEpochClose", s.nextEpochClose() == null ? null : s.nextEpochClose().toString());
-    out.put("exhausted", s.exhausted());
-    out.put("message", s.message());
-    out.put("mechanism", s.mechanism());
-    out.put("relation", s.relation());
-    out.put("neighbouring", s.neighbouring());
-    out.put("privacyUnit", s.privacyUnit());
-    out.put("clip", s.clip());
-    out.put("epsilon", s.epsilon());
-    out.put("delta", s.delta());
-    out.put("rows", s.rows());
-    out.put("cols", s.cols());
-    out.put("rank", s.rank());
-    out.putAll(s.extra());
+    Map<String, Object> out = s.json(cache.latest());
     out.put("health", health(this.status.health()));
     return out;
   }

@@ -8,11 +8,14 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The status page at {@code /} of the public listener: a person's view of {@code /v1/status} and of
- * the latest release's utility report — epoch, privacy parameters, release age, and the released
- * singular values plotted against the noise floor (an inline SVG, log scale). Server-rendered, no
- * external resources; a few lines of script only tick the release age between the page's
- * 15-second refreshes. Everything shown is public: the privacy parameters and the release itself.
+ * The status page at {@code /} of the public listener: a person's view of {@code /v1/status}, in
+ * the terms of what the mode serves ({@link Status.Served}). For a release after every epoch: the
+ * epoch, the privacy parameters, the release's age, and the released singular values plotted
+ * against the noise floor (an inline SVG, log scale). For completion's fits: the fits started of
+ * R, the model's age, the privacy parameters and where the model and a user's predictions are
+ * served (never a fit's duration or progress: operator only). Server-rendered, no external
+ * resources; a few lines of script only tick the age between the page's 15-second refreshes.
+ * Everything shown is public: the privacy parameters and what is released.
  */
 final class StatusPage {
   static final String MEDIA_TYPE = "text/html";
@@ -32,64 +35,153 @@ final class StatusPage {
 
   private StatusPage() {}
 
+  /** The page of {@code s}; {@code latest} is the release served (empty for none). */
   static String render(Status s, Optional<ServedRelease> latest, Instant now) {
     StringBuilder h = new StringBuilder(8192);
-    String state = s.exhausted() ? "budget spent" : latest.isPresent() ? "releasing" : "waiting";
-    h.append("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-        .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
-        .append("<meta http-equiv=\"refresh\" content=\"15\">")
-        .append("<title>dplrf · epoch ").append(s.epoch()).append(" of ").append(s.epochs())
-        .append("</title><style>").append(STYLE).append("</style></head><body>\n");
-    h.append("<header><h1>dplrf</h1><span class=\"badge ").append(state.replace(' ', '-')).append("\">")
-        .append(state).append("</span><span class=\"sub\">differentially private low-rank factorization, ")
-        .append(s.rows()).append(" × ").append(s.cols()).append(", rank ").append(s.rank())
-        .append("</span></header>\n<main>\n");
+    if (s.served() instanceof Status.Epochs e) {
+      epochs(h, s, e, latest, now);
+    } else {
+      fits(h, s, (Status.Fits) s.served(), now);
+    }
+    h.append(SCRIPT).append("</body></html>\n");
+    return h.toString();
+  }
 
+  private static void epochs(StringBuilder h, Status s, Status.Epochs e,
+      Optional<ServedRelease> latest, Instant now) {
+    boolean local = e.guarantee() == Status.Guarantee.PER_REPORT;
+    head(h, s.exhausted() ? "budget spent" : latest.isPresent() ? "releasing" : "waiting",
+        "epoch " + e.epoch() + " of " + e.epochs(), e.released() + ", " + e.rows() + " × "
+            + e.cols() + ", rank " + e.rank());
     if (s.exhausted()) {
       h.append("<p class=\"banner\" id=\"exhausted\">").append(esc(s.message().isEmpty()
-          ? "The privacy budget is spent: all " + s.epochs() + " epochs are released; no new releases."
+          ? "The privacy budget is spent: all " + e.epochs() + " epochs are released; no new releases."
           : s.message())).append("</p>\n");
     }
 
     h.append("<section class=\"cards\">\n");
-    int percent = (int) Math.round(100.0 * s.epoch() / s.epochs());
-    card(h, "epoch", "Epoch", s.epoch() + " <small>of " + s.epochs() + "</small>",
+    int percent = (int) Math.round(100.0 * e.epoch() / e.epochs());
+    int left = Math.max(0, e.epochs() - e.epoch());
+    card(h, "epoch", "Epoch", e.epoch() + " <small>of " + e.epochs() + "</small>",
         "<div class=\"bar\"><div style=\"width:" + percent + "%\"></div></div>"
-            + esc(Math.max(0, s.epochs() - s.epoch()) + " epochs left in the budget"));
+            + esc(local ? plural(left, "release") + " left (T bounds the releases; the server"
+                + " spends no budget)" : plural(left, "epoch") + " left in the budget"));
     if (latest.isPresent()) {
       ServedRelease r = latest.get();
-      long ageMs = Math.max(0, Duration.between(r.releasedAt(), now).toMillis());
-      card(h, "age", "ServedRelease age", "<span id=\"age\" data-age-ms=\"" + ageMs + "\">" + age(ageMs) + "</span>",
+      card(h, "age", "Release age", age(r.releasedAt(), now),
           "epochs " + r.from() + "–" + r.to() + ", released "
               + esc(r.releasedAt().truncatedTo(ChronoUnit.SECONDS).toString()));
     } else {
-      card(h, "age", "ServedRelease age", "—", esc(s.message().isEmpty()
+      card(h, "age", "Release age", "—", esc(s.message().isEmpty()
           ? "no release yet: the first epoch has not closed" : s.message()));
     }
     card(h, "privacy", "Privacy", "<span class=\"sm\">ε = " + num(s.epsilon()) + ", δ = " + num(s.delta()) + "</span>",
-        "over all " + s.epochs() + " epochs · " + esc(s.mechanism()) + " · unit: " + esc(s.privacyUnit())
-            + " · clip C = " + num(s.clip()));
-    latest.ifPresent(r -> card(h, "rank", "Reliable rank", r.utility().reliableRank()
-        + " <small>of " + r.factorization().k() + "</small>", "singular values above the noise floor"));
+        (local ? "per report (local DP)" : "over all " + e.epochs() + " epochs") + " · "
+            + esc(s.mechanism()) + " · unit: " + esc(s.privacyUnit()) + " · clip C = "
+            + num(e.clip()));
+    latest.filter(r -> !r.utility().floorTerms().isEmpty()).ifPresent(r -> card(h, "rank",
+        "Reliable rank", r.utility().reliableRank() + " <small>of " + r.factorization().k()
+            + "</small>", "singular values above the noise floor"));
     h.append("</section>\n");
 
-    h.append("<section><h2>Released singular values and the noise floor</h2>\n");
-    if (latest.isPresent()) {
-      plot(h, latest.get().utility());
+    if (latest.isPresent() && latest.get().utility().floorTerms().isEmpty()) {
+      UtilityReport u = latest.get().utility();
+      h.append("<section><h2>Released singular values</h2>\n");
+      plot(h, u);
+      h.append("<p class=\"empty\" id=\"no-floor\">No noise floor is drawn: the release's")
+          .append(" utility report gives none (its error estimate: ").append(esc(u.errorFormula()))
+          .append(").</p>\n");
     } else {
-      h.append("<p class=\"empty\" id=\"no-release\">No release yet: the plot appears when epoch 1 closes.</p>\n");
+      h.append("<section><h2>Released singular values and the noise floor</h2>\n");
+      if (latest.isPresent()) {
+        plot(h, latest.get().utility());
+      } else {
+        h.append("<p class=\"empty\" id=\"no-release\">No release yet: the plot appears when"
+            + " epoch 1 closes.</p>\n");
+      }
     }
     h.append("</section>\n");
-
-    h.append("<section><h2>Neighbouring relation: <span id=\"relation\">").append(esc(s.relation()))
-        .append("</span></h2><p id=\"neighbouring\">").append(esc(s.neighbouring()))
-        .append("</p></section>\n");
+    relation(h, s);
     h.append("<footer>JSON: <a href=\"/v1/status\">/v1/status</a> · <a href=\"/v1/release/latest\">")
         .append("/v1/release/latest</a> · <a href=\"/v1/release/latest?format=npy\">npy zip</a>. ")
         .append("Everything on this page is public (the privacy parameters and the release); exact ")
         .append("ingest counts are on the operator listener only.</footer>\n</main>\n");
-    h.append(SCRIPT).append("</body></html>\n");
-    return h.toString();
+  }
+
+  /**
+   * Completion's fits. Public only: fits started, whether one runs, when the served model's fit
+   * finished (as {@code /v1/completion} says); never how long a fit took or its iteration.
+   */
+  private static void fits(StringBuilder h, Status s, Status.Fits f, Instant now) {
+    head(h, s.exhausted() ? "budget spent" : f.running() ? "fitting"
+            : f.modelRun().isPresent() ? "serving" : "waiting",
+        "fit " + f.started() + " of " + f.runs(), f.released() + ", " + f.users() + " users × "
+            + f.items() + " items");
+    if (s.exhausted()) {
+      h.append("<p class=\"banner\" id=\"exhausted\">").append(esc(s.message())).append("</p>\n");
+    }
+    h.append("<section class=\"cards\">\n");
+    int percent = (int) Math.round(100.0 * f.started() / f.runs());
+    card(h, "fits", "Fits", f.started() + " <small>of " + f.runs() + "</small>",
+        "<div class=\"bar\"><div style=\"width:" + percent + "%\"></div></div>"
+            + esc(plural(Math.max(0, f.runs() - f.started()), "fit") + " left in the budget"
+                + (f.running() ? "; fit " + f.started() + " is running" : "")));
+    if (f.modelRun().isPresent()) {
+      card(h, "age", "Model age", age(f.modelFinished(), now), "fit " + f.modelRun().getAsInt()
+          + ", finished " + esc(f.modelFinished().truncatedTo(ChronoUnit.SECONDS).toString()));
+    } else {
+      card(h, "age", "Model age", "—", esc(s.message()));
+    }
+    card(h, "privacy", "Privacy", "<span class=\"sm\">ε = " + num(s.epsilon()) + ", δ = " + num(s.delta()) + "</span>",
+        "over all " + f.runs() + " fits (ε = " + num(f.epsilonPerFit()) + " each) · "
+            + esc(s.mechanism()) + " · unit: " + esc(s.privacyUnit()));
+    h.append("</section>\n");
+
+    h.append("<section><h2>The model</h2>\n");
+    if (f.modelRun().isPresent()) {
+      h.append("<p id=\"model\">The public part of fit ").append(f.modelRun().getAsInt())
+          .append("'s model is at <a href=\"/v1/completion\">/v1/completion</a>. Each user's")
+          .append(" predictions are at <code>/v1/users/{id}/predictions</code>, for that user")
+          .append(" only (her token): joint DP.</p>\n");
+    } else {
+      h.append("<p class=\"empty\" id=\"no-model\">No model yet (").append(esc(s.message()))
+          .append("). Once a fit finishes, its public part is at /v1/completion.</p>\n");
+    }
+    h.append("</section>\n");
+    relation(h, s);
+    h.append("<footer>JSON: <a href=\"/v1/status\">/v1/status</a> · <a href=\"/v1/completion\">")
+        .append("/v1/completion</a>. Everything on this page is public (the privacy parameters, ")
+        .append("the fits started and when the model appeared); exact counts and fit timing are ")
+        .append("on the operator listener only.</footer>\n</main>\n");
+  }
+
+  /** Up to the {@code <main>} element: the title, the state's badge and the subtitle. */
+  private static void head(StringBuilder h, String state, String where, String subtitle) {
+    h.append("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+        .append("<meta http-equiv=\"refresh\" content=\"15\">")
+        .append("<title>dplrf · ").append(where)
+        .append("</title><style>").append(STYLE).append("</style></head><body>\n");
+    h.append("<header><h1>dplrf</h1><span class=\"badge ").append(state.replace(' ', '-')).append("\">")
+        .append(state).append("</span><span class=\"sub\">").append(esc(subtitle))
+        .append("</span></header>\n<main>\n");
+  }
+
+  private static void relation(StringBuilder h, Status s) {
+    h.append("<section><h2>Neighbouring relation: <span id=\"relation\">").append(esc(s.relation()))
+        .append("</span></h2><p id=\"neighbouring\">").append(esc(s.neighbouring()))
+        .append("</p></section>\n");
+  }
+
+  /** The age element the page's script ticks. */
+  private static String age(Instant at, Instant now) {
+    long ageMs = Math.max(0, Duration.between(at, now).toMillis());
+    return "<span id=\"age\" data-age-ms=\"" + ageMs + "\">" + age(ageMs) + "</span>";
+  }
+
+  /** "1 epoch", "3 epochs". */
+  static String plural(int n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 
   private static void card(StringBuilder h, String id, String title, String value, String detail) {
@@ -101,10 +193,12 @@ final class StatusPage {
   /**
    * Bars of σ₁ ≥ … ≥ σ_k on a log axis, coloured by whether they clear the floor, and the floor as a
    * dashed line. The axis spans both the values and the floor, so a release still under the noise
-   * shows as such.
+   * shows as such. A report with no floor terms (local DP: the floor needs the number of reports,
+   * which is not released) gets plain bars and no floor line.
    */
   static void plot(StringBuilder h, UtilityReport u) {
     double[] sv = u.singularValues();
+    boolean hasFloor = !u.floorTerms().isEmpty();
     double floor = u.noiseFloor();
     boolean[] above = u.aboveFloor();
     double hi = floor;
@@ -146,28 +240,34 @@ final class StatusPage {
       double by = y.applyAsDouble(sv[i]);
       h.append(String.format(Locale.ROOT,
           "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>σ%d = %s%s</title></rect>",
-          above[i] ? "above" : "below", x, by, barW, Math.max(0, base - by), i + 1, num(sv[i]),
-          above[i] ? " (above the noise floor)" : " (within the noise)"));
+          !hasFloor ? "plain" : above[i] ? "above" : "below", x, by, barW, Math.max(0, base - by),
+          i + 1, num(sv[i]), !hasFloor ? "" : above[i] ? " (above the noise floor)"
+              : " (within the noise)"));
       if (k <= 30) {
         h.append(String.format(Locale.ROOT, "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">%d</text>",
             x + barW / 2, base + 16, i + 1));
       }
       h.append('\n');
     }
-    double fy = y.applyAsDouble(floor);
-    h.append(String.format(Locale.ROOT,
-        "<line id=\"floor\" class=\"floor\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-            + "<text class=\"fl\" x=\"%.1f\" y=\"%.1f\">noise floor %s</text>%n",
-        LEFT, LEFT + plotW, fy, fy, LEFT + plotW + 6, fy + 4, num(floor)));
+    if (hasFloor) {
+      double fy = y.applyAsDouble(floor);
+      h.append(String.format(Locale.ROOT,
+          "<line id=\"floor\" class=\"floor\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+              + "<text class=\"fl\" x=\"%.1f\" y=\"%.1f\">noise floor %s</text>%n",
+          LEFT, LEFT + plotW, fy, fy, LEFT + plotW + 6, fy + 4, num(floor)));
+    }
     h.append(String.format(Locale.ROOT,
         "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\"/>"
             + "<line class=\"axis\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>%n",
         LEFT, LEFT, TOP, base, LEFT, LEFT + plotW, base, base));
     h.append(String.format(Locale.ROOT, "<text class=\"xt\" x=\"%.1f\" y=\"%d\">index i of σᵢ</text>", LEFT + plotW / 2,
         HEIGHT - 4));
-    h.append("</svg>\n<p class=\"legend\"><span class=\"sw above\"></span> above the floor: signal ")
-        .append("<span class=\"sw below\"></span> within the noise: not to be trusted ")
-        .append("<span class=\"sw floorsw\"></span> noise floor (from the public noise scales)</p>\n");
+    h.append("</svg>\n");
+    if (hasFloor) {
+      h.append("<p class=\"legend\"><span class=\"sw above\"></span> above the floor: signal ")
+          .append("<span class=\"sw below\"></span> within the noise: not to be trusted ")
+          .append("<span class=\"sw floorsw\"></span> noise floor (from the public noise scales)</p>\n");
+    }
   }
 
   /** "42 s ago", "3 min ago", "2 h 5 min ago". */
@@ -220,7 +320,7 @@ final class StatusPage {
       h1{margin:0;font-size:22px}h2{font-size:16px;margin:0 0 10px}
       .sub{color:var(--muted)}
       .badge{font-size:12px;padding:2px 9px;border-radius:10px;background:#e2e8f0;text-transform:uppercase;letter-spacing:.04em}
-      .badge.releasing{background:#c6f6d5;color:#22543d}.badge.budget-spent{background:#fed7d7;color:#822727}
+      .badge.releasing,.badge.serving{background:#c6f6d5;color:#22543d}.badge.fitting{background:#bee3f8;color:#2a4365}.badge.budget-spent{background:#fed7d7;color:#822727}
       main{max-width:980px;margin:0 auto;padding:20px 28px}
       .banner{background:#fff5f5;border:1px solid #feb2b2;color:#822727;padding:10px 14px;border-radius:6px}
       .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:14px;margin-bottom:18px}
@@ -233,7 +333,7 @@ final class StatusPage {
       svg{width:100%;height:auto}
       .grid{stroke:#edf2f7}.axis{stroke:#4a5568}.tick{font-size:11px;fill:var(--muted);text-anchor:end}
       .xl{font-size:11px;fill:var(--muted);text-anchor:middle}.xt{font-size:12px;fill:var(--muted);text-anchor:middle}
-      rect.above{fill:var(--accent)}rect.below{fill:var(--dim)}
+      rect.above,rect.plain{fill:var(--accent)}rect.below{fill:var(--dim)}
       .floor{stroke:var(--warn);stroke-width:2;stroke-dasharray:6 4}.fl{font-size:12px;fill:var(--warn)}
       .legend{color:var(--muted);font-size:13px}.sw{display:inline-block;width:12px;height:12px;vertical-align:-1px;margin:0 4px 0 12px}
       .sw.above{background:var(--accent)}.sw.below{background:var(--dim)}.sw.floorsw{border-top:2px dashed var(--warn);height:0;width:18px;vertical-align:3px}

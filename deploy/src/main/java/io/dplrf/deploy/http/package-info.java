@@ -15,6 +15,10 @@
  *       one is configured.
  * </ul>
  *
+ * <p>{@code /v1/status} and the status page render a {@link io.dplrf.deploy.http.Status}, which
+ * the service's mode makes: its guarantee and what it serves, a release after every epoch
+ * ({@code Status.Epochs}) or completion's fits ({@code Status.Fits}).
+ *
  * <p>The release being served lives in a {@link io.dplrf.deploy.http.ReleaseCache}: immutable
  * {@link io.dplrf.deploy.http.ServedRelease} snapshots swapped atomically, so a reader sees one whole
  * release or the previous one, never a mixture. Nothing in this package computes a

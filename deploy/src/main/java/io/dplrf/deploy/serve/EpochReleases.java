@@ -57,13 +57,19 @@ public final class EpochReleases implements AutoCloseable {
     return cache;
   }
 
-  /** Queues the release of {@code epoch}, whose snapshot is durable. */
+  /**
+   * Queues the release of {@code epoch}, whose snapshot is durable, dated by the epoch's close
+   * ({@link ModeContext#closedAt}): the release covers the state at that close, and a restart
+   * serves it again with the same time.
+   */
   public void releaseLater(int epoch) {
+    Instant closed = context.closedAt().apply(epoch);
+    Instant at = closed != null ? closed : Instant.now();
     context.metrics().releaseQueued();
     try {
       thread.execute(() -> {
         try {
-          release(epoch, Instant.now());
+          release(epoch, at);
         } catch (RuntimeException | Error e) {
           context.log().println("dplrf: the release of epoch " + epoch + " failed: " + e);
           context.failed().accept(e);
@@ -80,8 +86,8 @@ public final class EpochReleases implements AutoCloseable {
   /**
    * Computes and publishes the release of {@code epoch} on the caller's thread, dated {@code
    * at}: at restore, the release of the last closed epoch (lost between its snapshot and a
-   * crash, or never kept), dated by that epoch's close rather than by the restart. One that needs
-   * a damaged stored file is withheld and logged, not thrown.
+   * crash, or never kept), dated by that epoch's close as it was before the restart. One that
+   * needs a damaged stored file is withheld and logged, not thrown.
    */
   public void release(int epoch, Instant at) {
     long t0 = System.nanoTime();

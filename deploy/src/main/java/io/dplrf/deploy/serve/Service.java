@@ -79,6 +79,10 @@ public final class Service implements AutoCloseable {
   private int hintedEpoch;
   /** Whether the last {@link #publish} found the broker unreachable (logged on each change). */
   private boolean brokerDown;
+  /** The epoch the loop closed last and when ({@link ModeContext#closedAt}); null before one. */
+  private volatile Closed lastClosed;
+
+  private record Closed(int epoch, Instant at) {}
 
   private Service(ServiceConfig config, PrintStream log) throws Exception {
     this.config = config;
@@ -86,7 +90,11 @@ public final class Service implements AutoCloseable {
     cut.check(config.stateDir());
     metrics = Modes.metrics(config);
     try {
-      mode = Modes.open(config, new ModeContext(metrics, log, failure::complete));
+      mode = Modes.open(config, new ModeContext(metrics, log, failure::complete,
+          epoch -> {
+            Closed c = lastClosed;
+            return c != null && c.epoch() == epoch ? c.at() : null;
+          }));
     } catch (Exception | Error e) {
       metrics.close();
       throw e;
@@ -117,6 +125,12 @@ public final class Service implements AutoCloseable {
           mode.checkpoint(), mode.target(), mode::decoder, new EpochListener() {
             @Override
             public void epochClosed(int epoch) {
+              mode.epochClosed(epoch);
+            }
+
+            @Override
+            public void epochClosed(int epoch, Instant closedAt) {
+              lastClosed = new Closed(epoch, closedAt);
               mode.epochClosed(epoch);
             }
 
@@ -282,18 +296,19 @@ public final class Service implements AutoCloseable {
   }
 
   /**
-   * {@code /v1/status}: the mode's, with what ingest adds — that it waits for the broker, and
-   * with epochs cut by the clock when the open epoch closes (a function of the clock alone).
+   * {@code /v1/status}: the mode's, with what ingest adds — that it waits for the broker, and,
+   * for a release after every epoch with epochs cut by the clock, when the open epoch closes (a
+   * function of the clock alone; completion's fits follow their own schedule).
    */
   private Status status() {
     Status s = mode.status();
     if (s.exhausted()) {
       return s;
     }
-    if (config.epochDuration().isPresent() && mode.releasesEveryEpoch()) {
+    if (config.epochDuration().isPresent() && s.served() instanceof Status.Epochs e) {
       Instant close = nextClose(loop.openEpoch());
       s = s.withNextEpochClose(close);
-      if (s.epoch() == 0) {
+      if (e.epoch() == 0) {
         s = s.withMessage(close == null
             ? "waiting for the first record: the first epoch opens when it is read and closes "
                 + seconds(config.epochDuration().get()) + " s later"
@@ -304,8 +319,7 @@ public final class Service implements AutoCloseable {
     BrokerContact c = brokerWhileConsuming();
     if (c != null && !c.reachable()) {
       s = s.withMessage("ingest waits for the Kafka broker (no answer for " + c.silentMillis() / 1000
-          + " s); " + (s.epoch() == 0 ? "nothing is released yet"
-          : "the release of epoch " + s.epoch() + " stays available"));
+          + " s); " + s.served().stillServed());
     }
     return s;
   }
@@ -414,6 +428,7 @@ public final class Service implements AutoCloseable {
     if (config.epochUpdates().isPresent()) {
       m.put("updatePositions", e.updatePositions());
       m.put("closesAtUpdatePositions", config.epochUpdates().getAsLong());
+      // Null until this process reads a record: the snapshot does not keep the time.
       m.put("lastRecordAt", e.lastRecordMillis() == 0 ? null
           : Instant.ofEpochMilli(e.lastRecordMillis()).toString());
       m.put("idleCloseSeconds", config.epochIdle().toMillis() / 1000.0);
@@ -448,8 +463,8 @@ public final class Service implements AutoCloseable {
       return;
     }
     OpenEpoch e = loop.openEpoch();
-    if (e.updatePositions() > 0 && e.epoch() != hintedEpoch && e.lastRecordMillis() > 0
-        && System.currentTimeMillis() - e.lastRecordMillis() >= IDLE_HINT.toMillis()) {
+    if (e.updatePositions() > 0 && e.epoch() != hintedEpoch && e.idleSinceMillis() > 0
+        && System.currentTimeMillis() - e.idleSinceMillis() >= IDLE_HINT.toMillis()) {
       hintedEpoch = e.epoch();
       log.println("dplrf: epoch " + e.epoch() + " holds " + e.updatePositions() + " of "
           + config.epochUpdates().getAsLong() + " update positions and no record has arrived for "

@@ -64,17 +64,12 @@ public interface ServiceMode extends AutoCloseable {
   /** Routes this mode adds to the public and the operator port. */
   ModeRoutes routes();
 
-  /** {@code /v1/status} and the status page: derived from what is released, never ahead of it. */
-  Status status();
-
   /**
-   * Whether {@code /v1/status}'s epoch is the release of each closed epoch, so that the service
-   * may add when the open epoch closes by the clock; false where releases follow another
-   * schedule (completion's fits).
+   * {@code /v1/status} and the status page: what this mode serves ({@link Status.Epochs} for a
+   * release after every epoch, {@link Status.Fits} for completion's fits) and its guarantee,
+   * derived from what is released, never ahead of it.
    */
-  default boolean releasesEveryEpoch() {
-    return true;
-  }
+  Status status();
 
   /**
    * What is wrong with this mode's state while it serves (e.g. the tree's damaged node files),

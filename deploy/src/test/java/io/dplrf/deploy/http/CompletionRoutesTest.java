@@ -4,6 +4,7 @@ import static io.dplrf.deploy.http.Fixtures.get;
 import static io.dplrf.deploy.http.Fixtures.request;
 import static io.dplrf.deploy.http.Fixtures.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dplrf.deploy.metrics.Metrics;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,15 +84,19 @@ class CompletionRoutesTest {
 
   @BeforeEach
   void start() throws Exception {
-    // As the completion mode's status: the common fields and its own under "completion".
+    // As the completion mode's status: fits of R = 2, its own fields under "completion".
     StatusSource status = () -> {
-      Status s = Fixtures.status();
-      return new Status(s.epoch(), s.epochs(), s.epsilon(), s.delta(), s.mechanism(),
-          s.relation(), s.neighbouring(), s.clip(), s.privacyUnit(), s.exhausted(), s.message(),
-          s.lastRelease(), s.rows(), s.cols(), s.rank(),
-          Map.of("completion", endpoints.statusFields()));
+      int started = runs.get();
+      return new Status(1.0, 1e-6, "private-biased-frank-wolfe", "one-user",
+          "streams differing in all rating records of one user", "user", started >= 2,
+          started == 0 ? "no fit yet" : "serving the model of fit " + started,
+          new Status.Fits(started, 2, false,
+              started == 0 ? OptionalInt.empty() : OptionalInt.of(started),
+              started == 0 ? null : Fixtures.AT, 0.71, 10, 5, "private matrix completion",
+              endpoints.statusFields()));
     };
-    api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0), new ReleaseCache(), status,
+    api = PublicApi.start(new InetSocketAddress("127.0.0.1", 0),
+        ReleaseCache.none("mode completion serves its model at /v1/completion"), status,
         metrics, ModeRoutes.completion(endpoints));
     operator = OperatorApi.start(new InetSocketAddress("127.0.0.1", 0), metrics, Map::of,
         Optional.of("admin"), ModeRoutes.completion(endpoints));
@@ -101,6 +107,11 @@ class CompletionRoutesTest {
     api.close();
     operator.close();
     metrics.close();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> json(java.net.http.HttpResponse<byte[]> r) {
+    return (Map<String, Object>) io.dplrf.deploy.io.Json.parse(text(r));
   }
 
   private static String[] bearer(String token) {
@@ -156,5 +167,51 @@ class CompletionRoutesTest {
     // The public port has no operator routes.
     assertEquals(404, request(api.port(), "POST", "/admin/users/3/token").statusCode());
     assertEquals(404, get(api.port(), "/admin/completion").statusCode());
+  }
+
+  /**
+   * /v1/status and the page speak of fits, the model and its routes: no epoch, release, clip or
+   * rank (none applies), users and items for rows and cols, no fit timing; the release routes
+   * say where the model is instead of waiting for an epoch.
+   */
+  @Test
+  void statusAndPage_describeFitsAndTheModel_notEpochsOrReleases() throws Exception {
+    int p = api.port();
+    Map<String, Object> before = json(get(p, "/v1/status"));
+    for (String absent : List.of("epoch", "epochs", "latestRelease", "lastReleaseTime",
+        "nextEpochClose", "clip", "rank", "rows", "cols")) {
+      assertFalse(before.containsKey(absent), absent + " in " + before);
+    }
+    assertEquals(10.0, before.get("users"));
+    assertEquals(5.0, before.get("items"));
+    assertEquals(Map.of("runsStarted", 0.0), before.get("completion"));
+    assertEquals("user", before.get("privacyUnit"));
+    assertTrue(before.containsKey("health"), "" + before);
+    String page = text(get(p, "/"));
+    assertTrue(page.contains("<title>dplrf · fit 0 of 2</title>"), page);
+    assertTrue(page.contains(">waiting</span>"), page);
+    assertTrue(page.contains("10 users × 5 items"), page);
+    assertTrue(page.contains("2 fits left in the budget"), page);
+    assertTrue(page.contains("id=\"no-model\""), page);
+    var release = get(p, "/v1/release/latest");
+    assertEquals(404, release.statusCode());
+    assertTrue(text(release).contains("mode completion serves its model at /v1/completion"),
+        text(release));
+
+    assertEquals(202, request(operator.port(), "POST", "/admin/completion/run", bearer("admin"))
+        .statusCode());
+    page = text(get(p, "/"));
+    assertTrue(page.contains("1 <small>of 2</small>"), page);
+    assertTrue(page.contains("1 fit left in the budget"), page);
+    assertTrue(page.contains(">serving</span>"), page);
+    assertTrue(page.contains("Model age") && page.contains("fit 1, finished 2024-05-01T12:00:00Z"),
+        page);
+    assertTrue(page.contains("ε = 1, δ = 1e-6</span>") && page.contains("over all 2 fits (ε = 0.71 each)"),
+        page);
+    assertTrue(page.contains("<a href=\"/v1/completion\">"), page);
+    for (String absent : List.of("/v1/release", "Epoch", "epochs left", "clip C", ", rank",
+        "lastRunSeconds", "iteration", "sv-plot")) {
+      assertFalse(page.contains(absent), absent + " on the page:\n" + page);
+    }
   }
 }

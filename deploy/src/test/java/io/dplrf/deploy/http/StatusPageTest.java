@@ -102,6 +102,53 @@ class StatusPageTest {
   }
 
   @Test
+  void page_labelsAndCounts_readAsWords() {
+    Status s = new Status(7, 8, 1, 1e-6, "priv2", "one-entry", "n", 1, "update", false, "",
+        Fixtures.AT, 3, 2, 2);
+    String html = StatusPage.render(s, Optional.of(Fixtures.release(7)), Fixtures.AT);
+    assertTrue(html.contains("<div class=\"t\">Release age</div>"), html);
+    assertTrue(html.contains("1 epoch left in the budget"), html);
+    assertFalse(html.contains("1 epochs"), html);
+    assertEquals("1 fit", StatusPage.plural(1, "fit"));
+    assertEquals("0 fits", StatusPage.plural(0, "fit"));
+  }
+
+  /**
+   * Local DP: (ε, δ) per report and T bounding releases, not a budget over epochs; the release's
+   * report has no floor terms, so no floor line, no reliable rank and no bar called signal.
+   */
+  @Test
+  void localRelease_perReportGuarantee_noFloorDrawn() {
+    Status s = new Status(2, 1e-6, "local", "local", "one row, local", "report", false,
+        "releasing after every epoch", new Status.Epochs(2, 5, Fixtures.AT, null, 1, 3, 3, 2,
+            Status.Guarantee.PER_REPORT, "principal directions from local-DP reports"));
+    UtilityReport noFloor = new UtilityReport("local", 2, List.of(), List.of(),
+        new double[] {9, 4}, 0, "not computed: m is not released", List.of());
+    ServedRelease r = new ServedRelease(1, 2, Fixtures.release(2).factorization(), noFloor,
+        Fixtures.AT, java.util.Map.of());
+    String html = StatusPage.render(s, Optional.of(r), Fixtures.AT);
+    assertTrue(html.contains("principal directions from local-DP reports, 3 × 3, rank 2"), html);
+    assertTrue(html.contains("3 releases left (T bounds the releases; the server spends no budget)"),
+        html);
+    assertTrue(html.contains("per report (local DP) · local · unit: report"), html);
+    assertFalse(html.contains("over all 5 epochs"), html);
+    assertFalse(html.contains("in the budget"), html);
+    assertEquals(2, bars(html).size() + count(html, "<rect class=\"plain\""), html);
+    assertTrue(bars(html).isEmpty(), "no bar is classed against a floor: " + html);
+    assertFalse(html.contains("id=\"floor\""), html);
+    assertFalse(html.contains("Reliable rank"), html);
+    assertTrue(html.contains("id=\"no-floor\"") && html.contains("m is not released"), html);
+  }
+
+  private static int count(String text, String part) {
+    int c = 0;
+    for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+      c++;
+    }
+    return c;
+  }
+
+  @Test
   void numbers_threeSignificantDigits() {
     assertEquals("1e-6", StatusPage.num(1e-6));
     assertEquals("0.5", StatusPage.num(0.5));

@@ -84,6 +84,26 @@ class EpochReleasesTest {
         + " needs the prefix file blt/blt-release-2.sketch"), out);
   }
 
+  /**
+   * A release queued at an epoch's close is dated by that close (the time the snapshot keeps, and
+   * a restart serves again), not by when it was computed.
+   */
+  @Test
+  void releaseLater_isDatedByTheEpochsClose() throws Exception {
+    java.time.Instant closed = java.time.Instant.parse("2026-01-02T03:04:05.678Z");
+    try (Metrics metrics = new Metrics(java.util.Set.of(Metrics.Group.EPOCH_RELEASES));
+        EpochReleases r = new EpochReleases(new ReleaseCache(), 4, (epoch, at) ->
+            new ServedRelease(1, epoch, new Factorization(new Dense(2, 1), new double[] {50},
+                new Dense(2, 1)), report(50), at, Map.of()),
+            new ModeContext(metrics, new PrintStream(new ByteArrayOutputStream()), e -> { },
+                epoch -> epoch == 3 ? closed : null), "done")) {
+      r.releaseLater(3);
+      r.awaitQueued();
+      assertEquals(closed, r.cache().latest().orElseThrow().releasedAt());
+      assertEquals(closed, r.lastRelease());
+    }
+  }
+
   private static UtilityReport report(double s) {
     return new UtilityReport("dense", 1, List.of(new NoiseScale("A+N", 1, 1, 2)),
         List.of(new FloorTerm("A+N", 10, "10")), new double[] {s}, 0, "none", List.of());

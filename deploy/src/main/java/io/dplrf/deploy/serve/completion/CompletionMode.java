@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Mode completion (docs/completion-service.md), as the {@link Service} wires it: the RocksDB
@@ -53,8 +54,10 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
   private final RatingsStore store;
   private final UserTokens tokens;
   private final CompletionRuns runs;
-  /** Completion serves no factorization: the public port's release routes answer 404. */
-  private final ReleaseCache noReleases = new ReleaseCache();
+  /** Completion serves no factorization: the public port's release routes answer 404, saying so. */
+  private final ReleaseCache noReleases = ReleaseCache.none("this service releases no"
+      + " factorization: mode completion serves its fits' model at /v1/completion (see"
+      + " /v1/status)");
 
   private CompletionMode(ServiceConfig config, RatingsStore store, UserTokens tokens,
       CompletionRuns runs) {
@@ -162,27 +165,38 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
     return noReleases;
   }
 
-  /** A fit runs every {@code completion-every-epochs} epochs, not a release per epoch. */
-  @Override
-  public boolean releasesEveryEpoch() {
-    return false;
-  }
-
   @Override
   public ModeRoutes routes() {
     return ModeRoutes.completion(this);
   }
 
   /**
-   * Epochs only cut checkpoints and the schedule here; what the budget counts is fits, so
-   * epoch/epochs (and the status page) show fits started of R.
+   * Fits, not epochs: epochs only cut checkpoints and the schedule here, and what the budget
+   * counts is fits started of R. Read from one {@link CompletionRuns#publicState}, so the page
+   * and the {@code completion} object agree. No clip (refused in this mode: the rating scale
+   * bounds a rating) and no rank (the model's is not a setting).
    */
   @Override
   public Status status() {
-    return new Status(started(), config.completion().runs(), config.epsilon(), config.delta(),
-        mechanism(config), NeighbouringRelation.ONE_USER.cliName(),
-        neighbouring(config), config.clip(), "user", exhausted(), message(this), lastRun(),
-        config.completion().users(), config.completion().items(), 0, Map.of("completion", statusFields()));
+    CompletionRuns.Public p = runs.publicState();
+    CompletionSettings s = config.completion();
+    Status.Fits fits = new Status.Fits(p.started, s.runs(), p.running,
+        p.latest.map(f -> OptionalInt.of(f.run())).orElse(OptionalInt.empty()),
+        p.latest.map(CompletionRuns.Finished::at).orElse(null),
+        runs.budget().epsilonPerRun(), s.users(), s.items(), released(config),
+        statusFields(p));
+    return new Status(config.epsilon(), config.delta(), mechanism(config),
+        NeighbouringRelation.ONE_USER.cliName(), neighbouring(config), "user", p.exhausted(),
+        message(p), fits);
+  }
+
+  /** What a fit releases, in words (the status page's subtitle). */
+  static String released(ServiceConfig config) {
+    return "private matrix completion, joint DP ("
+        + (config.completion().model() == CompletionSettings.Model.BIASED
+            ? "biased model: global offset, item biases, private Frank–Wolfe on the residuals"
+            : "private Frank–Wolfe") + "), ratings in [" + config.completion().ratingMin() + ", "
+        + config.completion().ratingMax() + "]";
   }
 
   @Override
@@ -200,18 +214,9 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
     return banner(config, bootstrap, httpPort, operatorPort);
   }
 
-  /** Fits started so far (each has spent its share of the budget). */
-  int started() {
-    return runs.started();
-  }
-
   /** True once the R fits have started. */
   boolean exhausted() {
     return runs.started() >= config.completion().runs();
-  }
-
-  java.time.Instant lastRun() {
-    return runs.latest().map(CompletionRuns.Finished::at).orElse(null);
   }
 
   // ---- CompletionEndpoints --------------------------------------------------------------------
@@ -231,12 +236,16 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
 
   @Override
   public Map<String, Object> statusFields() {
+    return statusFields(runs.publicState());
+  }
+
+  private Map<String, Object> statusFields(CompletionRuns.Public p) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("model", config.completion().model().name().toLowerCase(Locale.ROOT));
     m.put("maxRatings", config.completion().maxRatings());
     m.put("ratingMin", config.completion().ratingMin());
     m.put("ratingMax", config.completion().ratingMax());
-    m.putAll(runs.status());
+    m.putAll(p.json());
     return m;
   }
 
@@ -356,12 +365,14 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
             : "; epochs are cut by the clock: arrival times are public");
   }
 
-  static String message(CompletionMode c) {
-    return c.exhausted() ? "all " + c.config.completion().runs() + " fits have run: the privacy"
+  private String message(CompletionRuns.Public p) {
+    return p.exhausted() ? "all " + config.completion().runs() + " fits have run: the privacy"
         + " budget is spent; the last model stays available"
-        : c.runs.latest().isEmpty() ? "no fit yet: POST /admin/completion/run on the operator port"
-        + (c.config.completion().everyEpochs() > 0 ? " or wait for the schedule" : "")
-        : "serving the model of fit " + c.runs.latest().get().run();
+        : p.latest.isEmpty() ? (p.running ? "fit " + p.started + " is running; its model"
+            + " appears at /v1/completion when it finishes"
+            : "no fit yet: POST /admin/completion/run on the operator port"
+                + (config.completion().everyEpochs() > 0 ? " or wait for the schedule" : ""))
+        : "serving the model of fit " + p.latest.get().run();
   }
 
   static String banner(ServiceConfig config, String bootstrap, int httpPort, int operatorPort) {

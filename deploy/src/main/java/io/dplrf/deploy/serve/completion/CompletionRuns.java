@@ -214,17 +214,47 @@ final class CompletionRuns implements AutoCloseable {
    * the stored ratings, which one user changes ({@link #progress}, operator port).
    */
   synchronized Map<String, Object> status() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("budget", budget.json(started));
-    m.put("schedule", everyEpochs > 0 ? "a fit after every " + everyEpochs + " epochs, and on"
-        + " demand (POST /admin/completion/run)" : "on demand only (POST /admin/completion/run)");
-    m.put("running", running);
-    m.put("exhausted", started >= budget.runs());
-    Finished f = latest;
-    m.put("modelRun", f == null ? null : f.run());
-    m.put("lastRunTime", f == null ? null : f.at().toString());
-    m.put("lastError", lastError);
-    return m;
+    return publicState().json();
+  }
+
+  /**
+   * The public state, read at once (one lock), so that /v1/status's fields and the status page
+   * agree: fits started, whether one runs, the served model and the last failure's public words.
+   */
+  synchronized Public publicState() {
+    return new Public(started, running, Optional.ofNullable(latest), lastError);
+  }
+
+  /** What {@link #publicState} reads. */
+  final class Public {
+    final int started;
+    final boolean running;
+    final Optional<Finished> latest;
+    final String lastError;
+
+    private Public(int started, boolean running, Optional<Finished> latest, String lastError) {
+      this.started = started;
+      this.running = running;
+      this.latest = latest;
+      this.lastError = lastError;
+    }
+
+    boolean exhausted() {
+      return started >= budget.runs();
+    }
+
+    Map<String, Object> json() {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("budget", budget.json(started));
+      m.put("schedule", everyEpochs > 0 ? "a fit after every " + everyEpochs + " epochs, and on"
+          + " demand (POST /admin/completion/run)" : "on demand only (POST /admin/completion/run)");
+      m.put("running", running);
+      m.put("exhausted", exhausted());
+      m.put("modelRun", latest.map(Finished::run).orElse(null));
+      m.put("lastRunTime", latest.map(f -> f.at().toString()).orElse(null));
+      m.put("lastError", lastError);
+      return m;
+    }
   }
 
   /**
@@ -241,6 +271,10 @@ final class CompletionRuns implements AutoCloseable {
     m.put("lastRunTime", f == null ? null : f.at().toString());
     m.put("lastRunSeconds", f == null ? null : f.took().toMillis() / 1000.0);
     return m;
+  }
+
+  CompletionBudget budget() {
+    return budget;
   }
 
   synchronized int started() {

@@ -159,14 +159,20 @@ public final class LocalMode implements ServiceMode {
     return ModeRoutes.localProtocol(target.served().protocolJson(config.topic()));
   }
 
+  /**
+   * (ε, δ) per report, not over the epochs; the release is d × d (U = V, d × k), so rows and
+   * cols are both d (local-robust's m user slots are in {@code /v1/local/protocol}).
+   */
   @Override
   public Status status() {
     int released = releases.released();
-    return new Status(released, config.local().epochs(), config.epsilon(), config.delta(),
-        config.local().mechanism().cliName(), NeighbouringRelation.LOCAL.cliName(),
-        target.served().neighbouring(), config.clip(), "report", released >= config.local().epochs(),
-        message(released, config.local().epochs()), releases.lastRelease(), config.local().rows(),
-        config.local().cols(), config.local().rank());
+    int d = config.local().cols();
+    return new Status(config.epsilon(), config.delta(), config.local().mechanism().cliName(),
+        NeighbouringRelation.LOCAL.cliName(), target.served().neighbouring(), "report",
+        released >= config.local().epochs(), message(released, config.local().epochs()),
+        new Status.Epochs(released, config.local().epochs(), releases.lastRelease(), null,
+            config.clip(), d, d, config.local().rank(), Status.Guarantee.PER_REPORT,
+            target.served().released()));
   }
 
   @Override

@@ -80,6 +80,11 @@ final class ServedPca implements ServedProtocol {
   }
 
   @Override
+  public String released() {
+    return "principal directions from local-DP reports";
+  }
+
+  @Override
   public Map<String, Object> protocolJson(String topic) {
     LocalPcaProtocol p = protocol;
     Map<String, Object> m = new LinkedHashMap<>();

@@ -52,6 +52,9 @@ sealed interface ServedProtocol permits ServedPca, ServedRobustPca {
   /** The body of {@code GET /v1/local/protocol}: everything a client needs, all public. */
   Map<String, Object> protocolJson(String topic);
 
+  /** What each release is, in words (the status page's subtitle). */
+  String released();
+
   /** The neighbouring relation of the protocol, in words. */
   String neighbouring();
 

@@ -100,6 +100,11 @@ final class ServedRobustPca implements ServedProtocol {
   }
 
   @Override
+  public String released() {
+    return "robust principal directions from local-DP reports (LOCAL-ROBUST-PCA)";
+  }
+
+  @Override
   public Map<String, Object> protocolJson(String topic) {
     LocalRobustProtocol p = protocol;
     SketchSizes sz = p.sizes();
