@@ -380,7 +380,7 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
     return String.format(Locale.ROOT, """
         dplrf serving private matrix completion (%s, joint DP) of %d users x %d items, ratings \
         in [%s, %s], at most %d ratings per user; (%s, %s)-DP over at most %d fits
-          push ratings:   Kafka %s, topic %s (16-byte big-endian records: int32 user, int32 item, \
+          push ratings:   Kafka %s, topic %s (records of 16-byte big-endian ratings: int32 user, int32 item, \
         float64 rating)
                           e.g. ./dplrf produce --input ratings.csv --topic %s --bootstrap-servers %s
           pull releases:  http://%s:%d/v1/completion   (status: /v1/status; a user's own \
