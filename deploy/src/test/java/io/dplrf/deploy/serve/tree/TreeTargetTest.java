@@ -224,11 +224,7 @@ class TreeTargetTest {
     restored.releasable(3);
     restored.files.recheckMillis = 20;
     restored.checkNodeFiles();
-    long deadline = System.nanoTime() + HANG.toNanos();
-    while (restored.damagedFiles() == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(1);
-    }
-    assertEquals(1, restored.damagedFiles());
+    awaitDamagedFiles(restored, 1);
     var health = restored.health();
     assertEquals("degraded", health.status());
     assertEquals(1, health.reasons().size());
@@ -249,11 +245,7 @@ class TreeTargetTest {
     assertEquals(2, restored.prefix(3, 2).factorization().s().length, "the prefix is released");
 
     Files.write(leaf1, good); // the operator restores it from a backup
-    deadline = System.nanoTime() + HANG.toNanos();
-    while (restored.damagedFiles() > 0 && System.nanoTime() < deadline) {
-      Thread.sleep(1);
-    }
-    assertEquals(0, restored.damagedFiles());
+    awaitDamagedFiles(restored, 0);
     assertEquals("ok", restored.health().status());
     assertEquals(2, restored.rangeRelease(2, 2).to());
     restored.close();
@@ -343,10 +335,7 @@ class TreeTargetTest {
     restored.files.recheckMillis = 20;
     assertEquals("ok", restored.health().status());
     restored.checkNodeFiles();
-    for (int k = 0; k < 5_000 && restored.damagedFiles() == 0; k++) {
-      Thread.sleep(1);
-    }
-    assertEquals(1, restored.damagedFiles());
+    awaitDamagedFiles(restored, 1);
     var health = restored.health();
     assertEquals("degraded", health.status());
     assertEquals(1, health.reasons().size());
@@ -369,10 +358,7 @@ class TreeTargetTest {
     assertEquals(2, restored.prefix(3, 2).factorization().s().length, "the prefix is released");
 
     Files.write(r1, good); // the operator restores it from a backup
-    for (int k = 0; k < 5_000 && restored.damagedFiles() > 0; k++) {
-      Thread.sleep(1);
-    }
-    assertEquals(0, restored.damagedFiles());
+    awaitDamagedFiles(restored, 0);
     assertEquals("ok", restored.health().status());
     assertEquals(2, restored.rangeRelease(2, 2).to());
     restored.close();
@@ -455,5 +441,17 @@ class TreeTargetTest {
     IOException e3 = assertThrows(IOException.class,
         () -> TreeTarget.factorization(BLT, KEY, dir.resolve("blt"), false));
     assertTrue(e3.getMessage().contains("no snapshot"), e3.getMessage());
+  }
+
+  /**
+   * Waits until the background check has recorded {@code expected} damaged files (or forgotten
+   * them all, once restored); the deadline only bounds a hang.
+   */
+  private static void awaitDamagedFiles(TreeTarget t, int expected) throws InterruptedException {
+    long deadline = System.nanoTime() + HANG.toNanos();
+    while (t.damagedFiles() != expected && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertEquals(expected, t.damagedFiles());
   }
 }
