@@ -36,15 +36,15 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Exported names (Prometheus). Every mode: {@code dplrf_records_consumed_total},
  * {@code dplrf_records_dead_lettered_total{reason}} (every {@link DeadLetterReason}, at 0 from
- * the start), {@code dplrf_epoch_current}, {@code dplrf_epochs_left},
- * {@code dplrf_consumer_lag{partition}}, {@code dplrf_broker_reachable},
+ * the start), {@code dplrf_consumer_lag{partition}}, {@code dplrf_broker_reachable},
  * {@code dplrf_broker_last_contact_timestamp_seconds}, {@code dplrf_state_writes_blocked},
  * {@code dplrf_state_write_failures_total}, {@code dplrf_state_damaged_files},
  * {@code dplrf_state_files_verified}, {@code dplrf_sketch_memory_bytes},
  * {@code dplrf_release_exhausted}, {@code dplrf_ingest_running},
  * {@code dplrf_snapshot_duration_seconds}, {@code dplrf_snapshot_size_bytes},
  * {@code dplrf_http_requests_seconds{route,method,status}} and the JVM binders' meters. Modes
- * that release per epoch (updates, rows, local): {@code dplrf_release_duration_seconds},
+ * that release per epoch (updates, rows, local): {@code dplrf_epoch_current},
+ * {@code dplrf_epochs_left}, {@code dplrf_release_duration_seconds},
  * {@code dplrf_releases_pending}. Mode updates: {@code dplrf_updates_consumed_total},
  * {@code dplrf_updates_applied_total}, {@code dplrf_updates_clipped_total},
  * {@code dplrf_updates_dropped_total}. Mode rows: {@code dplrf_rows_applied_total},
@@ -64,8 +64,8 @@ public final class Metrics implements AutoCloseable {
   private final JvmGcMetrics gc;
   private final Counter recordsConsumed;
   private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);
-  private final AtomicLong epochCurrent = new AtomicLong();
-  private final AtomicLong epochsLeft = new AtomicLong();
+  private final AtomicLong epochCurrent;
+  private final AtomicLong epochsLeft;
   private final AtomicLong sketchMemory = new AtomicLong();
   private final AtomicLong exhausted = new AtomicLong();
   private final AtomicLong ingestRunning = new AtomicLong();
@@ -107,7 +107,10 @@ public final class Metrics implements AutoCloseable {
 
   /** The meters of one kind of mode, registered only in a registry that asks for them. */
   public enum Group {
-    /** Modes that release per epoch: {@code dplrf_releases_pending}, {@code dplrf_release_duration_seconds}. */
+    /**
+     * Modes that release per epoch: {@code dplrf_epoch_current}, {@code dplrf_epochs_left},
+     * {@code dplrf_releases_pending}, {@code dplrf_release_duration_seconds}.
+     */
     EPOCH_RELEASES,
     /** Mode updates: updates consumed, applied, clipped, dropped. */
     UPDATES,
@@ -143,13 +146,6 @@ public final class Metrics implements AutoCloseable {
           .description("malformed records sent to the dead-letter topic, by reason code")
           .tag("reason", r.name().toLowerCase(Locale.ROOT)).register(registry));
     }
-    // Both follow the published release (Service.publish), so current + left = T always.
-    Gauge.builder("dplrf.epoch.current", epochCurrent, AtomicLong::get)
-        .description("the latest released epoch, 0..T (0 before the first release)")
-        .register(registry);
-    Gauge.builder("dplrf.epochs.left", epochsLeft, AtomicLong::get)
-        .description("releases left before the privacy budget is spent: T minus the latest released"
-            + " epoch").register(registry);
     Gauge.builder("dplrf.sketch.memory", sketchMemory, AtomicLong::get).baseUnit("bytes")
         .description("memory held by the noisy sketches and tree nodes").register(registry);
     Gauge.builder("dplrf.release.exhausted", exhausted, AtomicLong::get)
@@ -183,6 +179,13 @@ public final class Metrics implements AutoCloseable {
         .description("size of written state snapshots").register(registry);
 
     boolean epochReleases = this.groups.contains(Group.EPOCH_RELEASES);
+    // Both follow the published release (Service.publish), so current + left = T always. Mode
+    // completion has fits, not epoch releases (dplrf_completion_runs_left): a constant 0 there
+    // would fire the "no release" and "budget almost spent" alerts.
+    epochCurrent = epochReleases ? gauge("dplrf.epoch.current",
+        "the latest released epoch, 0..T (0 before the first release)") : null;
+    epochsLeft = epochReleases ? gauge("dplrf.epochs.left", "releases left before the privacy"
+        + " budget is spent: T minus the latest released epoch") : null;
     releasesPending = epochReleases ? gauge("dplrf.releases.pending", "epoch releases queued or"
         + " being computed; above 1 for long, epochs close faster than releases are computed and"
         + " the served release falls behind") : null;
@@ -348,12 +351,12 @@ public final class Metrics implements AutoCloseable {
 
   /** The latest released epoch (0 before the first release). */
   public void epochCurrent(long epoch) {
-    epochCurrent.set(epoch);
+    own(epochCurrent, "dplrf.epoch.current").set(epoch);
   }
 
   /** T minus the latest released epoch. */
   public void epochsLeft(long left) {
-    epochsLeft.set(left);
+    own(epochsLeft, "dplrf.epochs.left").set(left);
   }
 
   /** An epoch's release was queued ({@link #releaseEnded} when it has run, or failed). */

@@ -30,7 +30,7 @@ class MetricsTest {
           "dplrf_completion_last_run_timestamp_seconds"));
   /** Registered in the modes that release per epoch. */
   private static final List<String> EPOCH_RELEASES = List.of("dplrf_releases_pending",
-      "dplrf_release_duration_seconds");
+      "dplrf_release_duration_seconds", "dplrf_epoch_current", "dplrf_epochs_left");
 
   private static Set<String> names(String scrape) {
     Set<String> names = new TreeSet<>();
@@ -93,7 +93,7 @@ class MetricsTest {
         for (String meter : EPOCH_RELEASES) {
           assertEquals(mode != Mode.COMPLETION, exported(names, meter), meter + " in " + mode);
         }
-        for (String common : List.of("dplrf_records_consumed_total", "dplrf_epoch_current",
+        for (String common : List.of("dplrf_records_consumed_total",
             "dplrf_ingest_running", "dplrf_snapshot_duration_seconds",
             "dplrf_records_dead_lettered_total")) {
           assertTrue(exported(names, common), common + " in mode " + mode);
@@ -116,12 +116,13 @@ class MetricsTest {
     try (Metrics m = forMode(Mode.COMPLETION)) {
       assertThrows(IllegalStateException.class, () -> m.updatesApplied(1));
       assertThrows(IllegalStateException.class, m::releaseQueued);
+      assertThrows(IllegalStateException.class, () -> m.epochsLeft(0));
     }
   }
 
   @Test
   void epochGauges_describeWhatTheServicePublishes_theLatestReleasedEpoch() {
-    try (Metrics m = new Metrics()) {
+    try (Metrics m = forMode(Mode.UPDATES)) {
       String s = m.scrape();
       assertTrue(s.contains("# HELP dplrf_epoch_current the latest released epoch, 0..T (0 before"
           + " the first release)"), s);

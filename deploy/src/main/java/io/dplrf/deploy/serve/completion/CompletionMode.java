@@ -204,8 +204,6 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
     metrics.ratings(now.updatesApplied() - last.updatesApplied(),
         now.updatesDropped() - last.updatesDropped());
     metrics.ratingsStored(store.ratingsStored(), store.users());
-    metrics.epochCurrent(0);
-    metrics.epochsLeft(0);
     metrics.releaseExhausted(exhausted());
   }
 
