@@ -51,9 +51,13 @@ public interface RecordDecoder {
     return new RowDecoder(bounds, sink);
   }
 
-  /** Completion mode: the turnstile format read as ratings ({@link RatingDecoder}). */
-  static RecordDecoder ratings(ContributionBounds bounds, RatingSink sink) {
-    return new RatingDecoder(bounds, sink);
+  /**
+   * Completion mode: the turnstile format read as ratings on the declared scale [min, max]
+   * ({@link RatingDecoder}).
+   */
+  static RecordDecoder ratings(ContributionBounds bounds, double min, double max,
+      RatingSink sink) {
+    return new RatingDecoder(bounds, min, max, sink);
   }
 
   /**

@@ -205,7 +205,7 @@ class RatingsStoreTest {
       consumer.setMaxPollRecords(4); // several polls, so that a crash can fall mid-epoch
       store = RatingsStore.open(stateDir, XI);
       loop = new IngestLoop(IngestConfig.byUpdates(TOPIC, BOUNDS, 10), consumer, producer, store,
-          store.target(), b -> RecordDecoder.ratings(b, store.sink()), epoch -> { }, () -> 0L);
+          store.target(), b -> RecordDecoder.ratings(b, -BOUNDS.clip(), BOUNDS.clip(), store.sink()), epoch -> { }, () -> 0L);
       loop.start();
       // MockConsumer hands out only records at or after the position the loop sought to.
       for (ConsumerRecord<byte[], byte[]> r : records) {

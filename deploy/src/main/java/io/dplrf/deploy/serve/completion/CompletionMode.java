@@ -12,14 +12,11 @@ import io.dplrf.deploy.serve.ModeContext;
 import io.dplrf.deploy.serve.ServiceMode;
 import io.dplrf.ingest.Checkpoint;
 import io.dplrf.ingest.ContributionBounds;
-import io.dplrf.ingest.DeadLetterReason;
 import io.dplrf.ingest.IngestConfig;
 import io.dplrf.ingest.IngestStats;
 import io.dplrf.ingest.IngestTarget;
-import io.dplrf.ingest.MalformedRecordException;
 import io.dplrf.ingest.RatingsStore;
 import io.dplrf.ingest.RecordDecoder;
-import io.dplrf.ingest.UpdateRecords;
 import io.dplrf.release.completion.BiasedCompletion;
 import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.params.NeighbouringRelation;
@@ -115,38 +112,14 @@ public final class CompletionMode implements ServiceMode, CompletionEndpoints {
   }
 
   /**
-   * The ratings decoder, behind the declared scale: a record with a rating outside [rating-min,
+   * The ratings decoder on the declared scale: a record with a rating outside [rating-min,
    * rating-max] is dead-lettered whole ({@code RATING_OUT_OF_RANGE}), never clamped — a rating
-   * off the scale is a producer's bug. The record's length, ids and finiteness are checked first,
-   * so those reasons come first, as in every mode; the bound |rating| ≤ clip the inner decoder
-   * applies is max(|rating-min|, |rating-max|), implied by the scale.
+   * off the scale is a producer's bug.
    */
   @Override
   public RecordDecoder decoder(ContributionBounds bounds) {
-    RecordDecoder ratings = RecordDecoder.ratings(bounds, store.sink());
-    double lo = config.completion().ratingMin();
-    double hi = config.completion().ratingMax();
-    return new RecordDecoder() {
-      @Override
-      public void apply(byte[] key, byte[] value, IngestStats stats)
-          throws MalformedRecordException {
-        int n = bounds.validate(key, value);
-        for (int k = 0; k < n; k++) {
-          double r = UpdateRecords.delta(value, k);
-          if (!(r >= lo && r <= hi)) {
-            throw new MalformedRecordException(DeadLetterReason.RATING_OUT_OF_RANGE, "rating "
-                + k + ": value " + r + " is outside the declared scale [" + lo + ", " + hi
-                + "]");
-          }
-        }
-        ratings.apply(key, value, stats);
-      }
-
-      @Override
-      public long positions(byte[] value) {
-        return ratings.positions(value);
-      }
-    };
+    return RecordDecoder.ratings(bounds, config.completion().ratingMin(),
+        config.completion().ratingMax(), store.sink());
   }
 
   /** The ingest loop closed and committed {@code epoch}: the schedule may start a fit. */
