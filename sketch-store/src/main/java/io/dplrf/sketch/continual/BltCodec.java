@@ -2,6 +2,7 @@ package io.dplrf.sketch.continual;
 
 import io.dplrf.sketch.factorization.BltParameters;
 import io.dplrf.sketch.files.DamagedFileException;
+import io.dplrf.sketch.files.ReleasedMark;
 import io.dplrf.sketch.lra.GaussianSketchNoise;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
@@ -41,12 +42,12 @@ import java.util.zip.CheckedOutputStream;
  * taken at a close is a few hundred bytes.
  *
  * <pre>
- * Format version 1, big-endian (java.io.DataOutput):
+ * Format version 2, big-endian (java.io.DataOutput):
  *
  *  field                 type        notes
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFBT1"
- *  version               int32       1
+ *  version               int32       2
  *  mechanism             int8        2 = priv2, 3 = priv2-sparse (TreeCodec's codes)
  *  relation              int8        3 = one-entry, 4 = entrywise-l1 (TreeCodec's codes)
  *  cacheUpdateColumns    int8        0 / 1
@@ -71,29 +72,39 @@ import java.util.zip.CheckedOutputStream;
  *                                    state after epoch epochsClosed = e, in this order:
  *    name                UTF         blt-encoder-e-i.sketch (i = 0..d−1), blt-decoder-e-i.sketch
  *                                    (both only for e &lt; T), blt-release-e.sketch (SketchCodec,
- *                                    noiseless, labels instance/blt/encoder/i,
- *                                    instance/blt/decoder/i, instance/blt/release)
+ *                                    noiseless, labels instance/blt/encoder/e/i,
+ *                                    instance/blt/decoder/e/i, instance/blt/release/e)
  *    length              int64       the file's bytes
  *    crc                 int32       CRC32C of all of them
  *  crc                   int32       CRC32C of every byte before it
  * </pre>
  *
  * <p>The releases R_1..R_{e−1} are the files blt-release-t.sketch, by that convention (not named
- * one by one: a snapshot stays small at any T); a restore checks that they exist, and releases
- * check each against its checksum file blt-release-t.crc ({@link BltStream#verifyRelease}). The state
+ * one by one: a snapshot stays small at any T); a restore checks that each exists and that its
+ * header says it is R_t of this stream, and releases check it whole ({@link
+ * BltStream#verifyRelease}). Every state file says its stream, role and epoch in its own
+ * checksummed header, so none rests on its name. Version 1, whose R_t files all carried one label
+ * and were bound to their epochs by sidecar checksum files only, is refused with the reason. The state
  * sketches' arrays use the accumulator's layout (Y m×t, Zᵀ n×v, row-major). The snapshot holds
  * raw data when the accumulator is not empty, and the encoder files are sums of raw data: both are
  * as secret as the updates (owner-only files).
  *
- * <p>A restore refuses a snapshot with fewer epochs closed than the released-epoch mark beside
- * the state files (blt-release.md §5); the epochs it names may be released, and the buffer files
+ * <p>A restore refuses a snapshot with fewer epochs closed than the released-epoch guard beside
+ * the state files, state files without a guard, and state files of an epoch after the snapshot's
+ * next ({@code ReleasedMark#requireRestorable}, blt-release.md §5); the epochs it names may be
+ * released, and the buffer files
  * of earlier epochs, which only an older snapshot could name, are deleted once it has succeeded.
  * A snapshot after epoch T names R_T only; one that also names the buffers of epoch T (written
  * before the last close dropped them) is read too, and those buffers are deleted.
  */
 final class BltCodec {
   private static final byte[] MAGIC = "DPLRFBT1".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 1;
+  static final int VERSION = 2;
+  /**
+   * Refused: its R_t files carry one label for every epoch, bound to their epochs by sidecar
+   * checksum files whose absence it could not tell from damage.
+   */
+  static final int VERSION_UNBOUND = 1;
 
   private BltCodec() {}
 
@@ -171,6 +182,13 @@ final class BltCodec {
         throw new IOException("not a dplrf BLT stream snapshot (bad magic number)");
       }
       int version = d.readInt();
+      if (version == VERSION_UNBOUND) {
+        throw new IOException("this BLT snapshot was written by an older dplrf whose prefix"
+            + " release files do not say which epoch they hold (format version 1): a swapped or"
+            + " replaced file could not be told from a sound one, so this build refuses it."
+            + " Finish that stream with the build that wrote it, or start a new run in an empty"
+            + " state directory (docs/operations.md §4)");
+      }
       if (version != VERSION) {
         throw new IOException("unsupported BLT snapshot version " + version
             + " (this build reads " + VERSION + ")");
@@ -271,13 +289,17 @@ final class BltCodec {
     }
     // §5: a snapshot older than an epoch already released would close it again with its noise.
     int released = BltStream.readReleasedMark(files, instance);
-    if (closed < released) {
-      throw new IOException("this BLT snapshot is of epoch " + closed + ", but epochs up to "
-          + released + " have been released (" + BltStream.RELEASED_FILE + " in the state"
-          + " directory): restoring it would close released epochs again with the same noise on"
-          + " possibly other updates, a second view of them (docs/privacy/blt-release.md §5);"
-          + " restore the latest snapshot");
+    long newest = 0;
+    String newestName = null;
+    for (String name : files.names()) {
+      long e = BltStream.fileEpoch(name);
+      if (e > newest) {
+        newest = e;
+        newestName = name;
+      }
     }
+    ReleasedMark.requireRestorable(released, files.fileOf(BltStream.RELEASED_FILE), closed,
+        newest, newestName == null ? null : files.fileOf(newestName));
     Priv2Matrices mats = Priv2Matrices.generate(key, instance, config.sizes(),
         config.cacheUpdateColumns(), config.sparsity());
     // The plan's factors are functions of the drawn matrices (blt-release.md §2): a plan that
@@ -306,24 +328,26 @@ final class BltCodec {
     if (closed == config.epochs()) { // no buffers after T; R_T is checked, and read by releases
       enc = new Priv2Sketch[0];
       dec = new Priv2Sketch[0];
-      readNamed(state, named.get(0), BltStream.releaseLabel(instance));
+      readNamed(state, named.get(0), BltStream.releaseLabel(instance, closed));
       release = null;
     } else if (closed == 0) {
       for (int i = 0; i < d; i++) {
-        enc[i] = BltStream.stateSketch(plan, mats, key, BltStream.encoderLabel(instance, i));
-        dec[i] = BltStream.stateSketch(plan, mats, key, BltStream.decoderLabel(instance, i));
+        enc[i] = BltStream.stateSketch(plan, mats, key, BltStream.encoderLabel(instance, 0, i));
+        dec[i] = BltStream.stateSketch(plan, mats, key, BltStream.decoderLabel(instance, 0, i));
       }
-      release = BltStream.stateSketch(plan, mats, key, BltStream.releaseLabel(instance));
+      release = BltStream.stateSketch(plan, mats, key, BltStream.releaseLabel(instance, 0));
     } else {
       for (int i = 0; i < d; i++) {
-        enc[i] = readNamed(state, named.get(i), BltStream.encoderLabel(instance, i));
-        dec[i] = readNamed(state, named.get(d + i), BltStream.decoderLabel(instance, i));
+        enc[i] = readNamed(state, named.get(i), BltStream.encoderLabel(instance, closed, i));
+        dec[i] = readNamed(state, named.get(d + i),
+            BltStream.decoderLabel(instance, closed, i));
       }
-      release = readNamed(state, named.get(2 * d), BltStream.releaseLabel(instance));
+      release = readNamed(state, named.get(2 * d), BltStream.releaseLabel(instance, closed));
     }
-    // R_1..R_{e−1} are read by releases only: here, a cheap check that each exists (as the
-    // tree's restore checks its node files); their bytes are checked when read (BltStream
-    // #verifyRelease, #releasePrefix).
+    // R_1..R_{e−1} are read by releases only: here, a check that each exists (as the tree's
+    // restore checks its node files), so that a lost one fails the start; their headers and
+    // bytes are checked by the service's integrity check and when read (BltStream
+    // #verifyRelease, #releasePrefix), which refuse exactly the releases that read a damaged one.
     for (int t = 1; t < closed; t++) {
       if (!files.exists(BltStream.releaseFile(t))) {
         throw new DamagedFileException(files.fileOf(BltStream.releaseFile(t)),

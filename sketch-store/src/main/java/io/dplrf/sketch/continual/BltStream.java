@@ -18,11 +18,9 @@ import io.dplrf.sketch.lra.SketchCodec;
 import io.dplrf.sketch.noise.GaussianSampler;
 import io.dplrf.sketch.noise.GridGaussian;
 import io.dplrf.sketch.files.DamagedFileException;
+import io.dplrf.sketch.files.ReleasedMark;
 import io.dplrf.sketch.randomness.KeyStream;
 import io.dplrf.sketch.randomness.SecretKey;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -83,17 +81,22 @@ import java.util.zip.CheckedInputStream;
  * N_t but possibly other updates (an epoch-seconds boundary, the interleaving of partitions), and
  * overwrites the files of the first close, which nothing has served.
  *
- * <p><b>The released-epoch mark.</b> Restoring a snapshot older than an epoch already released
+ * <p><b>The released-epoch guard.</b> Restoring a snapshot older than an epoch already released
  * would draw that epoch's N_t again on possibly other data: a second view under the same noise.
- * So the first release of epoch e durably records e in the file {@link #RELEASED_FILE} of the
- * state directory, outside every snapshot, before it returns; a restore refuses a snapshot with
- * fewer epochs closed than that mark. Once e is marked, no restore can use the buffers of an
+ * So the stream writes the guard {@link #RELEASED_FILE} ({@link ReleasedMark}: checksummed, bound
+ * to the instance) with epoch 0 before its first state file, and the first release of epoch e
+ * durably records e in it, outside every snapshot, before it returns. A restore refuses a
+ * snapshot with fewer epochs closed than the guard, state files without a guard, and state files
+ * of an epoch after the snapshot's next ({@link ReleasedMark#requireRestorable}). Once e is
+ * marked, no restore can use the buffers of an
  * earlier epoch, and they are deleted; a close also deletes the buffers of epoch t − 2 (the
  * caller has made epoch t − 1's snapshot durable before closing epoch t). After epoch T no buffer
  * is needed: the last close writes only R_T and drops the buffers from memory, and the release of
  * epoch T deletes the last buffer files, so no encoder state outlives the stream. Every R_t is
- * kept (public): ranges are R_e − R_{s−1}, R_0 = 0 (§6). R_t's checksum file, written with it,
- * binds it to epoch t; a release refuses an R_t that does not match it, naming the file ({@link
+ * kept (public): ranges are R_e − R_{s−1}, R_0 = 0 (§6). Every state file says in its own
+ * checksummed header which stream, role and epoch it holds (its {@code SketchCodec} label:
+ * {@link #releaseLabel}, {@link #encoderLabel}, {@link #decoderLabel}); a release refuses an R_t
+ * whose label is not epoch t's or whose checksum fails, naming the file ({@link
  * DamagedFileException}), and so does a restore for every file its snapshot names: nothing is
  * released from, or computed again for, a damaged file (blt-release.md §5). {@code instance} must be unique per
  * stream under a key (two streams with one instance would share their noise): a new stream
@@ -151,6 +154,9 @@ public final class BltStream {
   /** The names of {@link #encoderFile} and {@link #decoderFile}; group 1 is the epoch. */
   private static final Pattern BUFFER_FILE = Pattern.compile(
       Pattern.quote(BltFiles.PREFIX) + "(?:encoder|decoder)-(\\d{1,10})-\\d{1,10}\\.sketch");
+  /** The names of every state file: buffers and {@link #releaseFile}; group 1 is the epoch. */
+  private static final Pattern STATE_FILE = Pattern.compile(Pattern.quote(BltFiles.PREFIX)
+      + "(?:(?:encoder|decoder)-(\\d{1,10})-\\d{1,10}|release-(\\d{1,10}))\\.sketch");
 
   /** The current epoch's updates (secret: raw data); null after epoch T has ended. */
   Priv2Sketch accumulator;
@@ -170,7 +176,10 @@ public final class BltStream {
   volatile int epochsClosed;
   /** Epochs closed as named by the last snapshot written, or the one restored: releasable. */
   private volatile int epochsSnapshotted;
-  /** The released-epoch mark: the last epoch any release has covered, durable in its file. */
+  /**
+   * The released-epoch guard: the last epoch any release has covered, durable in its file; −1
+   * until the guard file is written (before the first state file).
+   */
   private volatile int epochsReleased;
   /** Test seam: sees ŷ_t at every close; null in production. */
   volatile EncodedTap encodedTap;
@@ -245,12 +254,12 @@ public final class BltStream {
     Priv2Sketch[] enc = new Priv2Sketch[d];
     Priv2Sketch[] dec = new Priv2Sketch[d];
     for (int i = 0; i < d; i++) {
-      enc[i] = stateSketch(plan, mats, key, encoderLabel(instance, i));
-      dec[i] = stateSketch(plan, mats, key, decoderLabel(instance, i));
+      enc[i] = stateSketch(plan, mats, key, encoderLabel(instance, 0, i));
+      dec[i] = stateSketch(plan, mats, key, decoderLabel(instance, 0, i));
     }
     return new BltStream(config, key, instance, plan, NoiseDerivation.CURRENT, mats, files,
         newAccumulator(plan, mats, key, instance), enc, dec,
-        stateSketch(plan, mats, key, releaseLabel(instance)), 0, List.of(), 0);
+        stateSketch(plan, mats, key, releaseLabel(instance, 0)), 0, List.of(), -1);
   }
 
   static Priv2Sketch newAccumulator(BltPlan plan, Priv2Matrices mats, SecretKey key,
@@ -271,16 +280,30 @@ public final class BltStream {
     return instance + "/accumulator";
   }
 
-  static String encoderLabel(String instance, int i) {
-    return instance + "/blt/encoder/" + i;
+  /**
+   * The label of encoder buffer i after epoch e, in its file's header: stream, role and epoch, so
+   * that a file of another epoch or role under this one's name is refused (a state sketch is
+   * noiseless: its label derives no noise).
+   */
+  static String encoderLabel(String instance, int e, int i) {
+    return instance + "/blt/encoder/" + epoch(e) + "/" + i;
   }
 
-  static String decoderLabel(String instance, int i) {
-    return instance + "/blt/decoder/" + i;
+  static String decoderLabel(String instance, int e, int i) {
+    return instance + "/blt/decoder/" + epoch(e) + "/" + i;
   }
 
-  static String releaseLabel(String instance) {
-    return instance + "/blt/release";
+  /**
+   * The label of R_t in its file's header ({@link #encoderLabel}). The epoch has a fixed width, so
+   * every R file of a stream has the same length: the snapshot's record of R_e's length checks
+   * every other R cheaply ({@link #verifyRelease}).
+   */
+  static String releaseLabel(String instance, int t) {
+    return instance + "/blt/release/" + epoch(t);
+  }
+
+  private static String epoch(int e) {
+    return String.format(java.util.Locale.ROOT, "%010d", e);
   }
 
   /** File of encoder buffer i after epoch e. */
@@ -295,15 +318,6 @@ public final class BltStream {
   /** File of R_t. */
   static String releaseFile(int t) {
     return BltFiles.PREFIX + "release-" + t + ".sketch";
-  }
-
-  /**
-   * The checksum file of R_t: the epoch, length and CRC32C of {@link #releaseFile}(t), written
-   * with it at the close of t. Every R_t carries the same label, so its own checksum cannot tell
-   * it from another epoch's; this binds the file to its epoch ({@link #writeReleaseChecksum}).
-   */
-  static String releaseChecksumFile(int t) {
-    return BltFiles.PREFIX + "release-" + t + ".crc";
   }
 
   /**
@@ -323,85 +337,27 @@ public final class BltStream {
   }
 
   /**
-   * The released-epoch mark of {@code files} (§5): the last epoch released by the stream
-   * {@code instance}, 0 if none.
+   * The released-epoch guard of {@code files} (§5): the last epoch released by the stream
+   * {@code instance}, 0 if none, −1 if there is no guard file.
    *
-   * @throws IOException if the mark is unreadable or another stream's
+   * @throws DamagedFileException naming the guard if it is damaged or another stream's
    */
   static int readReleasedMark(BltFiles files, String instance) throws IOException {
     if (!files.exists(RELEASED_FILE)) {
-      return 0;
+      return -1;
     }
-    try (DataInputStream in = new DataInputStream(files.open(RELEASED_FILE))) {
-      String owner = in.readUTF();
-      int e = in.readInt();
-      if (!owner.equals(instance) || e < 1) {
-        throw new DamagedFileException(files.fileOf(RELEASED_FILE), "not a released-epoch mark"
-            + " of stream " + instance + " (" + owner + ", epoch " + e + ")", null);
-      }
-      return e;
-    } catch (EOFException e) {
-      throw new DamagedFileException(files.fileOf(RELEASED_FILE), "the released-epoch mark is"
-          + " truncated", e);
+    try (InputStream in = files.open(RELEASED_FILE)) {
+      return ReleasedMark.decode(in, files.fileOf(RELEASED_FILE), instance);
     }
   }
 
   /**
-   * Writes R_t's checksum file ({@link #releaseChecksumFile}) after R_t and before the snapshot
-   * that names epoch t: instance (UTF), t (int32), R_t's length (int64) and CRC32C (int32), then
-   * the CRC32C of those bytes (int32), big-endian.
+   * The epoch a state file of this format belongs to ({@link #encoderFile}, {@link
+   * #decoderFile}, {@link #releaseFile}), or −1 for any other name.
    */
-  private void writeReleaseChecksum(int t, BltFiles.Written r) {
-    files.put(releaseChecksumFile(t), out -> {
-      CRC32C crc = new CRC32C();
-      DataOutputStream d = new DataOutputStream(new java.util.zip.CheckedOutputStream(out, crc));
-      d.writeUTF(instance);
-      d.writeInt(t);
-      d.writeLong(r.length());
-      d.writeInt(r.crc());
-      d.flush();
-      new DataOutputStream(out).writeInt((int) crc.getValue());
-    });
-  }
-
-  /**
-   * R_t's length and CRC32C as its checksum file records them, or null if there is none (a stream
-   * that wrote none: R_t is then checked by its own {@code SketchCodec} checksum only, which
-   * cannot tell it from another epoch's R).
-   *
-   * @throws DamagedFileException naming the checksum file if it is damaged or not R_t's
-   */
-  BltFiles.Written readReleaseChecksum(int t) throws DamagedFileException {
-    String name = releaseChecksumFile(t);
-    Path f = files.fileOf(name);
-    try {
-      if (!files.exists(name)) {
-        return null;
-      }
-      CRC32C crc = new CRC32C();
-      try (InputStream raw = files.open(name)) {
-        DataInputStream d = new DataInputStream(new CheckedInputStream(raw, crc));
-        String owner = d.readUTF();
-        int epoch = d.readInt();
-        long length = d.readLong();
-        int fileCrc = d.readInt();
-        int expected = (int) crc.getValue();
-        if (new DataInputStream(raw).readInt() != expected || raw.read() != -1) {
-          throw new DamagedFileException(f, "checksum mismatch", null);
-        }
-        if (!owner.equals(instance) || epoch != t) {
-          throw new DamagedFileException(f, "records epoch " + epoch + " of stream " + owner
-              + ", expected epoch " + t + " of " + instance, null);
-        }
-        return new BltFiles.Written(releaseFile(t), length, fileCrc);
-      }
-    } catch (DamagedFileException e) {
-      throw e;
-    } catch (EOFException e) {
-      throw new DamagedFileException(f, "truncated", e);
-    } catch (IOException | RuntimeException e) {
-      throw new DamagedFileException(f, String.valueOf(e.getMessage()), e);
-    }
+  static long fileEpoch(String name) {
+    Matcher m = STATE_FILE.matcher(name);
+    return !m.matches() ? -1 : Long.parseLong(m.group(1) != null ? m.group(1) : m.group(2));
   }
 
   /** Reads a state file's content; the caller checks what it is. */
@@ -412,20 +368,27 @@ public final class BltStream {
 
   /**
    * Reads the state file {@code name} to its end through {@code reader}, and checks its length and
-   * CRC32C against {@code expected} if given (as {@code recordedBy} records them: the snapshot, or
-   * R_t's checksum file).
+   * CRC32C against {@code expected} if given (as {@code recordedBy}, the snapshot, records them).
    *
    * @throws DamagedFileException naming the file and what is wrong: missing, truncated, its own
    *     checksum, its content, or not the file {@code expected} describes
    */
   static <T> T readChecked(BltFiles files, String name, BltFiles.Written expected,
       String recordedBy, StateReader<T> reader) throws DamagedFileException {
+    return readChecked(files, name, expected, recordedBy, reader, true);
+  }
+
+  /** As above; {@code toTheEnd} false reads only what {@code reader} needs (no expected record). */
+  private static <T> T readChecked(BltFiles files, String name, BltFiles.Written expected,
+      String recordedBy, StateReader<T> reader, boolean toTheEnd) throws DamagedFileException {
     Path f = files.fileOf(name);
     CRC32C crc = new CRC32C();
     try (BltCodec.CountingInput in =
         new BltCodec.CountingInput(new CheckedInputStream(files.open(name), crc))) {
       T value = reader.read(in);
-      in.transferTo(OutputStream.nullOutputStream()); // the checksum covers the whole file
+      if (toTheEnd) {
+        in.transferTo(OutputStream.nullOutputStream()); // the checksum covers the whole file
+      }
       if (expected != null
           && (in.count != expected.length() || (int) crc.getValue() != expected.crc())) {
         throw new DamagedFileException(f, "not the one " + recordedBy + " ("
@@ -448,40 +411,37 @@ public final class BltStream {
 
   /**
    * Checks R_t's file without decoding it (any thread: the file never changes once a snapshot
-   * names epoch t). Cheap ({@code whole} false): it exists and has the length its checksum file
-   * records. Whole: also every byte's CRC32C against that record (which catches another epoch's
-   * R under this name), the sketch format's own checksum and the release label.
+   * names epoch t). Cheap ({@code whole} false): it exists, has the length of every R file of
+   * this stream (the snapshot records R_e's), and its header says it is R_t of this stream
+   * ({@link SketchCodec#label}: a few hundred bytes read). Whole: also every byte, against the
+   * format's own checksum.
    *
-   * @throws DamagedFileException naming the damaged file (R_t or its checksum file)
+   * @throws DamagedFileException naming R_t's file and what is wrong
    */
   public void verifyRelease(int t, boolean whole) throws DamagedFileException {
     String name = releaseFile(t);
-    BltFiles.Written expected = readReleaseChecksum(t);
-    if (!whole) {
+    String label = releaseLabel(instance, t);
+    List<BltFiles.Written> named = stateFiles;
+    if (!whole && !named.isEmpty()) {
+      long want = named.get(named.size() - 1).length(); // R_e's, as the snapshot records it
       long length;
       try {
         length = files.length(name);
       } catch (IOException e) {
         throw new DamagedFileException(files.fileOf(name), String.valueOf(e.getMessage()), e);
       }
-      if (length < 0) {
-        throw new DamagedFileException(files.fileOf(name), "missing from the state store", null);
+      if (length >= 0 && length != want) {
+        throw new DamagedFileException(files.fileOf(name), length + " bytes, but every prefix"
+            + " release file of this stream has " + want, null);
       }
-      if (expected != null && length != expected.length()) {
-        throw new DamagedFileException(files.fileOf(name), length + " bytes, its checksum file "
-            + releaseChecksumFile(t) + " records " + expected.length(), null);
-      }
-      return;
     }
-    String label = releaseLabel(instance);
-    readChecked(files, name, expected, "its checksum file " + releaseChecksumFile(t) + " records",
-        in -> {
-          String found = SketchCodec.verify(in);
-          if (!found.equals(label)) {
-            throw new IOException("holds " + found + ", expected " + label);
-          }
-          return null;
-        });
+    readChecked(files, name, null, null, in -> {
+      String found = whole ? SketchCodec.verify(in) : SketchCodec.label(in);
+      if (!found.equals(label)) {
+        throw new IOException("holds " + found + ", expected " + label);
+      }
+      return null;
+    }, whole);
   }
 
   /** The epoch of an encoder or decoder buffer file ({@link #encoderFile}), or −1 otherwise. */
@@ -617,15 +577,16 @@ public final class BltStream {
       List<BltFiles.Written> written = new ArrayList<>();
       List<String> names = stateFileNames(t, encoder.length, config.epochs());
       int f = 0;
+      if (epochsReleased < 0) { // the guard comes before the stream's first state file
+        writeReleasedMark(0);
+      }
       for (int i = 0; !last && i < encoder.length; i++) {
-        written.add(store(names.get(f++), encoder[i]));
+        written.add(store(names.get(f++), encoder[i], encoderLabel(instance, t, i)));
       }
       for (int i = 0; !last && i < decoder.length; i++) {
-        written.add(store(names.get(f++), decoder[i]));
+        written.add(store(names.get(f++), decoder[i], decoderLabel(instance, t, i)));
       }
-      BltFiles.Written r = store(names.get(f), release);
-      written.add(r);
-      writeReleaseChecksum(t, r);
+      written.add(store(names.get(f), release, releaseLabel(instance, t)));
       deleteBuffersBefore(files, t - 1);
       if (last) { // no epoch is encoded or decoded after T: the secret buffers leave memory
         encoder = NO_BUFFERS;
@@ -644,8 +605,9 @@ public final class BltStream {
     }
   }
 
-  private BltFiles.Written store(String name, Priv2Sketch sketch) {
-    return files.put(name, out -> SketchCodec.write(sketch, out));
+  /** Writes a state sketch to {@code name} with {@code label} (its stream, role and epoch). */
+  private BltFiles.Written store(String name, Priv2Sketch sketch, String label) {
+    return files.put(name, out -> SketchCodec.write(sketch, out, label));
   }
 
   /**
@@ -731,7 +693,10 @@ public final class BltStream {
     return epochsSnapshotted;
   }
 
-  /** The released-epoch mark (§5): the last epoch a release has covered, 0 if none. */
+  /**
+   * The released-epoch guard (§5): the last epoch a release has covered, 0 if none, −1 before
+   * the guard file is written.
+   */
   int epochsReleased() {
     return epochsReleased;
   }
@@ -749,19 +714,20 @@ public final class BltStream {
       if (e <= epochsReleased) {
         return;
       }
-      files.put(RELEASED_FILE, out -> {
-        DataOutputStream d = new DataOutputStream(out);
-        d.writeUTF(instance);
-        d.writeInt(e);
-        d.flush();
-      });
-      epochsReleased = e;
+      writeReleasedMark(e);
       try {
         deleteBuffersBefore(files, e);
       } catch (IOException x) {
         throw new UncheckedIOException(x);
       }
     }
+  }
+
+  /** Writes the guard ({@link ReleasedMark}) with epoch {@code e}, durably, and records it. */
+  private synchronized void writeReleasedMark(int e) {
+    byte[] bytes = ReleasedMark.encode(instance, e);
+    files.put(RELEASED_FILE, out -> out.write(bytes));
+    epochsReleased = e;
   }
 
   /** Deletes every encoder and decoder buffer file of an epoch before {@code epoch}. */
@@ -835,17 +801,16 @@ public final class BltStream {
 
   /**
    * R_t as stored: Y and Z in the release layout (Z v×n), noise scales still zero; checked
-   * against its checksum file, so that nothing is released from a damaged file or another
-   * epoch's.
+   * against its own checksum and its label (R_t of this stream), so that nothing is released
+   * from a damaged file or another epoch's.
    *
    * @throws UncheckedIOException with a {@link DamagedFileException} naming the damaged file
    */
   private Priv2Sketches storedRelease(int t) {
     String name = releaseFile(t);
     try {
-      return readChecked(files, name, readReleaseChecksum(t),
-          "its checksum file " + releaseChecksumFile(t) + " records",
-          in -> readState(in, key, mats, plan, releaseLabel(instance), name)).release();
+      return readChecked(files, name, null, null,
+          in -> readState(in, key, mats, plan, releaseLabel(instance, t), name)).release();
     } catch (DamagedFileException e) {
       throw new UncheckedIOException(e);
     }
@@ -858,8 +823,10 @@ public final class BltStream {
   static Priv2Sketch readState(InputStream in, SecretKey key, Priv2Matrices mats, BltPlan plan,
       String label, String name) throws IOException {
     NoisyLinearSketch s = SketchCodec.read(in, key, mats);
-    if (!(s instanceof Priv2Sketch p) || !s.isNoiseless() || !s.nodeLabel().equals(label)
-        || !p.plan().equals(plan.epochPlan())) {
+    if (!s.nodeLabel().equals(label)) {
+      throw new IOException("holds " + s.nodeLabel() + ", expected " + label);
+    }
+    if (!(s instanceof Priv2Sketch p) || !s.isNoiseless() || !p.plan().equals(plan.epochPlan())) {
       throw new IOException("state file " + name + " is not " + label + " of this stream's plan");
     }
     return p;

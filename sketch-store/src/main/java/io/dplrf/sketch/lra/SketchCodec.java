@@ -77,6 +77,24 @@ public final class SketchCodec {
 
   /** Writes {@code sketch} (flushing its buffered updates first). Does not close {@code out}. */
   public static void write(NoisyLinearSketch sketch, OutputStream out) throws IOException {
+    write(sketch, out, sketch.nodeLabel());
+  }
+
+  /**
+   * As {@link #write(NoisyLinearSketch, OutputStream)}, with {@code label} in the node-label
+   * field: for a noiseless state sketch (whose label derives no noise) kept in files of several
+   * epochs, so that each file says which epoch and role it holds (the BLT stream's buffers and
+   * prefix releases).
+   *
+   * @throws IllegalArgumentException if the sketch is noisy and {@code label} is not its own: a
+   *     noisy sketch's label is its randomness
+   */
+  public static void write(NoisyLinearSketch sketch, OutputStream out, String label)
+      throws IOException {
+    if (!sketch.isNoiseless() && !label.equals(sketch.nodeLabel())) {
+      throw new IllegalArgumentException("a noisy sketch keeps its own label " + sketch.nodeLabel()
+          + ". Provided value: " + label);
+    }
     sketch.flushPending();
     CRC32C crc = new CRC32C();
     DataOutputStream d =
@@ -130,7 +148,7 @@ public final class SketchCodec {
     d.writeByte(sketch.noiseDerivation().sampler().code());
     d.writeUTF(sketch.key.fingerprint());
     d.writeUTF(sketch.instance());
-    d.writeUTF(sketch.nodeLabel());
+    d.writeUTF(label);
     d.writeInt(sketch.rows());
     d.writeInt(sketch.cols());
     d.writeInt(sz == null ? 0 : sz.k());
@@ -315,6 +333,33 @@ public final class SketchCodec {
         throw new IOException("bytes after the sketch snapshot's checksum");
       }
       return node;
+    } catch (EOFException e) {
+      throw new IOException("sketch snapshot is truncated", e);
+    }
+  }
+
+  /**
+   * The node label in the header of {@code in}, read without the rest of the sketch and without
+   * its checksum (which covers the whole file): a cheap check of which node, epoch and role a file
+   * holds ({@link #verify} reads and checks all of it).
+   *
+   * @throws IOException on a bad magic number, an unknown version or a truncated header
+   */
+  public static String label(InputStream in) throws IOException {
+    DataInputStream d = new DataInputStream(new BufferedInputStream(in, 512));
+    try {
+      int version = readVersion(d);
+      d.readByte(); // mechanism
+      d.readByte(); // noiseless
+      if (version != VERSION_ONE_STREAM) {
+        d.readInt(); // noiseChunk
+      }
+      if (version >= VERSION) {
+        d.readByte(); // sampler
+      }
+      d.readUTF(); // key fingerprint
+      d.readUTF(); // instance
+      return d.readUTF();
     } catch (EOFException e) {
       throw new IOException("sketch snapshot is truncated", e);
     }

@@ -1,6 +1,7 @@
 package io.dplrf.sketch.tree;
 
 import io.dplrf.sketch.files.DamagedFileException;
+import io.dplrf.sketch.files.ReleasedMark;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
 import io.dplrf.sketch.lra.ReleasedSketches;
@@ -84,6 +85,12 @@ public final class ContinualSketch {
    * closer thread (epochsClosed advanced, pending not yet cleared).
    */
   int epochsEnded;
+  /**
+   * The released-epoch guard of a node directory (recovery.md §5): the last epoch any release has
+   * covered, durable in {@link NodeArchive#RELEASED_FILE}; −1 until the guard is written, before
+   * the first node file. Unused where nodes are kept in memory (they live in the snapshot).
+   */
+  volatile int epochsReleased = -1;
 
   ContinualSketch(TreeConfig config, SecretKey key, String instance, NodeFactory factory,
       NoisyLinearSketch accumulator, NodeArchive archive) {
@@ -209,7 +216,7 @@ public final class ContinualSketch {
     } else {
       justClosed = foldIntoOpenNodes(e); // Priv1: empties the accumulator
       for (Map.Entry<NodeId, NoisyLinearSketch> c : justClosed.entrySet()) {
-        archive.put(c.getKey(), c.getValue());
+        store(c.getKey(), c.getValue());
       }
       for (NodeId id : justClosed.keySet()) {
         open[id.level()] = null;
@@ -336,12 +343,37 @@ public final class ContinualSketch {
       }
       left = left != null ? left : archived(leftId);
       NodeId parentId = new NodeId(at.id.level() + 1, at.id.index() >> 1);
-      archive.put(at.id, at.node); // written as itself before its arrays become the parent's
+      store(at.id, at.node); // written as itself before its arrays become the parent's
       at.node = at.node.intoParent(left, factory.label(parentId));
       at.id = parentId;
     }
-    archive.put(at.id, at.node);
+    store(at.id, at.node);
     return Map.of(at.id, at.node);
+  }
+
+  /** Archives a closed node; in a node directory, the guard is written before the first one. */
+  private void store(NodeId id, NoisyLinearSketch node) {
+    if (epochsReleased < 0 && !archive.inMemory()) {
+      writeReleasedMark(0);
+    }
+    archive.put(id, node);
+  }
+
+  /**
+   * Before a release covering epoch e is computed: records e durably in the guard of a node
+   * directory, so that no restore can close e again (recovery.md §5).
+   */
+  private void markReleased(int e) {
+    if (e > epochsReleased && !archive.inMemory()) {
+      writeReleasedMark(e);
+    }
+  }
+
+  private synchronized void writeReleasedMark(int e) {
+    if (e > epochsReleased) {
+      archive.putReleasedMark(ReleasedMark.encode(instance, e));
+      epochsReleased = e;
+    }
   }
 
   /**
@@ -422,6 +454,7 @@ public final class ContinualSketch {
       throw new IllegalArgumentException("release range must satisfy 1 <= from <= to <= "
           + epochsClosed + " (epochs closed). Provided value: [" + s + ", " + e + "]");
     }
+    markReleased(e);
     List<Supplier<ReleasedSketches>> parts = new ArrayList<>();
     synchronized (this) { // against finishClose's install on another thread
       for (NodeId id : Dyadic.decomposition(s, e)) { // each ends by e <= epochsClosed: closed

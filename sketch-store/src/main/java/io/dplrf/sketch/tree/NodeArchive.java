@@ -2,6 +2,7 @@ package io.dplrf.sketch.tree;
 
 import io.dplrf.sketch.files.DamagedFileException;
 import io.dplrf.sketch.files.DirectFileOutputStream;
+import io.dplrf.sketch.files.ReleasedMark;
 import io.dplrf.sketch.files.StateFiles;
 import io.dplrf.sketch.files.WriteSteps;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
@@ -43,6 +44,19 @@ abstract sealed class NodeArchive {
   }
 
   abstract void put(NodeId id, NodeWriter node);
+
+  /** The released-epoch guard's file in a node directory ({@code ReleasedMark}). */
+  static final String RELEASED_FILE = "released.mark";
+
+  /**
+   * Writes the released-epoch guard's bytes crash-safely, replacing the last; a node directory
+   * only.
+   *
+   * @throws UncheckedIOException if it cannot be written
+   */
+  void putReleasedMark(byte[] bytes) {
+    throw new UnsupportedOperationException("nodes kept in memory have no guard");
+  }
 
   void put(NodeId id, byte[] bytes) {
     put(id, out -> out.write(bytes));
@@ -145,6 +159,71 @@ abstract sealed class NodeArchive {
     Path file(NodeId id) {
       return dir.resolve("node-" + id.level() + "-" + id.index() + ".sketch");
     }
+
+    Path releasedMarkFile() {
+      return dir.resolve(RELEASED_FILE);
+    }
+
+    @Override
+    void putReleasedMark(byte[] bytes) {
+      Path target = releasedMarkFile();
+      Path tmp = temp(target);
+      try {
+        StateFiles.createDirectories(dir);
+        try (FileChannel ch = StateFiles.createForWriting(tmp)) {
+          ch.write(java.nio.ByteBuffer.wrap(bytes));
+          ch.force(true);
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
+        sync.fsync(dir);
+      } catch (IOException e) {
+        deleteQuietly(tmp, e);
+        throw new UncheckedIOException("cannot store the released-epoch guard in " + dir, e);
+      }
+    }
+
+    /**
+     * The guard's epoch for the stream {@code instance}, or −1 if there is no guard file.
+     *
+     * @throws DamagedFileException naming the guard if it is damaged or another stream's
+     */
+    int readReleasedMark(String instance) throws IOException {
+      Path f = releasedMarkFile();
+      if (!Files.exists(f)) {
+        return -1;
+      }
+      try (InputStream in = Files.newInputStream(f)) {
+        return ReleasedMark.decode(in, f, instance);
+      }
+    }
+
+    /** The node file here whose epochs end last, or null if there is none. */
+    NodeId newestNode() throws IOException {
+      NodeId newest = null;
+      if (!Files.isDirectory(dir)) {
+        return null;
+      }
+      try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "node-*.sketch")) {
+        for (Path p : s) {
+          java.util.regex.Matcher m = NODE_FILE.matcher(p.getFileName().toString());
+          if (m.matches()) {
+            long index = Long.parseLong(m.group(2));
+            if (index > Integer.MAX_VALUE) {
+              continue; // not a name this store writes
+            }
+            NodeId id = new NodeId(Integer.parseInt(m.group(1)), (int) index);
+            if (newest == null || id.end() > newest.end()) {
+              newest = id;
+            }
+          }
+        }
+      }
+      return newest;
+    }
+
+    private static final java.util.regex.Pattern NODE_FILE =
+        java.util.regex.Pattern.compile("node-(\\d{1,2})-(\\d{1,10})\\.sketch");
 
     /** True if {@code dir} already holds node files (of this or another stream). */
     static boolean hasNodeFiles(Path dir) throws IOException {
@@ -259,7 +338,8 @@ abstract sealed class NodeArchive {
     }
 
     /**
-     * Deletes the temp files of node writes that a crash interrupted ({@code node-*.sketch.tmp}):
+     * Deletes the temp files of node and guard writes that a crash interrupted ({@code
+     * node-*.sketch.tmp}, {@code released.mark.tmp}):
      * no reader uses them, and the node they were for is written again when its epoch closes
      * again. Call before any write in {@code dir}.
      */
@@ -272,6 +352,7 @@ abstract sealed class NodeArchive {
           Files.deleteIfExists(tmp);
         }
       }
+      Files.deleteIfExists(dir.resolve(RELEASED_FILE + ".tmp"));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.dplrf.sketch.tree;
 
 import io.dplrf.sketch.files.DamagedFileException;
+import io.dplrf.sketch.files.ReleasedMark;
 import io.dplrf.sketch.params.Mechanism;
 import io.dplrf.sketch.lra.NoiseDerivation;
 import io.dplrf.sketch.lra.NoisyLinearSketch;
@@ -421,6 +422,12 @@ final class TreeCodec {
           }
         }
       }
+      // recovery.md §5: no snapshot older than a release or than the node files beside it.
+      int released = dir.readReleasedMark(tree.instance);
+      NodeId newest = dir.newestNode();
+      ReleasedMark.requireRestorable(released, dir.releasedMarkFile(), closedEpochs,
+          newest == null ? 0 : newest.end(), newest == null ? null : dir.file(newest));
+      tree.epochsReleased = released;
     }
     return tree;
   }

@@ -115,8 +115,9 @@ class BltDamagedFilesTest {
   }
 
   /**
-   * R_1 and R_2 swapped: both pass their own sketch checksum and carry the same label, but not
-   * the length and CRC their checksum files record; the release of either is refused.
+   * R_1 and R_2 swapped: both pass their own sketch checksum, but each file's header says which
+   * epoch it holds; the cheap check at start (the header only) and the release of either refuse
+   * it, naming the file.
    */
   @Test
   void releasesOfTwoEpochsSwapped_areRefused(@TempDir Path dir) throws IOException {
@@ -129,27 +130,38 @@ class BltDamagedFilesTest {
     Files.move(tmp, r2);
     BltStream s = restore(snap, dir);
     assertNames(damage(assertThrows(UncheckedIOException.class, () -> s.releasePrefix(1))), r1,
-        "not the one its checksum file blt-release-1.crc records");
+        "holds damage/blt/release/0000000002, expected damage/blt/release/0000000001");
     assertNames(damage(assertThrows(UncheckedIOException.class, () -> s.releaseRange(2, 2))), r2,
-        "not the one");
-    assertNames(assertThrows(DamagedFileException.class, () -> s.verifyRelease(2, true)), r2,
-        "not the one");
+        "expected damage/blt/release/0000000002");
+    assertNames(damage(assertThrows(UncheckedIOException.class, () -> s.releaseRange(2, 3))), r1,
+        "expected damage/blt/release/0000000001");
+    assertNames(assertThrows(DamagedFileException.class, () -> s.verifyRelease(2, false)), r2,
+        "expected damage/blt/release/0000000002");
+    assertNames(assertThrows(DamagedFileException.class, () -> s.verifyRelease(1, true)), r1,
+        "expected damage/blt/release/0000000001");
+    s.verifyRelease(3, false); // the others are served
+    s.releasePrefix(3);
+  }
 
-    // the checksum files swapped as well: each records another epoch
-    Path c1 = dir.resolve(BltStream.releaseChecksumFile(1));
-    Path c2 = dir.resolve(BltStream.releaseChecksumFile(2));
-    Files.move(c1, tmp);
-    Files.move(c2, c1);
-    Files.move(tmp, c2);
-    assertNames(damage(assertThrows(UncheckedIOException.class, () -> s.releasePrefix(1))), c1,
-        "records epoch 2");
-    // and a flipped byte in a checksum file
-    Files.move(c1, tmp);
-    Files.move(c2, c1);
-    Files.move(tmp, c2);
-    flipByte(c1, 3);
-    assertNames(assertThrows(DamagedFileException.class, () -> s.verifyRelease(1, false)), c1,
-        "");
+  /**
+   * A later epoch's R copied over an earlier one's (the file swap an operator might make): the
+   * copy is refused wherever it is read, and the original is still served.
+   */
+  @Test
+  void aLaterReleaseCopiedOverAnEarlierOne_isRefused(@TempDir Path dir) throws IOException {
+    BltStream live = create(dir);
+    byte[] snap = threeEpochs(live);
+    Priv2Sketches r3 = live.releasePrefix(3);
+    Path r1 = dir.resolve(BltStream.releaseFile(1));
+    Files.copy(dir.resolve(BltStream.releaseFile(3)), r1, StandardCopyOption.REPLACE_EXISTING);
+    BltStream s = restore(snap, dir);
+    assertNames(assertThrows(DamagedFileException.class, () -> s.verifyRelease(1, false)), r1,
+        "holds damage/blt/release/0000000003");
+    assertNames(damage(assertThrows(UncheckedIOException.class, () -> s.releasePrefix(1))), r1,
+        "holds damage/blt/release/0000000003");
+    assertNames(damage(assertThrows(UncheckedIOException.class, () -> s.releaseRange(2, 3))), r1,
+        "holds damage/blt/release/0000000003");
+    assertSame(r3, s.releasePrefix(3));
   }
 
   /** A deleted R_1: the restore refuses, naming it (as the tree's does for a node file). */
@@ -195,7 +207,7 @@ class BltDamagedFilesTest {
         "truncated");
     Files.copy(dir.resolve(BltStream.encoderFile(2, 0)), enc, StandardCopyOption.REPLACE_EXISTING);
     assertNames(assertThrows(DamagedFileException.class, () -> restore(snap, dir)), enc,
-        "not the one the snapshot names");
+        "holds damage/blt/encoder/0000000002/0, expected damage/blt/encoder/0000000003/0");
     Files.delete(enc);
     assertNames(assertThrows(DamagedFileException.class, () -> restore(snap, dir)), enc,
         "missing");
@@ -214,6 +226,55 @@ class BltDamagedFilesTest {
     Files.write(dir.resolve(BltStream.releaseFile(4) + ".tmp"), new byte[] {7}); // a crash's
     assertEquals(3, restore(snap, dir).epochsClosed());
     assertTrue(!Files.exists(dir.resolve(BltStream.releaseFile(4) + ".tmp")));
+  }
+
+  /**
+   * The released-epoch guard (blt-release.md §5) cannot be removed or lowered unseen: a restore
+   * refuses the state files without it (naming it), a damaged or another stream's guard, an old
+   * snapshot behind a lowered guard (the files show later epochs), and a guard lowered with the
+   * snapshot one epoch back when the buffers that snapshot needs are gone (the release deleted
+   * them). The latest snapshot beside the intact guard restores.
+   */
+  @Test
+  void theGuard_deletedLoweredOrDamaged_refusesTheRestore(@TempDir Path dir) throws IOException {
+    BltStream s = create(dir);
+    feed(s, 1, 0, PER_EPOCH);
+    BltFixtures.closeAndCommit(s);
+    s.releasePrefix(1);
+    byte[] snap1 = snapshot(s);
+    Path mark = dir.resolve(BltStream.RELEASED_FILE);
+    byte[] mark1 = Files.readAllBytes(mark);
+    for (int e = 2; e <= 4; e++) {
+      feed(s, e, 0, PER_EPOCH);
+      BltFixtures.closeAndCommit(s);
+      s.releasePrefix(e);
+    }
+    byte[] snap4 = snapshot(s);
+    byte[] markGood = Files.readAllBytes(mark);
+
+    Files.delete(mark);
+    assertNames(assertThrows(DamagedFileException.class, () -> restore(snap4, dir)), mark,
+        "missing, while state files of the stream up to epoch 4 are there");
+    assertNames(assertThrows(DamagedFileException.class, () -> restore(snap1, dir)), mark,
+        "missing");
+
+    Files.write(mark, mark1); // lowered to epoch 1 with the snapshot of epoch 1
+    IOException older = assertThrows(IOException.class, () -> restore(snap1, dir));
+    assertTrue(older.getMessage().contains("belongs to epoch 4, but the snapshot is of epoch 1"),
+        older.getMessage());
+
+    Files.write(mark, markGood);
+    flipByte(mark, -5); // in the epoch
+    assertNames(assertThrows(DamagedFileException.class, () -> restore(snap4, dir)), mark,
+        "checksum mismatch");
+    Files.write(mark, io.dplrf.sketch.files.ReleasedMark.encode("another", 4));
+    assertNames(assertThrows(DamagedFileException.class, () -> restore(snap4, dir)), mark,
+        "of stream another");
+
+    Files.write(mark, markGood);
+    assertTrue(assertThrows(IOException.class, () -> restore(snap1, dir)).getMessage()
+        .contains("epochs up to 4 have been released"));
+    assertEquals(4, restore(snap4, dir).epochsClosed());
   }
 
   /**

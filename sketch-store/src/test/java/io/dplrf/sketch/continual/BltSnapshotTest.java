@@ -212,10 +212,10 @@ class BltSnapshotTest {
       assertEquals(Files.size(dir.resolve(w.name())), w.length(), w.name());
     }
     List<String> releases = new ArrayList<>();
-    for (int t = 1; t <= 5; t++) { // R_t and its checksum file
-      releases.add(BltStream.releaseChecksumFile(t));
+    for (int t = 1; t <= 5; t++) {
       releases.add(BltStream.releaseFile(t));
     }
+    releases.add(BltStream.RELEASED_FILE); // written with epoch 0 before the first state file
     List<String> before = new ArrayList<>(List.of("blt-decoder-4-0.sketch",
         "blt-decoder-4-1.sketch", "blt-decoder-5-0.sketch", "blt-decoder-5-1.sketch",
         "blt-encoder-4-0.sketch", "blt-encoder-4-1.sketch", "blt-encoder-5-0.sketch",
@@ -228,7 +228,6 @@ class BltSnapshotTest {
     List<String> after = new ArrayList<>(List.of("blt-decoder-5-0.sketch",
         "blt-decoder-5-1.sketch", "blt-encoder-5-0.sketch", "blt-encoder-5-1.sketch"));
     after.addAll(releases);
-    after.add(BltStream.RELEASED_FILE);
     after.sort(null);
     assertEquals(after, filesIn(dir), "the release of epoch 5 deletes epoch 4's buffers");
     assertEquals(5, s.epochsReleased());
@@ -267,8 +266,8 @@ class BltSnapshotTest {
 
   /**
    * After epoch T and its release no encoder state is left: neither in memory nor on disk, where
-   * only the R files, their checksum files and the released-epoch mark remain (R_t is written
-   * from the release array only, labelled instance/blt/release, and releases read nothing else).
+   * only the R files and the released-epoch guard remain (R_t is written from the release array
+   * only, labelled instance/blt/release/t, and releases read nothing else).
    */
   @Test
   void afterEpochTIsReleased_noBufferFileRemains(@TempDir Path dir) throws IOException {
@@ -282,14 +281,13 @@ class BltSnapshotTest {
     List<String> want = new ArrayList<>();
     for (int t = 1; t <= T; t++) {
       want.add(BltStream.releaseFile(t));
-      want.add(BltStream.releaseChecksumFile(t));
     }
     want.add(BltStream.RELEASED_FILE);
     want.sort(null);
     assertEquals(want, filesIn(dir));
     for (int t = 1; t <= T; t++) {
       try (var in = Files.newInputStream(dir.resolve(BltStream.releaseFile(t)))) {
-        BltStream.readState(in, KEY, s.mats, s.plan, BltStream.releaseLabel(s.instance),
+        BltStream.readState(in, KEY, s.mats, s.plan, BltStream.releaseLabel(s.instance, t),
             BltStream.releaseFile(t));
       }
     }
@@ -480,8 +478,8 @@ class BltSnapshotTest {
         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     IOException swapped = assertThrows(IOException.class,
         () -> BltStream.readFrom(new ByteArrayInputStream(snap), KEY, dir));
-    assertTrue(swapped.getMessage().contains("not the one the snapshot names"),
-        swapped.getMessage());
+    assertTrue(swapped.getMessage().contains(
+        "holds restart/priv2-sparse/blt/encoder/0000000003/1, expected"), swapped.getMessage());
     Files.write(named, original);
     Path encoder0 = dir.resolve(BltStream.encoderFile(4, 0));
     byte[] original0 = Files.readAllBytes(encoder0);
@@ -489,8 +487,8 @@ class BltSnapshotTest {
         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     IOException role = assertThrows(IOException.class,
         () -> BltStream.readFrom(new ByteArrayInputStream(snap), KEY, dir));
-    assertTrue(role.getMessage().contains("is not restart/priv2-sparse/blt/encoder/0"),
-        role.getMessage());
+    assertTrue(role.getMessage().contains("holds restart/priv2-sparse/blt/decoder/0000000004/0,"
+        + " expected restart/priv2-sparse/blt/encoder/0000000004/0"), role.getMessage());
     Files.write(encoder0, original0);
     assertEquals(4, BltStream.readFrom(new ByteArrayInputStream(snap), KEY, dir).epochsClosed());
     Files.delete(dir.resolve(BltStream.releaseFile(2)));
@@ -503,7 +501,12 @@ class BltSnapshotTest {
   // ---- golden files (BltGoldenSnapshots) ----
 
   private Path goldenCopy(Mechanism mech, Path into) throws IOException, URISyntaxException {
-    String name = "/golden/" + BltGoldenSnapshots.directoryName(mech, BltCodec.VERSION) + "/"
+    return goldenCopy(mech, BltCodec.VERSION, into);
+  }
+
+  private Path goldenCopy(Mechanism mech, int version, Path into)
+      throws IOException, URISyntaxException {
+    String name = "/golden/" + BltGoldenSnapshots.directoryName(mech, version) + "/"
         + BltGoldenSnapshots.SNAPSHOT;
     java.net.URL url = getClass().getResource(name);
     assertTrue(url != null, name + " is missing");
@@ -518,7 +521,25 @@ class BltSnapshotTest {
   }
 
   /**
-   * The golden snapshot of format version 1 and its state files stay readable, and continue
+   * A stream of format version 1, whose R files carry one label for every epoch, is refused with
+   * the reason (a swapped R could not be told from a sound one), and nothing is changed.
+   */
+  @ParameterizedTest
+  @EnumSource(value = Mechanism.class, names = {"PRIV2_SPARSE", "PRIV2"})
+  void goldenSnapshotOfVersion1_isRefusedWithTheReason(Mechanism mech, @TempDir Path dir)
+      throws Exception {
+    Path golden = goldenCopy(mech, BltCodec.VERSION_UNBOUND, dir.resolve("golden"));
+    List<String> before = filesIn(golden);
+    byte[] bytes = Files.readAllBytes(golden.resolve(BltGoldenSnapshots.SNAPSHOT));
+    IOException refused = assertThrows(IOException.class,
+        () -> BltStream.readFrom(new ByteArrayInputStream(bytes), KEY, golden));
+    assertTrue(refused.getMessage().contains("do not say which epoch they hold (format version"
+        + " 1)"), refused.getMessage());
+    assertEquals(before, filesIn(golden));
+  }
+
+  /**
+   * The golden snapshot of the current format version and its state files stay readable, and continue
    * exactly as the same stream built today (same parameters, updates and noise labels); the
    * writer of this build writes the very same snapshot bytes for that content.
    */

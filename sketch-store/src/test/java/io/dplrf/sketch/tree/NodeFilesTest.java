@@ -114,6 +114,70 @@ class NodeFilesTest {
     }
   }
 
+  /**
+   * The released-epoch guard of a node directory (recovery.md §5): written before the first node
+   * file and raised by every release, it cannot be removed, damaged or lowered unseen. A restore
+   * refuses node files without it (naming it), a damaged or another stream's guard, a snapshot
+   * older than it, and an old snapshot behind a lowered guard when later epochs' node files are
+   * there; another epoch's node under a name is refused by its label wherever it is read.
+   */
+  @Test
+  void theGuard_deletedLoweredOrDamaged_refusesTheRestore() throws Exception {
+    Path nodes = dir.resolve("guarded");
+    ContinualSketch tree = ContinualSketch.create(config(), KEY, "g", nodes);
+    Path mark = nodes.resolve(NodeArchive.RELEASED_FILE);
+    feed(tree, 1, 0, PER_EPOCH);
+    tree.closeEpoch();
+    assertTrue(Files.exists(mark), "the guard comes with the first node file");
+    tree.releasePrefix(1);
+    byte[] snap1 = closedState(tree);
+    byte[] mark1 = Files.readAllBytes(mark);
+    for (int e = 2; e <= 4; e++) {
+      feed(tree, e, 0, PER_EPOCH);
+      tree.closeEpoch();
+      tree.releasePrefix(e);
+    }
+    byte[] snap4 = closedState(tree);
+    byte[] markGood = Files.readAllBytes(mark);
+
+    Files.delete(mark);
+    DamagedFileException gone = assertThrows(DamagedFileException.class,
+        () -> ContinualSketch.readFrom(new ByteArrayInputStream(snap4), KEY, nodes));
+    assertEquals(mark, gone.file());
+    assertTrue(gone.problem().contains("missing, while state files of the stream up to epoch 4"),
+        gone.getMessage());
+
+    Files.write(mark, mark1); // lowered, with the snapshot of epoch 1
+    IOException older = assertThrows(IOException.class,
+        () -> ContinualSketch.readFrom(new ByteArrayInputStream(snap1), KEY, nodes));
+    assertTrue(older.getMessage().contains(".sketch belongs to epoch 4, but the snapshot"
+        + " is of epoch 1"), older.getMessage());
+
+    Files.write(mark, markGood);
+    assertTrue(assertThrows(IOException.class,
+        () -> ContinualSketch.readFrom(new ByteArrayInputStream(snap1), KEY, nodes)).getMessage()
+        .contains("epochs up to 4 have been released"));
+    byte[] flipped = markGood.clone();
+    flipped[flipped.length - 5] ^= 1;
+    Files.write(mark, flipped);
+    assertEquals(mark, assertThrows(DamagedFileException.class,
+        () -> ContinualSketch.readFrom(new ByteArrayInputStream(snap4), KEY, nodes)).file());
+    Files.write(mark, io.dplrf.sketch.files.ReleasedMark.encode("h", 4));
+    assertTrue(assertThrows(DamagedFileException.class,
+        () -> ContinualSketch.readFrom(new ByteArrayInputStream(snap4), KEY, nodes)).problem()
+        .contains("of stream h"));
+
+    Files.write(mark, markGood);
+    ContinualSketch restored = ContinualSketch.readFrom(new ByteArrayInputStream(snap4), KEY, nodes);
+    assertEquals(4, restored.epochsClosed());
+    Path leaf3 = nodes.resolve("node-0-2.sketch");
+    Files.copy(nodes.resolve("node-0-3.sketch"), leaf3,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    UncheckedIOException swapped = assertThrows(UncheckedIOException.class,
+        () -> restored.releaseRange(3, 3));
+    assertEquals(leaf3, assertInstanceOf(DamagedFileException.class, swapped.getCause()).file());
+  }
+
   /** Temp files of node writes a crash interrupted are deleted when the store is opened. */
   @Test
   void tempFilesLeftByACrash_areDeletedWhenTheNodeStoreIsOpened() throws Exception {
@@ -124,8 +188,9 @@ class NodeFilesTest {
     byte[] snapshot = TreeCodecTest.bytes(tree);
     Files.write(nodes.resolve("node-0-1.sketch.tmp"), new byte[0]);
     Files.write(nodes.resolve("node-1-0.sketch.tmp"), new byte[] {1, 2});
+    Files.write(nodes.resolve("released.mark.tmp"), new byte[] {3});
     ContinualSketch.readFrom(new ByteArrayInputStream(snapshot), KEY, nodes);
-    assertEquals(List.of("node-0-0.sketch"), names(nodes, "*"));
+    assertEquals(List.of("node-0-0.sketch", "released.mark"), names(nodes, "*"));
 
     Path fresh = dir.resolve("fresh");
     Files.createDirectories(fresh);
