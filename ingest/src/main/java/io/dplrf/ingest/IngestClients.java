@@ -76,7 +76,7 @@ public final class IngestClients {
    * {@code <client.id>-<role>}, or {@code dplrf-<role>} without a client.id: the loop's two
    * clients get distinct ids (one per client, as Kafka's metrics and JMX names expect).
    */
-  private static String clientId(Map<String, Object> clientProperties, String role) {
+  static String clientId(Map<String, Object> clientProperties, String role) {
     Object id = clientProperties.get(CommonClientConfigs.CLIENT_ID_CONFIG);
     return (id == null || id.toString().isEmpty() ? "dplrf" : id) + "-" + role;
   }

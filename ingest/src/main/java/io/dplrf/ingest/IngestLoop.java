@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * validates and bounds each record ({@link ContributionBounds}) into the mode's sink, and its
  * {@link IngestTarget} closes epochs and is snapshotted; the loop dead-letters the malformed.
  *
- * <p><b>Exactly once.</b> Offsets are never committed to Kafka: the next offset of every
+ * <p><b>Exactly once.</b> No consumer group steers the loop: the next offset of every
  * partition is written in the same atomic snapshot as the target's state, the budgets and the
  * counters ({@link Checkpoint}: a {@link StateStore} file, or in completion mode the {@link
  * RatingsStore} database), at each epoch close and on clean shutdown, always at a record
@@ -52,7 +52,10 @@ import org.slf4j.LoggerFactory;
  * After a crash at any point (kill -9) the state is that of the last snapshot, and consuming from
  * its offsets re-applies exactly the updates after it, in the same per-partition order: none is
  * lost, none is applied twice. The listener (which releases) runs only after the snapshot holding
- * the closed epoch is durable, so nothing released can be rolled back by a crash.
+ * the closed epoch is durable, so nothing released can be rolled back by a crash. Between the two,
+the loop records the epoch on the broker ({@link ReleaseWitness}: the snapshot's offsets
+committed to a member-less group of the stream's own, never read back as a position), so that
+a start from an older backup is refused ({@link #checkWitness}).
  *
  * <p><b>Pipelined close.</b> Where the target can end an epoch at once and finish it later
  * ({@link IngestTarget#beginCloseEpoch}: the sketch tree with its nodes kept as files) and the
@@ -152,6 +155,9 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final Checkpoint store;
   private final IngestTarget target;
   private final EpochListener listener;
+  /** The broker's record of the stream's durable snapshots ({@link ReleaseWitness}). */
+  private final ReleaseWitness witness;
+  private boolean witnessChecked;
   private final LongSupplier clock;
   private final ContributionBounds bounds;
   private final long epochMillis;
@@ -210,6 +216,19 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       Producer<byte[], byte[]> deadLetters, Checkpoint store, IngestTarget target,
       Function<ContributionBounds, RecordDecoder> decoder, EpochListener listener,
       LongSupplier clockMillis) {
+    this(config, consumer, deadLetters, store, target, decoder, listener, clockMillis,
+        ReleaseWitness.NONE);
+  }
+
+  /**
+   * As above, with the broker's record of the stream's progress ({@link ReleaseWitness}), which
+   * the loop then owns and closes.
+   */
+  public IngestLoop(IngestConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> deadLetters, Checkpoint store, IngestTarget target,
+      Function<ContributionBounds, RecordDecoder> decoder, EpochListener listener,
+      LongSupplier clockMillis, ReleaseWitness witness) {
+    this.witness = Objects.requireNonNull(witness, "witness");
     this.config = Objects.requireNonNull(config, "config");
     this.consumer = Objects.requireNonNull(consumer, "consumer");
     this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
@@ -237,8 +256,11 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     try {
       KafkaProducer<byte[], byte[]> producer =
           new KafkaProducer<>(IngestClients.producerConfig(clientProperties));
+      // Used only if the target names a stream (after its restore); the Admin client connects
+      // on its first request.
+      ReleaseWitness witness = ReleaseWitness.kafka(clientProperties, config.topic());
       return new IngestLoop(config, consumer, producer, store, target, decoder, listener,
-          System::currentTimeMillis);
+          System::currentTimeMillis, witness);
     } catch (RuntimeException e) {
       consumer.close();
       throw e;
@@ -356,9 +378,55 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     listener.restored(closed, closed > 0 ? Instant.ofEpochMilli(epochStartMillis) : null);
   }
 
+  /**
+   * Refuses a restored snapshot older than the broker's record of the stream ({@link
+   * ReleaseWitness}; docs/privacy/recovery.md §6): an older backup put back whole, whose later
+   * epochs may have been released and would be closed again with their noise. Then records the
+   * restored epoch, which renews the record. Call after {@link #restore}; {@link #start} calls it
+   * if the caller did not. At most once.
+   *
+   * @throws IOException naming the consumer group and both epochs, or if the broker cannot be
+   *     asked
+   */
+  public void checkWitness() throws IOException {
+    restore();
+    if (witnessChecked) {
+      return;
+    }
+    String stream = target.streamLabel();
+    if (stream != null) {
+      int closed = target.epochsClosed();
+      int witnessed = witness.witnessed(stream);
+      if (witnessed > closed) {
+        throw new IOException("the broker records that the snapshot of epoch " + witnessed
+            + " of this stream was durable (consumer group " + ReleaseWitness.group(stream)
+            + " on topic '" + config.topic() + "'), but " + store.file() + " is of epoch " + closed
+            + ": it is an older backup, and restoring it would close epochs that may have been"
+            + " released again with the same noise on possibly other updates"
+            + " (docs/privacy/recovery.md §6). Restore the latest backup of this state directory");
+      }
+      if (closed > 0) {
+        witness.record(stream, closed, new TreeMap<>(nextOffsets));
+      }
+    }
+    witnessChecked = true;
+  }
+
+  /**
+   * Records on the broker that the snapshot of {@code epoch} at {@code offsets} is durable, before
+   * the listener may release anything of it; retried while the broker refuses.
+   */
+  private void witness(int epoch, Map<Integer, Long> offsets) throws IOException {
+    String stream = target.streamLabel();
+    if (stream != null) {
+      writes.run("the broker's record of epoch " + epoch,
+          () -> witness.record(stream, epoch, offsets));
+    }
+  }
+
   /** Restores the snapshot (unless {@link #restore} did), then assigns all partitions and seeks. */
   void start() throws IOException {
-    restore();
+    checkWitness();
     started = true;
     if (!store.exists()) {
       // A run exists on disk before its first epoch closes: the snapshot of epoch 0 (no offsets,
@@ -713,14 +781,17 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       });
       snapshotWritten(t0[0]);
       LOG.info("epoch {} closed at offsets {}", closing.epoch(), offsets);
+      witness(closing.epoch(), offsets);
       listener.epochClosed(closing.epoch(), Instant.ofEpochMilli(closedAt));
     });
     publish();
   }
 
   /** A close finished on the loop's thread: publish the counters, then tell the listener. */
-  private void epochClosed(int epoch, long closedAt, Map<Integer, Long> offsets) {
+  private void epochClosed(int epoch, long closedAt, Map<Integer, Long> offsets)
+      throws IOException {
     LOG.info("epoch {} closed at offsets {}", epoch, offsets);
+    witness(epoch, new TreeMap<>(offsets));
     publish();
     listener.epochClosed(epoch, Instant.ofEpochMilli(closedAt));
   }
@@ -876,6 +947,11 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       deadLetters.close();
     } catch (RuntimeException e) {
       LOG.warn("closing the dead-letter producer", e);
+    }
+    try {
+      witness.close();
+    } catch (RuntimeException e) {
+      LOG.warn("closing the broker record's client", e);
     }
   }
 }

@@ -52,6 +52,15 @@ public interface IngestTarget {
   /** Number of epochs closed so far. */
   int epochsClosed();
 
+  /**
+   * The stream's instance label, whose progress the broker records ({@link ReleaseWitness}) so
+   * that an older backup is refused; null (the default) for targets whose releases need no such
+   * record.
+   */
+  default String streamLabel() {
+    return null;
+  }
+
   /** Writes the complete state. Must not close {@code out}. */
   void writeState(OutputStream out) throws IOException;
 

@@ -59,7 +59,7 @@ class SecuredKafkaIT {
    */
   @ParameterizedTest
   @ValueSource(strings = {"PLAIN", "SCRAM-SHA-512", "OAUTHBEARER", "SSL"})
-  void securedWithTopicAclsOnly_producesIngestsAndDeadLetters(String mechanism,
+  void securedWithTopicAndRecordGroupAcls_producesIngestsAndDeadLetters(String mechanism,
       KafkaEnvironment kafka) throws Exception {
     KafkaEnvironment.Secured sasl = kafka.secured().orElseThrow();
     Path dir = Files.createTempDirectory("dplrf-it-sasl");
@@ -71,6 +71,9 @@ class SecuredKafkaIT {
     String principal = certificate ? sasl.clientPrincipal() : "User:" + USER;
     grant(kafka, principal, topic, AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
     grant(kafka, principal, deadLetters, AclOperation.WRITE, AclOperation.DESCRIBE);
+    // The broker's record of the stream's progress (ReleaseWitness): groups named dplrf-*.
+    grant(kafka, new ResourcePattern(ResourceType.GROUP, "dplrf-", PatternType.PREFIXED),
+        principal, AclOperation.READ);
     Path props = certificate ? certificateFile(dir, sasl, true)
         : clientFile(dir, sasl, mechanism, USER, sasl.users().get(USER));
     String bootstrap = certificate ? sasl.mutualTlsBootstrapServers() : sasl.bootstrapServers();
@@ -151,9 +154,15 @@ class SecuredKafkaIT {
   /** ALLOW {@code operations} on {@code topic} for {@code principal}, through the plain listener. */
   private static void grant(KafkaEnvironment kafka, String principal, String topic,
       AclOperation... operations) throws Exception {
+    grant(kafka, new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL), principal,
+        operations);
+  }
+
+  private static void grant(KafkaEnvironment kafka, ResourcePattern resource, String principal,
+      AclOperation... operations) throws Exception {
     List<AclBinding> acls = new ArrayList<>();
     for (AclOperation op : operations) {
-      acls.add(new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+      acls.add(new AclBinding(resource,
           new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW)));
     }
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,

@@ -52,6 +52,9 @@ interface ContinualStream {
 
   int epochsClosed();
 
+  /** The stream's instance label (public): its noise's and its files' name. */
+  String instance();
+
   /**
    * The last epoch a release may read: the BLT stream serves only epochs a written snapshot names
    * (blt-release.md §5); the tree, every closed epoch.

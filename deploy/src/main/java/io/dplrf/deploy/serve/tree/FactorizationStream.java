@@ -120,6 +120,11 @@ final class FactorizationStream implements ContinualStream {
   }
 
   @Override
+  public String instance() {
+    return stream.instance();
+  }
+
+  @Override
   public int epochsClosed() {
     return stream.epochsClosed();
   }

@@ -92,6 +92,11 @@ final class TreeStream implements ContinualStream {
   }
 
   @Override
+  public String instance() {
+    return tree.instance();
+  }
+
+  @Override
   public int epochsClosed() {
     return tree.epochsClosed();
   }

@@ -229,6 +229,13 @@ public final class TreeTarget implements IngestTarget {
     return t != null && t.exhausted();
   }
 
+  /** The instance label of the stream, whose progress the broker records (ReleaseWitness). */
+  @Override
+  public String streamLabel() {
+    ContinualStream t = tree;
+    return t == null ? null : t.instance();
+  }
+
   @Override
   public int epochsClosed() {
     ContinualStream t = tree;

@@ -1,0 +1,138 @@
+package io.dplrf.it;
+
+import static io.dplrf.it.Http.longOf;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dplrf.it.Stream.Update;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Backup and restore as docs/operations.md §4 tells an operator, with both continual structures,
+ * on the suite's broker: the latest backup (taken stopped) put into a fresh state directory
+ * releases every range bit for bit as before; an older backup put back whole (its snapshot, state
+ * files and released-epoch guard agreeing with each other) is refused at start, by the broker's
+ * record of the stream's progress (ReleaseWitness, docs/privacy/recovery.md §6).
+ */
+@ExtendWith(KafkaSuite.class)
+class StateRestoreIT {
+  private static final Duration DEADLINE = Duration.ofSeconds(90);
+
+  private static List<Update> updates(int n, long seed) {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    List<Update> u = new ArrayList<>();
+    for (int x = 0; x < n; x++) {
+      u.add(new Update(rnd.nextInt(10), rnd.nextInt(8), rnd.nextDouble(-1, 1)));
+    }
+    return u;
+  }
+
+  private static Map<String, String> settings(String continual) {
+    return RunningService.settings("rows", "10", "cols", "8", "rank", "2", "epsilon", "1",
+        "delta", "1e-6", "epochs", "8", "epoch-updates", "40", "continual", continual);
+  }
+
+  private static void awaitRelease(RunningService s, int epoch) {
+    Poll.until("the release of epoch " + epoch, DEADLINE,
+        () -> Http.object(s.api("/v1/release/latest")), r -> longOf(r, "epoch") == epoch);
+  }
+
+  private static Path copy(Path from, String name) throws IOException {
+    Path into = Files.createTempDirectory("dplrf-it-" + name);
+    try (var files = Files.walk(from)) {
+      for (Path f : files.toList()) {
+        Path to = into.resolve(from.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else if (!f.getFileName().toString().endsWith(".tmp")) {
+          Files.copy(f, to);
+        }
+      }
+    }
+    return into;
+  }
+
+  /** Every range [s, e] of epochs 1..epochs: its singular values. */
+  private static Map<List<Integer>, double[]> ranges(RunningService s, int epochs)
+      throws Exception {
+    Map<List<Integer>, double[]> out = new HashMap<>();
+    for (int from = 1; from <= epochs; from++) {
+      for (int to = from; to <= epochs; to++) {
+        out.put(List.of(from, to), Http.vector(
+            Http.object(s.api("/v1/release?from=" + from + "&to=" + to)).get("S")));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void latestBackup_releasesTheSameBits_anOlderBackupIsRefused_tree(KafkaEnvironment kafka)
+      throws Exception {
+    backupAndRestore(kafka, "tree");
+  }
+
+  @Test
+  void latestBackup_releasesTheSameBits_anOlderBackupIsRefused_factorization(
+      KafkaEnvironment kafka) throws Exception {
+    backupAndRestore(kafka, "factorization");
+  }
+
+  private void backupAndRestore(KafkaEnvironment kafka, String continual) throws Exception {
+    String topic = "it-restore-" + continual + "-" + UUID.randomUUID();
+    kafka.createTopic(topic, 1);
+    Path state = Files.createTempDirectory("dplrf-it-restore");
+    List<Path> dirs = new ArrayList<>(List.of(state));
+    try {
+      Stream.sendAll(kafka.bootstrapServers(), topic,
+          Stream.unkeyed(Stream.records(updates(80, 1), 10)));
+      RunningService first = RunningService.start(kafka, topic, state, settings(continual));
+      awaitRelease(first, 2);
+      first.service.close(); // a clean stop: the final snapshot
+      Path older = copy(state, "older");
+      dirs.add(older);
+
+      Stream.sendAll(kafka.bootstrapServers(), topic,
+          Stream.unkeyed(Stream.records(updates(80, 2), 10)));
+      RunningService second = RunningService.start(kafka, topic, state, settings(continual));
+      awaitRelease(second, 4);
+      Map<List<Integer>, double[]> before = ranges(second, 4);
+      second.service.close();
+      Path latest = copy(state, "latest");
+      dirs.add(latest);
+
+      RunningService restored = RunningService.start(kafka, topic, latest, settings(continual));
+      try {
+        awaitRelease(restored, 4);
+        Map<List<Integer>, double[]> after = ranges(restored, 4);
+        for (Map.Entry<List<Integer>, double[]> e : before.entrySet()) {
+          assertArrayEquals(e.getValue(), after.get(e.getKey()), continual + ", range "
+              + e.getKey() + " after the restore");
+        }
+      } finally {
+        restored.service.close();
+      }
+
+      IOException refused = assertThrows(IOException.class,
+          () -> RunningService.start(kafka, topic, older, settings(continual)).service.close());
+      assertTrue(refused.getMessage().contains("the broker records that the snapshot of epoch 4"
+          + " of this stream was durable") && refused.getMessage().contains("is of epoch 2: it is"
+          + " an older backup"), refused.getMessage());
+    } finally {
+      for (Path d : dirs) {
+        RunningService.deleteTree(d);
+      }
+    }
+  }
+}
