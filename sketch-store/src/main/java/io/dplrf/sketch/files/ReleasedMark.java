@@ -123,8 +123,10 @@ public final class ReleasedMark {
     if (guard < 0 && newestEpoch > 0) {
       throw new DamagedFileException(guardFile, "missing, while state files of the stream up to"
           + " epoch " + newestEpoch + " are there (" + newestFile + "); the guard is written"
-          + " before the first of them, so it was removed: restore it with the snapshot from the"
-          + " same backup (docs/operations.md §4)", null);
+          + " before the first of them, so it was removed (restore it with the snapshot from the"
+          + " same backup), or the directory was written by a dplrf build that kept no guard,"
+          + " which this build refuses (finish that run with the build that wrote it, or start a"
+          + " new run in an empty state directory; docs/operations.md §4)", null);
     }
     if (snapshotEpoch < guard) {
       throw new IOException("the snapshot is of epoch " + snapshotEpoch + ", but epochs up to "
