@@ -126,7 +126,7 @@ final class HeapAdvice {
    * Why a BLT stream cannot start in {@code maxHeap}: its {@link #peakBytes} passes the sketches'
    * share ({@link #budget}); empty when it fits.
    */
-  static Optional<String> bltRefusal(BltConfig c, int buffers, long maxHeap) {
+  static Optional<String> bltRefusal(BltConfig c, int buffers, long maxHeap, long machine) {
     long peak = peakBytes(c, buffers);
     if (peak <= budget(maxHeap)) {
       return Optional.empty();
@@ -134,14 +134,38 @@ final class HeapAdvice {
     SketchSizes s = c.sizes();
     long gib = 1L << 30;
     long advised = (long) Math.ceil((peak + RESERVE) / SHARE / gib);
-    return Optional.of(String.format(Locale.ROOT, "with %d x %d, t = %d, v = %d the continual"
+    String needs = String.format(Locale.ROOT, "with %d x %d, t = %d, v = %d the continual"
         + " factorization (%d buffers) needs about %.1f GiB of heap for its sketches (%d of %.0f"
-        + " MiB), more than the %.1f GiB this JVM's %.1f GiB leaves them: set"
-        + " DPLRF_JAVA_OPTS=\"-Xms%dg -Xmx%dg\", use smaller sketches, or continual = tree (more"
-        + " noise; its nodes can wait on disk) (docs/operations.md §7)", s.m(), s.n(), s.t(),
+        + " MiB), more than the %.1f GiB this JVM's %.1f GiB leaves them", s.m(), s.n(), s.t(),
         s.v(), buffers, peak / (double) gib, 2 * buffers + 6,
         Priv2Sketch.stateBytes(s) / (1024.0 * 1024), budget(maxHeap) / gib,
-        maxHeap / (double) gib, advised, advised));
+        maxHeap / (double) gib);
+    String instead = "use smaller sketches, or continual = tree (more noise; its nodes can wait"
+        + " on disk) (docs/operations.md §7)";
+    if (machine > 0 && advised * gib > machine * MACHINE_SHARE) {
+      return Optional.of(String.format(Locale.ROOT, "%s, and a heap of %d GiB is more than %.0f%%"
+          + " of this machine's %.1f GiB of memory: %s", needs, advised, MACHINE_SHARE * 100,
+          machine / (double) gib, instead));
+    }
+    return Optional.of(String.format(Locale.ROOT, "%s: this machine's %.1f GiB can hold it; set"
+        + " DPLRF_JAVA_OPTS=\"-Xms%dg -Xmx%dg\" (the launcher's default heap is half of the"
+        + " machine's memory), or %s", needs, machine / (double) gib, advised, advised, instead));
+  }
+
+  /**
+   * The share of the machine's memory a heap may take before the refusal says the machine is too
+   * small: the page cache (the state files, the embedded broker's log) and the system need the
+   * rest.
+   */
+  static final double MACHINE_SHARE = 0.8;
+
+  /** The machine's physical memory (or the container's limit), in bytes; 0 if unknown. */
+  static long machineMemory() {
+    if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      return os.getTotalMemorySize();
+    }
+    return 0;
   }
 
   /** The heap the sketches may take: {@link #SHARE} of the maximum, less {@link #RESERVE}. */

@@ -94,7 +94,8 @@ public final class TreeMode implements ServiceMode {
     if (config.tree().continual() == TreeSettings.Continual.FACTORIZATION) {
       BltConfig blt = bltConfig(config);
       int buffers = BltOptimizer.optimize(blt.epochs()).buffers(); // public: T alone
-      HeapAdvice.bltRefusal(blt, buffers, Runtime.getRuntime().maxMemory()).ifPresent(why -> {
+      HeapAdvice.bltRefusal(blt, buffers, Runtime.getRuntime().maxMemory(),
+          HeapAdvice.machineMemory()).ifPresent(why -> {
         throw new IllegalArgumentException(why);
       });
       target = TreeTarget.factorization(blt, key, config.stateDir().resolve("blt"), store.exists());

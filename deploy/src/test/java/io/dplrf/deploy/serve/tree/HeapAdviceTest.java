@@ -67,7 +67,8 @@ class HeapAdviceTest {
    * A BLT stream needs all its 2d + 1 state sketches at every close, from the first epoch on: at
    * the benchmark's sizes with T = 1024 (d = 3 buffers) that is 12 sketches of 381.5 MiB and the
    * 256 MiB update buffer, 4.7 GiB: refused in 4 GiB with the heap that fits (6 GiB) and the
-   * alternatives named; it fits in 6 GiB, and at m = n = 10⁴ in 4 GiB.
+   * alternatives named, or, on a machine too small for that heap, with the alternatives only; it
+   * fits in 6 GiB, and at m = n = 10⁴ in 4 GiB.
    */
   @Test
   void bltStream_thatDoesNotFit_isRefusedAtStart_withTheHeapThatFits() {
@@ -75,13 +76,18 @@ class HeapAdviceTest {
         DEFAULTS, new PrivacyParams(1, 1e-6), 1, 1024, true);
     long node = 8L * (100_000L * 100 + 100_000L * 400);
     assertEquals(12 * node + (64L << 22), HeapAdvice.peakBytes(big, 3));
-    String r = HeapAdvice.bltRefusal(big, 3, 4 * GIB).orElseThrow();
+    String r = HeapAdvice.bltRefusal(big, 3, 4 * GIB, 24 * GIB).orElseThrow();
     assertTrue(r.contains("about 4.7 GiB") && r.contains("(12 of 381 MiB)")
-        && r.contains("-Xms6g -Xmx6g") && r.contains("continual = tree") && !r.contains("\n"), r);
-    assertEquals(Optional.empty(), HeapAdvice.bltRefusal(big, 3, 6 * GIB));
+        && r.contains("this machine's 24.0 GiB can hold it") && r.contains("-Xms6g -Xmx6g")
+        && r.contains("continual = tree") && !r.contains("\n"), r);
+    assertEquals(Optional.empty(), HeapAdvice.bltRefusal(big, 3, 6 * GIB, 24 * GIB));
+    // a machine whose memory cannot hold that heap beside the page cache: no heap to set
+    String small8 = HeapAdvice.bltRefusal(big, 3, 4 * GIB, 7 * GIB).orElseThrow();
+    assertTrue(small8.contains("a heap of 6 GiB is more than 80% of this machine's 7.0 GiB")
+        && !small8.contains("-Xms") && small8.contains("continual = tree"), small8);
     BltConfig small = new BltConfig(Mechanism.PRIV2_SPARSE, NeighbouringRelation.ENTRYWISE_L1,
         SketchSizes.of(10_000, 10_000, 10, null, null, SketchSizes.DEFAULT_ALPHA),
         new PrivacyParams(1, 1e-6), 1, 1024, true);
-    assertEquals(Optional.empty(), HeapAdvice.bltRefusal(small, 3, 4 * GIB));
+    assertEquals(Optional.empty(), HeapAdvice.bltRefusal(small, 3, 4 * GIB, 24 * GIB));
   }
 }
