@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * the closed epoch is durable, so nothing released can be rolled back by a crash. Between the two,
 the loop records the epoch on the broker ({@link ReleaseWitness}: the snapshot's offsets
 committed to a member-less group of the stream's own, never read back as a position), so that
-a start from an older backup is refused ({@link #checkWitness}).
+a start from an older backup is refused ({@link #checkWitness}); then the target raises its
+released-epoch guard ({@link IngestTarget#beforeRelease}).
  *
  * <p><b>Pipelined close.</b> Where the target can end an epoch at once and finish it later
  * ({@link IngestTarget#beginCloseEpoch}: the sketch tree with its nodes kept as files) and the
@@ -157,7 +158,6 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final EpochListener listener;
   /** The broker's record of the stream's durable snapshots ({@link ReleaseWitness}). */
   private final ReleaseWitness witness;
-  private boolean witnessChecked;
   private final LongSupplier clock;
   private final ContributionBounds bounds;
   private final long epochMillis;
@@ -338,14 +338,17 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   }
 
   /**
-   * Restores the snapshot, if there is one, into the target, the budgets and the counters, then
-   * tells the listener ({@link EpochListener#restored}, with the time the last restored epoch
-   * closed); no Kafka call. Call it before {@link #run} to find out at start that a snapshot
-   * cannot be used (other key, other settings, corrupt): the service then refuses to start
+   * Restores the snapshot, if there is one, into the target, the budgets and the counters, checks
+   * it against the broker's record of the stream ({@link #checkWitness}: the one Kafka call, for
+   * targets that name a stream), then tells the listener ({@link EpochListener#restored}, with the
+   * time the last restored epoch closed). Call it before {@link #run} to find out at start that a
+   * snapshot cannot be used (other key, other settings, corrupt, older than the broker's record):
+   * the service then refuses to start
    * instead of serving nothing; and so that what the listener serves is back before anyone asks.
    * {@link #run} restores by itself when this was not called. At most once.
    *
-   * @throws IOException naming the snapshot file and the reason it cannot be restored
+   * @throws IOException naming the snapshot file and the reason it cannot be restored, or if the
+   *     broker's record cannot be read
    */
   public void restore() throws IOException {
     if (restored) {
@@ -370,6 +373,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
           config.topic());
     }
     restored = true;
+    checkWitness();
+    guardRestored();
     epochsBegun = target.epochsClosed();
     state = State.STARTING;
     publish();
@@ -382,51 +387,63 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    * Refuses a restored snapshot older than the broker's record of the stream ({@link
    * ReleaseWitness}; docs/privacy/recovery.md §6): an older backup put back whole, whose later
    * epochs may have been released and would be closed again with their noise. Then records the
-   * restored epoch, which renews the record. Call after {@link #restore}; {@link #start} calls it
-   * if the caller did not. At most once.
+   * restored epoch, which renews the record. Runs in {@link #restore}, before the listener hears
+   * of the restored epochs (it may release them).
    *
    * @throws IOException naming the consumer group and both epochs, or if the broker cannot be
    *     asked
    */
-  public void checkWitness() throws IOException {
-    restore();
-    if (witnessChecked) {
+  private void checkWitness() throws IOException {
+    String stream = target.streamLabel();
+    if (stream == null) {
       return;
     }
-    String stream = target.streamLabel();
-    if (stream != null) {
-      int closed = target.epochsClosed();
-      int witnessed = witness.witnessed(stream);
-      if (witnessed > closed) {
-        throw new IOException("the broker records that the snapshot of epoch " + witnessed
-            + " of this stream was durable (consumer group " + ReleaseWitness.group(stream)
-            + " on topic '" + config.topic() + "'), but " + store.file() + " is of epoch " + closed
-            + ": it is an older backup, and restoring it would close epochs that may have been"
-            + " released again with the same noise on possibly other updates"
-            + " (docs/privacy/recovery.md §6). Restore the latest backup of this state directory");
-      }
-      if (closed > 0) {
-        witness.record(stream, closed, new TreeMap<>(nextOffsets));
-      }
+    int closed = target.epochsClosed();
+    int witnessed = witness.witnessed(stream);
+    if (witnessed > closed) {
+      throw new IOException("the broker records that the snapshot of epoch " + witnessed
+          + " of this stream was durable (consumer group " + ReleaseWitness.group(stream)
+          + " on topic '" + config.topic() + "'), but " + store.file() + " is of epoch " + closed
+          + ": it is an older backup, and restoring it would close epochs that may have been"
+          + " released again with the same noise on possibly other updates"
+          + " (docs/privacy/recovery.md §6). Restore the latest backup of this state directory,"
+          + " or start a new run in an empty one (docs/operations.md §4)");
     }
-    witnessChecked = true;
+    if (closed > 0) {
+      witness.record(stream, closed, new TreeMap<>(nextOffsets));
+    }
   }
 
   /**
-   * Records on the broker that the snapshot of {@code epoch} at {@code offsets} is durable, before
-   * the listener may release anything of it; retried while the broker refuses.
+   * The restored epochs may be released by the listener (their snapshot is durable): the
+   * target's guard is raised to them first, as after a close ({@link #beforeRelease}); a crash
+   * between a snapshot and its guard is completed here.
    */
-  private void witness(int epoch, Map<Integer, Long> offsets) throws IOException {
+  private void guardRestored() throws IOException {
+    int closed = target.epochsClosed();
+    if (closed > 0) {
+      target.beforeRelease(closed);
+    }
+  }
+
+  /**
+   * What must be durable before anything of {@code epoch} is released, once its snapshot is:
+   * the broker's record of the epoch at {@code offsets} ({@link ReleaseWitness}), then the
+   * target's released-epoch guard ({@link IngestTarget#beforeRelease}). Each is retried while it
+   * is refused, like a state write: the release waits.
+   */
+  private void beforeRelease(int epoch, Map<Integer, Long> offsets) throws IOException {
     String stream = target.streamLabel();
     if (stream != null) {
       writes.run("the broker's record of epoch " + epoch,
           () -> witness.record(stream, epoch, offsets));
     }
+    writes.run("the released-epoch guard of epoch " + epoch, () -> target.beforeRelease(epoch));
   }
 
   /** Restores the snapshot (unless {@link #restore} did), then assigns all partitions and seeks. */
   void start() throws IOException {
-    checkWitness();
+    restore();
     started = true;
     if (!store.exists()) {
       // A run exists on disk before its first epoch closes: the snapshot of epoch 0 (no offsets,
@@ -781,7 +798,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
       });
       snapshotWritten(t0[0]);
       LOG.info("epoch {} closed at offsets {}", closing.epoch(), offsets);
-      witness(closing.epoch(), offsets);
+      beforeRelease(closing.epoch(), offsets);
       listener.epochClosed(closing.epoch(), Instant.ofEpochMilli(closedAt));
     });
     publish();
@@ -791,7 +808,7 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private void epochClosed(int epoch, long closedAt, Map<Integer, Long> offsets)
       throws IOException {
     LOG.info("epoch {} closed at offsets {}", epoch, offsets);
-    witness(epoch, new TreeMap<>(offsets));
+    beforeRelease(epoch, new TreeMap<>(offsets));
     publish();
     listener.epochClosed(epoch, Instant.ofEpochMilli(closedAt));
   }

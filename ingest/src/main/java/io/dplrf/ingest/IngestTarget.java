@@ -61,6 +61,13 @@ public interface IngestTarget {
     return null;
   }
 
+  /**
+   * Called once the snapshot of {@code epoch} is durable and before the listener may release
+   * anything of it: a continual structure raises its released-epoch guard to {@code epoch} here,
+   * durably (docs/privacy/recovery.md §5). Idempotent; retried while it throws (a full disk).
+   */
+  default void beforeRelease(int epoch) throws IOException {}
+
   /** Writes the complete state. Must not close {@code out}. */
   void writeState(OutputStream out) throws IOException;
 

@@ -18,13 +18,16 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The loop and the broker's record of a stream's progress ({@link ReleaseWitness}; its Kafka form
- * runs against a real broker in it-tests' StateRestoreIT): every epoch is recorded after its
- * snapshot is written and before the listener may release it, and a start refuses a snapshot
- * older than the record (an older backup put back whole), naming both epochs.
+ * The loop, the broker's record of a stream's progress ({@link ReleaseWitness}; its Kafka form
+ * runs against a real broker in it-tests' StateRestoreIT) and the target's released-epoch guard:
+ * every epoch is recorded after its snapshot is durable, then guarded, and only then may the
+ * listener release it; a start refuses a snapshot older than the record (an older backup put back
+ * whole), naming both epochs.
  */
 class ReleaseWitnessLoopTest {
   static final String TOPIC = "updates";
@@ -34,9 +37,9 @@ class ReleaseWitnessLoopTest {
   @TempDir Path dir;
 
   /** A witness in memory, writing what happens into {@code events}. */
-  static final class Witness implements ReleaseWitness {
+  final class Witness implements ReleaseWitness {
     final List<String> events;
-    int epoch = -1;
+    volatile int epoch = -1;
 
     Witness(List<String> events) {
       this.events = events;
@@ -49,9 +52,11 @@ class ReleaseWitnessLoopTest {
     }
 
     @Override
-    public void record(String stream, int e, Map<Integer, Long> nextOffsets) {
+    public void record(String stream, int e, Map<Integer, Long> nextOffsets) throws IOException {
       assertEquals(STREAM, stream);
-      events.add("witness " + e + " at " + nextOffsets);
+      int durable = new StateStore(dir).read(new ContributionBounds(BOUNDS),
+          new RecordingTarget(100)).orElseThrow().epochsClosed();
+      events.add("witness " + e + " at " + nextOffsets + ", snapshot of " + durable + " durable");
       epoch = e;
     }
 
@@ -59,33 +64,81 @@ class ReleaseWitnessLoopTest {
     public void close() {}
   }
 
-  private static final class Target extends RecordingTarget {
-    Target() {
-      super(100);
+  /** A target that names a stream and records its guard, around a test target. */
+  private static final class Labelled implements IngestTarget {
+    final RecordingTarget inner;
+    final List<String> events;
+
+    Labelled(RecordingTarget inner, List<String> events) {
+      this.inner = inner;
+      this.events = events;
     }
 
     @Override
     public String streamLabel() {
       return STREAM;
     }
+
+    @Override
+    public void beforeRelease(int epoch) {
+      events.add("guard " + epoch);
+    }
+
+    @Override
+    public void closeEpoch() {
+      inner.closeEpoch();
+    }
+
+    @Override
+    public ClosingEpoch beginCloseEpoch() {
+      return inner.beginCloseEpoch();
+    }
+
+    @Override
+    public boolean exhausted() {
+      return inner.exhausted();
+    }
+
+    @Override
+    public int epochsClosed() {
+      return inner.epochsClosed();
+    }
+
+    @Override
+    public void writeState(java.io.OutputStream out) throws IOException {
+      inner.writeState(out);
+    }
+
+    @Override
+    public void readState(java.io.InputStream in) throws IOException {
+      inner.readState(in);
+    }
   }
 
+  static final ContributionBounds.Config BOUNDS =
+      new ContributionBounds.Config(20, 10, 1.0, Unit.UPDATE, BudgetPolicy.CLIP);
   private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
 
-  private IngestLoop loop(Witness witness, List<String> events) throws IOException {
+  private IngestLoop loop(Witness witness, List<String> events, RecordingTarget inner)
+      throws IOException {
     consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
     consumer.updateBeginningOffsets(Map.of(P0, 0L));
     MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null,
         new ByteArraySerializer(), new ByteArraySerializer());
-    var bounds = new ContributionBounds.Config(20, 10, 1.0, Unit.UPDATE, BudgetPolicy.CLIP);
     EpochListener listener = new EpochListener() {
       @Override
       public void epochClosed(int epoch) {
         events.add("release " + epoch);
       }
+
+      @Override
+      public void restored(int epochsClosed, java.time.Instant lastClosed) {
+        events.add("restored " + epochsClosed);
+      }
     };
-    return new IngestLoop(IngestConfig.byUpdates(TOPIC, bounds, 3), consumer, producer,
-        new StateStore(dir), new Target(), b -> RecordDecoder.updates(b, (i, j, d) -> { }),
+    Labelled target = new Labelled(inner, events);
+    return new IngestLoop(IngestConfig.byUpdates(TOPIC, BOUNDS, 3), consumer, producer,
+        new StateStore(dir), target, b -> RecordDecoder.updates(b, inner::update),
         listener, System::currentTimeMillis, witness);
   }
 
@@ -94,11 +147,20 @@ class ReleaseWitnessLoopTest {
         new double[] {0.5, -0.25, 0.125}, 0, 3);
   }
 
-  @Test
-  void everyEpoch_isRecordedBeforeItsRelease_andAnOlderSnapshotIsRefused() throws Exception {
-    List<String> events = new ArrayList<>();
+  /**
+   * In both close paths (one step, and pipelined on the closer thread), each epoch is recorded on
+   * the broker with its snapshot already durable, then its guard raised, then released; a
+   * restart on the latest snapshot is accepted, renews the record and raises the guard before the
+   * listener hears of the restored epochs; a snapshot older than the record is refused before it.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void everyEpoch_isRecordedAndGuardedBeforeItsRelease_andAnOlderSnapshotIsRefused(
+      boolean pipelined) throws Exception {
+    List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
     Witness witness = new Witness(events);
-    IngestLoop first = loop(witness, events);
+    IngestLoop first = loop(witness, events, pipelined ? new PipelinedTarget(100)
+        : new RecordingTarget(100));
     first.start();
     for (int o = 0; o < 4; o++) {
       consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, o, null, threeUpdates()));
@@ -106,24 +168,31 @@ class ReleaseWitnessLoopTest {
     for (int k = 0; k < 100 && first.stats().recordsConsumed() < 4; k++) {
       first.pollOnce();
     }
-    assertEquals(List.of("witness 1 at {0=1}", "release 1", "witness 2 at {0=2}", "release 2",
-        "witness 3 at {0=3}", "release 3", "witness 4 at {0=4}", "release 4"), events);
+    first.snapshot(); // waits for a pipelined close
+    List<String> want = new ArrayList<>(List.of("restored 0"));
+    for (int e = 1; e <= 4; e++) {
+      want.add("witness " + e + " at {0=" + e + "}, snapshot of " + e + " durable");
+      want.add("guard " + e);
+      want.add("release " + e);
+    }
+    assertEquals(want, events);
 
-    // A restart on the latest snapshot: accepted, and the record renewed.
     events.clear();
-    IngestLoop again = loop(witness, events);
-    again.checkWitness();
-    assertEquals(List.of("witness 4 at {0=4}"), events);
+    loop(witness, events, new RecordingTarget(100)).restore();
+    assertEquals(List.of("witness 4 at {0=4}, snapshot of 4 durable", "guard 4", "restored 4"),
+        events);
 
     // The broker records a later epoch than the snapshot: an older backup put back whole.
+    events.clear();
     witness.epoch = 6;
-    IOException older = assertThrows(IOException.class, () -> loop(witness, events)
-        .checkWitness());
+    IOException older = assertThrows(IOException.class,
+        () -> loop(witness, events, new RecordingTarget(100)).restore());
     assertTrue(older.getMessage().contains("the broker records that the snapshot of epoch 6 of"
         + " this stream was durable (consumer group dplrf-stream-0123456789abcdef"),
         older.getMessage());
     assertTrue(older.getMessage().contains("is of epoch 4: it is an older backup"),
         older.getMessage());
+    assertEquals(List.of(), events, "nothing is released, and the record is left as it is");
   }
 
   @Test

@@ -158,10 +158,9 @@ public final class Service implements AutoCloseable {
       });
       // Restore before any listener accepts a request: a snapshot that cannot be used (other key,
       // other settings, corrupt) is a failed start, never a healthy process without releases.
+      // An older backup put back whole agrees with itself: the restore also checks the broker's
+      // record of the stream's progress, which tells it from the latest (recovery.md §6).
       createdLoop.restore();
-      // An older backup put back whole agrees with itself; only the broker's record of the
-      // stream's progress tells it from the latest (docs/privacy/recovery.md §6).
-      createdLoop.checkWitness();
       cut.pin(config.stateDir());
       loop = createdLoop;
       createdPublicApi = listen("http-port", config.bind(), config.httpPort(), () -> PublicApi.start(

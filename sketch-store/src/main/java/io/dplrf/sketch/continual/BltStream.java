@@ -704,9 +704,16 @@ public final class BltStream {
   /**
    * Before the first release covering epoch e: records e durably in {@link #RELEASED_FILE} (a
    * restore then refuses every snapshot of fewer epochs), then deletes the buffer files of the
-   * epochs before e, which no restore may use any more.
+   * epochs before e, which no restore may use any more. The service calls it once the snapshot
+   * of e is durable, before releasing; every release calls it too. Idempotent; any thread.
+   *
+   * @throws IllegalArgumentException unless e ≤ the epochs a written snapshot names
+   * @throws UncheckedIOException if the guard cannot be written or a buffer file deleted (a
+   *     retry writes what is missing)
    */
-  private void markReleased(int e) {
+  public void markReleased(int e) {
+    check(e <= epochsSnapshotted, "released epoch", "at most " + epochsSnapshotted
+        + " (epochs named by a snapshot)", e);
     if (e <= epochsReleased) {
       return;
     }

@@ -361,9 +361,16 @@ public final class ContinualSketch {
 
   /**
    * Before a release covering epoch e is computed: records e durably in the guard of a node
-   * directory, so that no restore can close e again (recovery.md §5).
+   * directory, so that no restore can close e again (recovery.md §5). The service raises it once
+   * the epoch's snapshot is durable, before releasing; every release raises it too. Idempotent.
+   *
+   * @throws UncheckedIOException if the guard cannot be written
    */
-  private void markReleased(int e) {
+  public void markReleased(int e) {
+    if (e > epochsClosed) {
+      throw new IllegalArgumentException("released epoch must be at most " + epochsClosed
+          + " (epochs closed). Provided value: " + e);
+    }
     if (e > epochsReleased && !archive.inMemory()) {
       writeReleasedMark(e);
     }

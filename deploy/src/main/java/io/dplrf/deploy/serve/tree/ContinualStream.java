@@ -56,6 +56,14 @@ interface ContinualStream {
   String instance();
 
   /**
+   * Raises the released-epoch guard to {@code epoch}, durably, before anything of it is released
+   * (docs/privacy/recovery.md §5); idempotent.
+   *
+   * @throws java.io.UncheckedIOException if the guard cannot be written
+   */
+  void markReleased(int epoch);
+
+  /**
    * The last epoch a release may read: the BLT stream serves only epochs a written snapshot names
    * (blt-release.md §5); the tree, every closed epoch.
    */

@@ -120,6 +120,11 @@ final class FactorizationStream implements ContinualStream {
   }
 
   @Override
+  public void markReleased(int epoch) {
+    stream.markReleased(epoch);
+  }
+
+  @Override
   public String instance() {
     return stream.instance();
   }

@@ -92,6 +92,11 @@ final class TreeStream implements ContinualStream {
   }
 
   @Override
+  public void markReleased(int epoch) {
+    tree.markReleased(epoch);
+  }
+
+  @Override
   public String instance() {
     return tree.instance();
   }

@@ -236,6 +236,16 @@ public final class TreeTarget implements IngestTarget {
     return t == null ? null : t.instance();
   }
 
+  /** The structure's released-epoch guard, raised before the epoch's release (recovery.md §5). */
+  @Override
+  public void beforeRelease(int epoch) throws IOException {
+    try {
+      tree.markReleased(epoch);
+    } catch (java.io.UncheckedIOException e) {
+      throw e.getCause(); // retried by the loop while the state directory refuses it
+    }
+  }
+
   @Override
   public int epochsClosed() {
     ContinualStream t = tree;
