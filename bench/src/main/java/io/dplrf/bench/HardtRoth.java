@@ -85,6 +85,8 @@ import io.dplrf.sketch.randomness.SecretKey;
  *       incoherent bases lose almost nothing while one coherent row cannot carry a sensitivity
  *       near 1.
  *   <li><b>Budget split</b> μ²/2 to each stage, as dplrf splits it between Y and Z.
+ *   <li><b>Ω's scale</b> N(0, 1/ℓ), as dplrf's Gaussian Φ: immaterial, since it scales AΩ and
+ *       A2's sensitivity alike (so σ₁ with them) and Q depends only on the range of Y.
  * </ul>
  *
  * <p>Not thread-safe; stateless between {@link #run} calls apart from its inputs.
