@@ -41,6 +41,9 @@ public final class BenchMain {
                                    [--nuclear-norm-factor 1] [--item-clip-factor 1]
                                    [--user-shrinkage auto|X] [--jester FILE] [--movielens FILE]
                                    [--svg FILE]
+             dplrf bench paper     [--alphas 0.1,0.2,0.3,0.4,0.5] [--ks 1,2,4,6,8,12,16]
+                                   [--epsilon 1] [--delta 1e-6] [--clip 1] [--max-entry 10]
+                                   [--runs 1] [--seed 1] [--svg FILE] [--noiseless]
              dplrf bench robust    [--rows 500] [--cols 400] [--rank 5] [--epsilons 1,4,16]
                                    [--p 1] [--clip 1] [--outlier-rate 0.01] [--outlier-factor 100]
                                    [--data ../shared/data/uci-optdigits] [--sketch-cols t]
@@ -71,7 +74,7 @@ public final class BenchMain {
       "outlier-factor", "stable-clips", "epsilon", "repeats", "warm-up-rounds", "from", "to",
       "sigma", "samples", "releases", "row-norm-factor", "nuclear-norm-factor",
       "item-clip-factor", "user-shrinkage", "updates-per-entry", "closes", "slow", "seconds",
-      "pace-ms", "interval-ms");
+      "pace-ms", "interval-ms", "alphas", "ks");
 
   private BenchMain() {}
 
@@ -95,12 +98,15 @@ public final class BenchMain {
   private static int bench(String[] argv, PrintStream out) throws Exception {
     if (argv.length < 2) {
       throw new Args.UsageException("bench: which benchmark? accuracy, movielens, pca, robust,"
-          + " completion, ingest, release, update, noise, range, continual or http");
+          + " completion, paper, ingest, release, update, noise, range, continual or http");
     }
     String which = argv[1];
-    Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("cost"));
+    Args a = Args.parse("bench " + which, argv, 2, OPTIONS, Set.of("cost", "noiseless"));
     if (which.equals("completion")) {
       return completion(a, out);
+    }
+    if (which.equals("paper")) {
+      return paper(a, out);
     }
     int k = a.integer("rank", 10);
     if (which.equals("pca")) {
@@ -243,6 +249,39 @@ public final class BenchMain {
     String svg = a.string("svg", null);
     if (svg != null) {
       CompletionBench.writeSvg(Path.of(svg), sets, all, eps);
+      out.println("wrote " + svg);
+    }
+    return 0;
+  }
+
+  /**
+   * Paper 002's Figure 1 (docs/benchmarks-paper.md): panels a–d, additive error against α on
+   * i.i.d. matrices, dplrf's sketch mechanisms beside Hardt–Roth; panels e–f, the local
+   * mechanism against Theorem 5 as k grows.
+   */
+  private static int paper(Args a, PrintStream out) throws Exception {
+    double[] alphas = Arrays.stream(a.string("alphas", "0.1,0.2,0.3,0.4,0.5").split(","))
+        .mapToDouble(s -> Double.parseDouble(s.trim())).toArray();
+    int[] ks = Arrays.stream(a.string("ks", "1,2,4,6,8,12,16").split(","))
+        .mapToInt(s -> Integer.parseInt(s.trim())).toArray();
+    double eps = a.number("epsilon", 1);
+    PaperBench bench = new PaperBench(new io.dplrf.sketch.params.PrivacyParams(eps,
+        a.number("delta", 1e-6)), a.number("clip", 1), a.number("max-entry", 10),
+        a.integer("runs", 1), a.integer("seed", 1), a.flag("noiseless"));
+    List<PaperBench.AlphaPanel> alphaPanels = List.of(
+        new PaperBench.AlphaPanel("a", 300, 300, 5), new PaperBench.AlphaPanel("b", 300, 300, 10),
+        new PaperBench.AlphaPanel("c", 300, 900, 5), new PaperBench.AlphaPanel("d", 300, 900, 10));
+    List<PaperBench.LocalPanel> localPanels = List.of(
+        new PaperBench.LocalPanel("e", 20_000, 32, eps),
+        new PaperBench.LocalPanel("f", 200_000, 32, eps));
+    long t0 = System.nanoTime();
+    List<PaperBench.Cell> cells = new java.util.ArrayList<>(bench.alpha(alphaPanels, alphas, out));
+    cells.addAll(bench.local(localPanels, ks, out));
+    out.printf("%n(%.0f s)%n", (System.nanoTime() - t0) / 1e9);
+    String svg = a.string("svg", null);
+    if (svg != null) {
+      PaperBench.writeSvg(Path.of(svg), PaperBench.svg(alphaPanels, alphas, localPanels, ks,
+          cells));
       out.println("wrote " + svg);
     }
     return 0;

@@ -1,6 +1,6 @@
 /**
  * The benchmarks behind {@code ./dplrf bench}: accuracy (synthetic, MovieLens, PCA, robust,
- * completion), ingest throughput against a bare Kafka consumer, release latency, per-update cost,
+ * completion, paper 002's Figure 1 beside the Hardt–Roth baseline), ingest throughput against a bare Kafka consumer, release latency, per-update cost,
  * noise sampling and range releases. Each prints our figure beside a baseline measured in the same
  * run; docs/benchmarks*.md give today's figures and how to reproduce them.
  *
