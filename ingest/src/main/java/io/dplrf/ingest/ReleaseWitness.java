@@ -11,9 +11,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The broker's record of how far a stream's durable snapshots have got: the one witness of a
@@ -21,11 +29,15 @@ import org.apache.kafka.common.errors.GroupIdNotFoundException;
  * put back whole (its snapshot, state files and released-epoch guard agreeing with each other) is
  * refused instead of closing released epochs again with their noise (docs/privacy/recovery.md §6).
  *
- * <p>Kafka's own mechanism holds it: the committed offsets of a consumer group that belongs to the
+ * <p>Kafka's own mechanisms hold it: the committed offsets of a consumer group that belongs to the
  * stream alone ({@link #group}), with the snapshot's next offsets and, as the offsets' metadata,
- * {@code dplrf epoch=<e>}. The loop records epoch e after the snapshot of e is durable and before
+ * {@code dplrf epoch=<e>}, committed in a transaction of a producer whose {@code transactional.id}
+ * is the group's name. The loop records epoch e after the snapshot of e is durable and before
  * anything of e is released ({@link IngestLoop}), and a start refuses a snapshot of an epoch below
- * the record. The group has no members (the loop {@code assign}s its partitions), so its offsets
+ * the record. The transactional id fences: a process that starts on a copy of the stream's state
+ * directory initialises the id, and the older process's next record fails ({@link
+ * FencedException}) before it releases anything more, so two copies never both release an epoch.
+ * The group has no members (the loop {@code assign}s its partitions), so its offsets
  * never steer a consumer; standard tools ({@code kafka-consumer-groups.sh --describe}) show the
  * stream's progress and lag. An empty group's offsets expire after the broker's {@code
  * offsets.retention.minutes} (7 days by default) without a commit; every epoch close and every
@@ -58,8 +70,18 @@ public interface ReleaseWitness extends AutoCloseable {
    * {@code nextOffsets} (partition → next offset), is durable.
    *
    * @throws IOException if the broker does not take it (the caller retries)
+   * @throws FencedException if another process has taken the stream over (never retried)
    */
   void record(String stream, int epoch, Map<Integer, Long> nextOffsets) throws IOException;
+
+  /** Another process records for the stream now: this one must release nothing more. */
+  final class FencedException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    FencedException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
 
   @Override
   void close();
@@ -86,20 +108,39 @@ public interface ReleaseWitness extends AutoCloseable {
       }
     }
     c.put(AdminClientConfig.CLIENT_ID_CONFIG, IngestClients.clientId(clientProperties, "witness"));
-    return new Kafka(Admin.create(c), topic, Duration.ofSeconds(30));
+    Map<String, Object> p = new HashMap<>();
+    for (Map.Entry<String, Object> e : clientProperties.entrySet()) {
+      if (ProducerConfig.configNames().contains(e.getKey())) {
+        p.put(e.getKey(), e.getValue());
+      }
+    }
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, IngestClients.clientId(clientProperties, "record"));
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    return new Kafka(Admin.create(c), p, topic, Duration.ofSeconds(30));
   }
 
   /** {@link #kafka}. */
   final class Kafka implements ReleaseWitness {
     private static final Pattern METADATA = Pattern.compile("dplrf epoch=(\\d{1,10})");
     private static final String ACL_HINT = " (with Kafka's authorizer, dplrf's principal needs"
-        + " READ on the groups named dplrf-*, a prefixed ACL: docs/operations.md §2)";
+        + " READ on the groups and WRITE on the transactional ids named dplrf-*, prefixed ACLs:"
+        + " docs/operations.md §1)";
     private final Admin admin;
+    /** The transactional producer's settings, less its {@code transactional.id}. */
+    private final Map<String, Object> producerConfig;
     private final String topic;
     private final Duration timeout;
+    /** The transactional producer of {@link #producerStream}, once initialised; or null. */
+    private Producer<byte[], byte[]> producer;
+    private String producerStream;
 
-    Kafka(Admin admin, String topic, Duration timeout) {
+    Kafka(Admin admin, Map<String, Object> producerConfig, String topic, Duration timeout) {
       this.admin = admin;
+      this.producerConfig = Map.copyOf(producerConfig);
       this.topic = topic;
       this.timeout = timeout;
     }
@@ -135,7 +176,7 @@ public interface ReleaseWitness extends AutoCloseable {
     }
 
     @Override
-    public void record(String stream, int epoch, Map<Integer, Long> nextOffsets)
+    public synchronized void record(String stream, int epoch, Map<Integer, Long> nextOffsets)
         throws IOException {
       Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
       String metadata = "dplrf epoch=" + epoch;
@@ -144,23 +185,63 @@ public interface ReleaseWitness extends AutoCloseable {
       if (offsets.isEmpty()) { // no record read yet: the epoch is what matters
         offsets.put(new TopicPartition(topic, 0), new OffsetAndMetadata(0, metadata));
       }
+      Producer<byte[], byte[]> p = producer(stream);
       try {
-        admin.alterConsumerGroupOffsets(group(stream), offsets).all()
-            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (ExecutionException e) {
-        throw new IOException("cannot commit to consumer group " + group(stream) + ": "
-            + e.getCause() + ACL_HINT, e.getCause());
-      } catch (TimeoutException e) {
-        throw new IOException("the broker did not answer for consumer group " + group(stream)
-            + " within " + timeout.toSeconds() + " s", e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted", e);
+        p.beginTransaction();
+        p.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(group(stream)));
+        p.commitTransaction();
+      } catch (ProducerFencedException | InvalidProducerEpochException e) {
+        dropProducer();
+        throw new FencedException("another process has taken over stream " + stream
+            + " (transactional id " + group(stream) + "): a copy of this state directory runs"
+            + " elsewhere; this one releases nothing more (docs/privacy/recovery.md §6)", e);
+      } catch (KafkaException e) {
+        // Not fenced: the transaction is aborted where it can be, else the producer is made anew.
+        try {
+          p.abortTransaction();
+        } catch (KafkaException again) {
+          dropProducer();
+        }
+        throw new IOException("cannot commit to consumer group " + group(stream) + ": " + e
+            + ACL_HINT, e);
+      }
+    }
+
+    /**
+     * The transactional producer of {@code stream}: initialising its id fences every other
+     * process that recorded for the stream before.
+     */
+    private Producer<byte[], byte[]> producer(String stream) throws IOException {
+      if (producer != null && stream.equals(producerStream)) {
+        return producer;
+      }
+      dropProducer();
+      Map<String, Object> c = new HashMap<>(producerConfig);
+      c.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, group(stream));
+      KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(c);
+      try {
+        p.initTransactions();
+      } catch (KafkaException e) {
+        p.close(Duration.ZERO);
+        throw new IOException("cannot initialise transactional id " + group(stream) + ": " + e
+            + ACL_HINT, e);
+      }
+      producer = p;
+      producerStream = stream;
+      return p;
+    }
+
+    private void dropProducer() {
+      if (producer != null) {
+        producer.close(Duration.ZERO);
+        producer = null;
+        producerStream = null;
       }
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+      dropProducer();
       admin.close(Duration.ofSeconds(5));
     }
   }

@@ -71,9 +71,12 @@ class SecuredKafkaIT {
     String principal = certificate ? sasl.clientPrincipal() : "User:" + USER;
     grant(kafka, principal, topic, AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
     grant(kafka, principal, deadLetters, AclOperation.WRITE, AclOperation.DESCRIBE);
-    // The broker's record of the stream's progress (ReleaseWitness): groups named dplrf-*.
+    // The broker's record of the stream's progress (ReleaseWitness): groups and transactional
+    // ids named dplrf-*.
     grant(kafka, new ResourcePattern(ResourceType.GROUP, "dplrf-", PatternType.PREFIXED),
         principal, AclOperation.READ);
+    grant(kafka, new ResourcePattern(ResourceType.TRANSACTIONAL_ID, "dplrf-",
+        PatternType.PREFIXED), principal, AclOperation.WRITE, AclOperation.DESCRIBE);
     Path props = certificate ? certificateFile(dir, sasl, true)
         : clientFile(dir, sasl, mechanism, USER, sasl.users().get(USER));
     String bootstrap = certificate ? sasl.mutualTlsBootstrapServers() : sasl.bootstrapServers();

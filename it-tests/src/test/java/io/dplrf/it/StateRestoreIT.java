@@ -24,7 +24,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * on the suite's broker: the latest backup (taken stopped) put into a fresh state directory
  * releases every range bit for bit as before; an older backup put back whole (its snapshot, state
  * files and released-epoch guard agreeing with each other) is refused at start, by the broker's
- * record of the stream's progress (ReleaseWitness, docs/privacy/recovery.md §6).
+ * record of the stream's progress (ReleaseWitness, docs/privacy/recovery.md §6); and of two copies
+ * run at once, the older is fenced before it releases another epoch.
  */
 @ExtendWith(KafkaSuite.class)
 class StateRestoreIT {
@@ -87,6 +88,52 @@ class StateRestoreIT {
   void latestBackup_releasesTheSameBits_anOlderBackupIsRefused_factorization(
       KafkaEnvironment kafka) throws Exception {
     backupAndRestore(kafka, "factorization");
+  }
+
+  /**
+   * Two services on copies of one state directory (an operator's mistake): the one started last
+   * takes the stream's transactional id over, and the first one fails at its next epoch before
+   * releasing it, so epoch 3 is released once, by the second.
+   */
+  @Test
+  void aCopyStartedElsewhere_fencesTheFirstProcess_beforeItReleasesAnotherEpoch(
+      KafkaEnvironment kafka) throws Exception {
+    String topic = "it-fence-" + UUID.randomUUID();
+    kafka.createTopic(topic, 1);
+    Path state = Files.createTempDirectory("dplrf-it-fence");
+    List<Path> dirs = new ArrayList<>(List.of(state));
+    List<RunningService> running = new ArrayList<>();
+    try {
+      Stream.sendAll(kafka.bootstrapServers(), topic,
+          Stream.unkeyed(Stream.records(updates(80, 3), 10)));
+      RunningService first = RunningService.start(kafka, topic, state, settings("factorization"));
+      awaitRelease(first, 2);
+      first.service.close();
+      Path copy = copy(state, "fence-copy");
+      dirs.add(copy);
+
+      RunningService a = RunningService.start(kafka, topic, state, settings("factorization"));
+      running.add(a);
+      awaitRelease(a, 2);
+      RunningService b = RunningService.start(kafka, topic, copy, settings("factorization"));
+      running.add(b);
+      awaitRelease(b, 2);
+      Stream.sendAll(kafka.bootstrapServers(), topic,
+          Stream.unkeyed(Stream.records(updates(40, 4), 10)));
+      awaitRelease(b, 3);
+      Map<String, Object> fenced = Poll.until("the first process fails", DEADLINE, a::ingest,
+          m -> "failed".equals(m.get("state")));
+      assertTrue(longOf(fenced, "epochsClosed") >= 2, "" + fenced);
+      assertTrue(longOf(Http.object(a.api("/v1/release/latest")), "epoch") == 2,
+          "the fenced process released nothing more");
+    } finally {
+      for (RunningService r : running) {
+        r.service.close();
+      }
+      for (Path d : dirs) {
+        RunningService.deleteTree(d);
+      }
+    }
   }
 
   private void backupAndRestore(KafkaEnvironment kafka, String continual) throws Exception {
