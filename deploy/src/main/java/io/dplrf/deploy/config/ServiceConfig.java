@@ -73,6 +73,13 @@ public final class ServiceConfig {
       "completion-user-shrinkage", "completion-item-clip", "completion-offset",
       "local-mechanism");
 
+  /**
+   * The default of {@code epoch-idle-seconds} with {@code epoch-updates}: a non-empty epoch closes
+   * once no record has been read for five minutes, long enough for a producer's pauses and
+   * retries (Kafka's default delivery timeout is two minutes).
+   */
+  public static final double DEFAULT_EPOCH_IDLE_SECONDS = 300;
+
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
   /** One raw value and where it came from ("flag --rank", "env DPLRF_RANK", "file x.conf:3"). */
@@ -137,8 +144,11 @@ public final class ServiceConfig {
         x -> x >= 0.001 && Double.isFinite(x));
     epochDuration = Double.isNaN(seconds) ? Optional.empty()
         : Optional.of(Duration.ofNanos(Math.round(seconds * 1e9)));
+    // With epochs by count, a stream that ends inside an epoch would leave it unreleased: on by
+    // default, it costs nothing while records keep coming (an empty epoch never closes by it).
     double idle = parse.number("epoch-idle-seconds", "0 (off) or >= 0.001, and < infinity",
-        x -> (x == 0 || x >= 0.001) && Double.isFinite(x), 0.0);
+        x -> (x == 0 || x >= 0.001) && Double.isFinite(x),
+        epochUpdates.isPresent() ? DEFAULT_EPOCH_IDLE_SECONDS : 0.0);
     epochIdle = Duration.ofNanos(Math.round(idle * 1e9));
     // Mode completion: the declared rating scale bounds each rating (it refuses clip).
     clip = completion != null ? parse.derived("clip", completion.ratingBound())

@@ -316,6 +316,13 @@ public final class Service implements AutoCloseable {
                 + " record read)");
       }
     }
+    if (config.epochUpdates().isPresent() && s.served() instanceof Status.Epochs
+        && loop.state() == IngestLoop.State.RUNNING) {
+      OpenEpoch open = loop.openEpoch();
+      if (waiting(open, STATUS_WAITING)) {
+        s = s.withMessage(waitingEpoch(open.epoch()));
+      }
+    }
     BrokerContact c = brokerWhileConsuming();
     if (c != null && !c.reachable()) {
       s = s.withMessage("ingest waits for the Kafka broker (no answer for " + c.silentMillis() / 1000
@@ -449,28 +456,50 @@ public final class Service implements AutoCloseable {
     return java.math.BigDecimal.valueOf(d.toNanos(), 9).stripTrailingZeros().toPlainString();
   }
 
-  /** How long a partial epoch waits without records before the log says how to close it. */
+  /** How long a partial epoch waits without records before {@code /v1/status} says so. */
+  static final Duration STATUS_WAITING = Duration.ofSeconds(5);
+
+  /** How long a partial epoch waits without records before the log says so, once per epoch. */
   private static final Duration IDLE_HINT = Duration.ofSeconds(60);
 
   /**
-   * With epochs by count and no idle close: once an epoch that holds updates has read no record
-   * for {@link #IDLE_HINT}, says once in the log that it stays open and how to close it — a stream
-   * that ends inside an epoch would otherwise leave its last updates unreleased without a word.
+   * Whether {@code e}, an epoch cut by count, holds updates and has read no record for {@code
+   * after}: a stream that ended inside it, or paused. Public: whether the open epoch is empty
+   * and when records arrive are functions of the records' number and times, which the epoch cut
+   * already reveals (docs/privacy/epoch-boundaries.md).
+   */
+  private static boolean waiting(OpenEpoch e, Duration after) {
+    return e.updatePositions() > 0 && e.idleSinceMillis() > 0
+        && System.currentTimeMillis() - e.idleSinceMillis() >= after.toMillis();
+  }
+
+  /** What {@code /v1/status} and the log say of a waiting epoch: when and how it closes. */
+  private String waitingEpoch(int epoch) {
+    String how = "POST /admin/close-epoch on the operator port closes it now";
+    return "epoch " + epoch + " holds updates and waits for more (the count epoch-updates is not"
+        + " reached); " + (config.epochIdle().isZero()
+            ? "epoch-idle-seconds is 0 in this run, so it stays open until the count is reached: "
+                + how
+            : "it closes by itself " + seconds(config.epochIdle()) + " s after the last record"
+                + " (epoch-idle-seconds), or " + how);
+  }
+
+  /**
+   * With epochs by count: once an epoch that holds updates has read no record for {@link
+   * #IDLE_HINT}, says once in the log that it waits and how it closes — a stream that ends inside
+   * an epoch would otherwise leave its last updates unreleased without a word. The exact count of
+   * update positions is the operator's (this log and {@code /admin/ingest}).
    */
   private void hintIdleEpoch(PrintStream log) {
-    if (config.epochUpdates().isEmpty() || !config.epochIdle().isZero()
-        || loop.state() != IngestLoop.State.RUNNING) {
+    if (config.epochUpdates().isEmpty() || loop.state() != IngestLoop.State.RUNNING) {
       return;
     }
     OpenEpoch e = loop.openEpoch();
-    if (e.updatePositions() > 0 && e.epoch() != hintedEpoch && e.idleSinceMillis() > 0
-        && System.currentTimeMillis() - e.idleSinceMillis() >= IDLE_HINT.toMillis()) {
+    if (e.epoch() != hintedEpoch && waiting(e, IDLE_HINT)) {
       hintedEpoch = e.epoch();
-      log.println("dplrf: epoch " + e.epoch() + " holds " + e.updatePositions() + " of "
-          + config.epochUpdates().getAsLong() + " update positions and no record has arrived for "
-          + IDLE_HINT.toSeconds() + " s; it stays open until the count is reached. To release"
-          + " what it holds now: POST /admin/close-epoch on the operator port (epoch-idle-seconds,"
-          + " set at a run's first start, closes such an epoch by itself)");
+      log.println("dplrf: " + e.updatePositions() + " of " + config.epochUpdates().getAsLong()
+          + " update positions read, no record for " + IDLE_HINT.toSeconds() + " s: "
+          + waitingEpoch(e.epoch()));
     }
   }
 

@@ -55,7 +55,7 @@ class ServiceConfigTest {
     assertTrue(c.adminToken().isEmpty());
     assertEquals(1000, c.epochUpdates().getAsLong());
     assertTrue(c.epochDuration().isEmpty());
-    assertEquals(Duration.ZERO, c.epochIdle());
+    assertEquals(Duration.ofSeconds(300), c.epochIdle());
     assertEquals(Source.DEFAULT, c.source("topic"));
     assertEquals(Source.FLAG, c.source("rows"));
   }
@@ -278,6 +278,16 @@ class ServiceConfigTest {
     assertEquals("epoch-seconds must be >= 0.001 and < infinity. Provided value: 0.0005 (flag"
         + " --epoch-seconds)", assertThrows(ConfigException.class,
             () -> ServiceConfig.load(args, 0, Map.of())).getMessage());
+  }
+
+  @Test
+  void epochIdleSeconds_isOnByDefaultWithEpochsByCount_andOffWithEpochsByTheClock() {
+    // A stream that ends inside an epoch cut by count is released without a setting of its own.
+    assertEquals(Duration.ofSeconds(300), ServiceConfig.load(REQUIRED, 0, Map.of()).epochIdle());
+    String[] byTime = REQUIRED.clone();
+    byTime[REQUIRED.length - 2] = "--epoch-seconds";
+    byTime[REQUIRED.length - 1] = "60";
+    assertEquals(Duration.ZERO, ServiceConfig.load(byTime, 0, Map.of()).epochIdle());
   }
 
   @Test

@@ -52,14 +52,14 @@ class EpochCutTest {
     String idle = assertThrows(IOException.class,
         () -> cut("--epoch-updates", "50000", "--epoch-idle-seconds", "30").check(dir))
         .getMessage();
-    assertTrue(idle.contains("(epoch-idle-seconds: 0 in the state directory, 30 configured,"),
+    assertTrue(idle.contains("(epoch-idle-seconds: 300 in the state directory, 30 configured,"),
         idle);
     assertFalse(idle.contains("epoch-updates:"), idle);
     String clock = assertThrows(IOException.class,
         () -> cut("--epoch-seconds", "3600").check(dir)).getMessage();
     assertTrue(clock.contains("epoch-seconds: unset in the state directory, 3600 configured")
         && clock.contains("epoch-updates: 50000 in the state directory, unset configured")
-        && clock.contains("epoch-idle-seconds: 0 in the state directory, unset configured"),
+        && clock.contains("epoch-idle-seconds: 300 in the state directory, unset configured"),
         clock);
   }
 }
