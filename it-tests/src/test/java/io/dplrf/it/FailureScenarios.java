@@ -147,7 +147,7 @@ abstract class FailureScenarios {
     String settingsError = failedStart(settings(kafka, topic, "2", state), "other-settings");
     assertTrue(settingsError.contains(snapshot.toString())
         && settingsError.contains("other settings"), settingsError);
-    assertTrue(settingsError.contains("(privacy.epsilon: 1.0 in the state directory, 2.0"
+    assertTrue(settingsError.contains("(epsilon: 1.0 in the state directory, 2.0"
         + " configured)"), "only the setting that differs: " + settingsError);
 
     Path key = state.resolve("secret.key");
