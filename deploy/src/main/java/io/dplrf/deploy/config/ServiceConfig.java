@@ -39,8 +39,8 @@ import java.util.stream.Stream;
  * {@code epoch-idle-seconds} with {@code epoch-updates} only;
  * {@code rank <= min(rows, cols)}; distinct HTTP and operator ports (unless 0).
  *
- * <p>{@link #describe()} lists every setting, its value and its source for the startup log; the
- * admin token is never printed.
+ * <p>{@link #describe()} lists every setting the mode reads, its value and its source for the
+ * startup log; the admin token is never printed.
  */
 public final class ServiceConfig {
   /**
@@ -414,16 +414,21 @@ public final class ServiceConfig {
     return shown.get(name);
   }
 
-  /** One line per setting, "name = value (source)", for the startup log. Never prints the token. */
+  /**
+   * One line per setting the mode reads, "name = value (source)", for the startup log; the other
+   * modes' settings are left out (they are refused when given), and {@code dplrf serve --help}
+   * lists every setting. Never prints the token.
+   */
   public String describe() {
-    StringBuilder b = new StringBuilder("settings:\n");
-    int width = NAMES.stream().mapToInt(String::length).max().orElse(0);
-    for (String name : NAMES) {
+    List<String> read = NAMES.stream().filter(this::reads).toList();
+    StringBuilder b = new StringBuilder("settings of mode " + SettingParser.cliName(mode)
+        + " (" + (NAMES.size() - read.size()) + " of other modes left out; dplrf serve --help"
+        + " lists every setting):\n");
+    int width = read.stream().mapToInt(String::length).max().orElse(0);
+    for (String name : read) {
       String v = shown.get(name);
       String shownValue;
-      if (!reads(name)) {
-        shownValue = "(not used in mode " + SettingParser.cliName(mode) + ")";
-      } else if (name.equals("admin-token")) {
+      if (name.equals("admin-token")) {
         shownValue = v == null ? "(none: operator endpoints are open)"
             : "(set, " + v.length() + " characters)";
       } else if (v == null) {

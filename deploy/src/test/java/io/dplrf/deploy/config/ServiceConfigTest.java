@@ -93,8 +93,13 @@ class ServiceConfigTest {
     assertTrue(d.contains("dplrf.conf:2"), d);
     assertTrue(d.contains("(default)"), d);
     for (String name : ServiceConfig.NAMES) {
-      assertTrue(d.contains("  " + name + " "), "describe lists " + name);
+      assertEquals(c.reads(name), d.contains("\n  " + name + " "),
+          "describe lists " + name + " if and only if the mode reads it: " + d);
     }
+    assertTrue(d.startsWith("settings of mode updates (16 of other modes left out; dplrf serve"
+        + " --help lists every setting):\n"), d);
+    assertFalse(d.contains("not used in mode"), d);
+    assertTrue(d.lines().count() <= 35, "the mode's settings only: " + d);
   }
 
   @Test
