@@ -62,6 +62,8 @@ public final class Service implements AutoCloseable {
   private static final String LOOPBACK = "127.0.0.1";
   private final ServiceConfig config;
   private final Metrics metrics;
+  /** The dead-letter reasons of the mode's record format, in declaration order. */
+  private final List<DeadLetterReason> deadLetterReasons;
   private final ServiceMode mode;
   private final EmbeddedKafka embedded;
   private final String bootstrap;
@@ -89,6 +91,7 @@ public final class Service implements AutoCloseable {
     EpochCut cut = EpochCut.of(config);
     cut.check(config.stateDir());
     metrics = Modes.metrics(config);
+    deadLetterReasons = java.util.EnumSet.copyOf(Modes.deadLetterReasons(config)).stream().toList();
     try {
       mode = Modes.open(config, new ModeContext(metrics, log, failure::complete,
           epoch -> {
@@ -341,7 +344,7 @@ public final class Service implements AutoCloseable {
     m.put("recordsConsumed", s.recordsConsumed());
     mode.ingestStats(m, s);
     Map<String, Object> dl = new LinkedHashMap<>();
-    for (DeadLetterReason r : DeadLetterReason.values()) {
+    for (DeadLetterReason r : deadLetterReasons) {
       dl.put(r.name().toLowerCase(Locale.ROOT), s.deadLettered(r));
     }
     m.put("recordsDeadLettered", dl);
@@ -385,7 +388,7 @@ public final class Service implements AutoCloseable {
       IngestStats s = loop.stats();
       metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
       mode.publish(metrics, s, lastStats);
-      for (DeadLetterReason r : DeadLetterReason.values()) {
+      for (DeadLetterReason r : deadLetterReasons) {
         metrics.deadLettered(r, s.deadLettered(r) - lastStats.deadLettered(r));
       }
       lastStats = s;
