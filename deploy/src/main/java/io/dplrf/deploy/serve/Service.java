@@ -367,13 +367,22 @@ public final class Service implements AutoCloseable {
     Health h = brokerUnreachable().map(r -> new Health(List.of(r))).orElse(Health.OK);
     var blocked = loop.stateWrites().blocked();
     if (blocked.isPresent()) {
-      StateWrites.Blocked b = blocked.get();
-      h = h.and(new Health(List.of(new Health.Reason("state-write-refused", relative("not ingesting: "
-          + b.what() + " failed (" + b.reason() + ") since " + b.since() + ", " + b.attempts()
-          + " attempt(s); retried every 30 s at most, ingest resumes by itself once it succeeds;"
-          + " the releases made so far stay available")))));
+      Health.Reason r = stateWriteRefused(blocked.get());
+      h = h.and(new Health(List.of(new Health.Reason(r.code(), relative(r.message())))));
     }
     return h.and(mode.health());
+  }
+
+  /**
+   * {@code /health}'s reason while the state directory refuses a write. An epoch's close is
+   * written while the loop reads on (the pipelined close), so ingest goes on to the end of the
+   * open epoch at most and then waits; a snapshot's write stops it at once.
+   */
+  static Health.Reason stateWriteRefused(StateWrites.Blocked b) {
+    return new Health.Reason("state-write-refused", b.what() + " failed (" + b.reason()
+        + ") since " + b.since() + ", " + b.attempts() + " attempt(s): ingest reads on at most to"
+        + " the end of the open epoch, then waits; the write is retried every 30 s at most, and"
+        + " ingest resumes by itself once it succeeds; the releases made so far stay available");
   }
 
   /** {@code text} with the state directory's absolute path replaced by its setting's name. */
