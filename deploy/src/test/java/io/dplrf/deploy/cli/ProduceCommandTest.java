@@ -104,6 +104,49 @@ class ProduceCommandTest {
     }
   }
 
+  /**
+   * {@code --ids DIR}: MovieLens-style ids (not contiguous, a header, extra columns) become
+   * 0-based indices in order of first appearance; only indices are sent; the map stays in DIR,
+   * and a second file extends it with the same indices for the same ids. More distinct ids than
+   * --rows is refused before anything is sent.
+   */
+  @Test
+  void ids_mapsTheUsersOwnIds_keepsTheMapWithTheProducer_andSendsIndicesOnly() throws Exception {
+    Path first = Files.writeString(dir.resolve("ratings.csv"),
+        "userId,movieId,rating,timestamp\n7,46970,4.0,964982703\n7,1,5.0,964981247\n"
+            + "610,46970,3.5,1493848402\n");
+    Path second = Files.writeString(dir.resolve("more.csv"), "610,2,1.0\n7,1,-5.0\n");
+    Path ids = dir.resolve("ids");
+    try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), "127.0.0.1", 0)) {
+      kafka.createTopic("mapped", 1);
+      CliRun r = CliRun.of("produce", "--input", first.toString(), "--ids", ids.toString(),
+          "--rows", "610", "--cols", "9742", "--topic", "mapped", "--bootstrap-servers",
+          kafka.bootstrapServers());
+      assertEquals(0, r.code(), r.toString());
+      assertTrue(r.err().contains("2 row ids (2 new) and 2 column ids (2 new) are in " + ids
+          + ", kept here and never sent (the set of ids present is raw data)"), r.toString());
+      assertEquals("7\n610\n", Files.readString(ids.resolve("rows.ids")));
+      assertEquals("46970\n1\n", Files.readString(ids.resolve("cols.ids")));
+      CliRun again = CliRun.of("produce", "--input", second.toString(), "--ids", ids.toString(),
+          "--topic", "mapped", "--bootstrap-servers", kafka.bootstrapServers());
+      assertEquals(0, again.code(), again.toString());
+      assertEquals("46970\n1\n2\n", Files.readString(ids.resolve("cols.ids")));
+      List<String> sent = new ArrayList<>();
+      for (ConsumerRecord<byte[], byte[]> rec : consume(kafka.bootstrapServers(), "mapped", 5)) {
+        UpdateRecords.forEach(rec.value(), (i, j, d) -> sent.add(i + "," + j + "," + d));
+      }
+      assertEquals(List.of("0,0,4.0", "0,1,5.0", "1,0,3.5", "1,2,1.0", "0,1,-5.0"), sent);
+    }
+    Path many = Files.writeString(dir.resolve("many.csv"), "a,x,1\nb,x,1\nc,x,1\n");
+    CliRun over = CliRun.of("produce", "--input", many.toString(), "--ids",
+        dir.resolve("ids2").toString(), "--rows", "2", "--bootstrap-servers",
+        "127.0.0.1:" + closedPort());
+    assertEquals(1, over.code(), over.toString());
+    assertTrue(over.err().contains("many.csv:3: row id 'c' is distinct row id number 3, but the"
+        + " service has 2 rows"), over.toString());
+    assertTrue(!Files.exists(dir.resolve("ids2").resolve("rows.ids")), "nothing saved");
+  }
+
   /** The updates of each key, in order; every record's updates share its key. */
   private static Map<String, List<String>> byKey(List<ConsumerRecord<byte[], byte[]>> records)
       throws Exception {
