@@ -127,10 +127,14 @@ final class ProduceCommand {
     // an index outside the service's shape) is refused with its number before anything is sent,
     // never after the lines above it are in the topic.
     int[] min = {Integer.MAX_VALUE, Integer.MAX_VALUE};
-    if (keyed != null) {
-      keyed.forEach(rows, cols, (k, i, j, d) -> smallest(min, i, j));
-    } else {
-      in.forEach(rows, cols, (i, j, d) -> smallest(min, i, j));
+    try {
+      if (keyed != null) {
+        keyed.forEach(rows, cols, (k, i, j, d) -> smallest(min, i, j));
+      } else {
+        in.forEach(rows, cols, (i, j, d) -> smallest(min, i, j));
+      }
+    } catch (InputException e) {
+      throw idsHint(e);
     }
     if ((keyed != null || in.rows().isEmpty()) && min[0] == 1 && min[1] == 1) {
       err.println("dplrf produce: warning: the smallest row and column index in " + input
@@ -254,6 +258,22 @@ final class ProduceCommand {
         + " applies or dead-letters each record whole)%n", sent, topic, bootstrap, records,
         records == 1 ? "" : "s", batch);
     return 0;
+  }
+
+  private static final java.util.regex.Pattern FAR_OUT_OF_RANGE = java.util.regex.Pattern.compile(
+      ".*index (\\d+) out of range: valid is 0\\.\\.(\\d+) \\(CSV indices are 0-based\\)$");
+
+  /**
+   * A CSV index beyond the shape by more than one is rarely an off-by-one: the file most likely
+   * holds ids (MovieLens ids are not contiguous), which {@code --ids} maps.
+   */
+  private static InputException idsHint(InputException e) {
+    java.util.regex.Matcher m = FAR_OUT_OF_RANGE.matcher(String.valueOf(e.getMessage()));
+    if (m.matches() && Long.parseLong(m.group(1)) > Long.parseLong(m.group(2)) + 1) {
+      return new InputException(e.getMessage() + "; if the file holds ids rather than indices,"
+          + " --ids DIR maps them to indices (docs/user-guide.md, \"Your own ids\")", e);
+    }
+    return e;
   }
 
   private static void smallest(int[] min, int i, int j) {

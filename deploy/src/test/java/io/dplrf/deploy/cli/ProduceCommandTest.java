@@ -248,6 +248,15 @@ class ProduceCommandTest {
       assertEquals(List.of("dplrf produce: " + c[0] + ":" + c[3].substring(c[3].indexOf(':') + 1)),
           List.of(r.errLines()), r.toString());
     }
+    // An index far beyond the shape is most likely an id: the refusal says how to map ids.
+    Path ratings = Files.writeString(dir.resolve("r.csv"), "1,1,4.0\n1,46970,5.0\n");
+    CliRun ids = CliRun.of("produce", "--input", ratings.toString(), "--rows", "610", "--cols",
+        "9742", "--bootstrap-servers", closed);
+    assertEquals(1, ids.code(), ids.toString());
+    assertEquals(List.of("dplrf produce: " + ratings + ":2: column index 46970 out of range:"
+        + " valid is 0..9741 (CSV indices are 0-based); if the file holds ids rather than"
+        + " indices, --ids DIR maps them to indices (docs/user-guide.md, \"Your own ids\")"),
+        List.of(ids.errLines()), ids.toString());
     // The same files within a larger shape pass the check and reach the (absent) broker.
     CliRun wide = CliRun.of("produce", "--input", csv.toString(), "--rows", "5", "--cols", "65",
         "--bootstrap-servers", closed);
