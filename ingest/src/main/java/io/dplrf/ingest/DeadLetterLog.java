@@ -142,8 +142,9 @@ final class DeadLetterLog {
       case FOREIGN_PROTOCOL, WRONG_SHAPE -> "make reports with the parameters the service"
           + " publishes at /v1/local/protocol";
       case BAD_VALUE -> "a report's values are the randomizer's output; send them unchanged";
-      case RATING_OUT_OF_RANGE -> "ratings must lie within [-clip, clip] (the serve setting"
-          + " clip); rescale them or raise clip";
+      case RATING_OUT_OF_RANGE -> "ratings must lie on the declared scale, the serve settings"
+          + " [rating-min, rating-max]; rescale them to it, or start a run (a new state"
+          + " directory) with the scale they use";
       case DUPLICATE_SLOT -> "one report per user slot is counted; later reports of a slot are"
           + " refused";
     };

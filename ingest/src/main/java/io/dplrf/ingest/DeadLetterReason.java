@@ -1,9 +1,13 @@
 package io.dplrf.ingest;
 
+import java.util.EnumSet;
+import java.util.Set;
+
 /**
  * Why a record was sent to the dead-letter topic. The constant's name is written in the
  * {@code dplrf-reason-code} header and, by ordinal, in the snapshot: append new reasons at the
- * end, never reorder.
+ * end, never reorder. Each record format gives some of them only ({@link #ofUpdates} and the
+ * others): the service counts, exports and lists those of its own format.
  */
 public enum DeadLetterReason {
   /**
@@ -46,5 +50,41 @@ public enum DeadLetterReason {
    * Local-robust: a report for a user slot that already has a report in the sum; only the first
    * report of each slot is counted, so repeated reports of one user never compose in a release.
    */
-  DUPLICATE_SLOT
+  DUPLICATE_SLOT;
+
+  /**
+   * The turnstile format's ({@link RecordDecoder#updates}, {@link ContributionBounds#validate}):
+   * {@link #MISSING_KEY} only when the privacy unit is the record key.
+   */
+  public static Set<DeadLetterReason> ofUpdates(boolean keyUnit) {
+    EnumSet<DeadLetterReason> r = EnumSet.of(BAD_LENGTH, INDEX_OUT_OF_RANGE, NON_FINITE_DELTA);
+    if (keyUnit) {
+      r.add(MISSING_KEY);
+    }
+    return Set.copyOf(r);
+  }
+
+  /** Row records' ({@link RowDecoder}). */
+  public static Set<DeadLetterReason> ofRows() {
+    return Set.of(BAD_LENGTH, INDEX_OUT_OF_RANGE, NON_FINITE_VALUE, DUPLICATE_INDEX);
+  }
+
+  /** Ratings' ({@link RatingDecoder}): the turnstile format's, and a rating off the scale. */
+  public static Set<DeadLetterReason> ofRatings() {
+    return Set.of(BAD_LENGTH, INDEX_OUT_OF_RANGE, NON_FINITE_DELTA, RATING_OUT_OF_RANGE);
+  }
+
+  /**
+   * Local reports' ({@link LocalReportDecoder}); local-robust reports carry a user slot, which
+   * may be out of range or repeated.
+   */
+  public static Set<DeadLetterReason> ofLocalReports(boolean robust) {
+    EnumSet<DeadLetterReason> r = EnumSet.of(BAD_LENGTH, NOT_A_REPORT, FOREIGN_PROTOCOL,
+        WRONG_SHAPE, BAD_VALUE);
+    if (robust) {
+      r.add(INDEX_OUT_OF_RANGE);
+      r.add(DUPLICATE_SLOT);
+    }
+    return Set.copyOf(r);
+  }
 }

@@ -174,6 +174,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    * finishes on the closer's thread. The open epoch is the next one.
    */
   private int epochsBegun;
+  /** Whether {@link #abandoned} has said that ingest stopped without a final snapshot. */
+  private boolean abandonedLogged;
   /** When a record was last read, or consuming began (the idle rule of {@link IngestConfig#idleClose}). */
   private long idleSinceMillis;
   /** When this process last read a record; 0 before the first. */
@@ -323,6 +325,12 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     if (state != State.FAILED) {
       state = State.STOPPED;
     }
+    // A close abandoned while the loop waited for it is thrown there and again by the closer's
+    // later await (it keeps its failure): one stop, one warning.
+    if (abandonedLogged) {
+      return;
+    }
+    abandonedLogged = true;
     LOG.warn("ingest stopped without a final snapshot: {}; the next start resumes from the last"
         + " snapshot written", e.getMessage());
   }

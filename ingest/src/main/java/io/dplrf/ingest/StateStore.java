@@ -20,8 +20,10 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -433,12 +435,19 @@ public final class StateStore implements Checkpoint {
     double clip = d.readDouble();
     int unit = d.readByte();
     int policy = d.readByte();
-    if (rows != c.rows() || cols != c.cols() || Double.compare(clip, c.clip()) != 0
-        || unit != c.unit().ordinal() || policy != c.policy().ordinal()) {
-      throw new IOException("snapshot " + file + " was written with contribution bounds rows="
-          + rows + " cols=" + cols + " clip=" + clip + " unit=" + name(ContributionBounds.Unit.values(), unit)
-          + " policy=" + name(ContributionBounds.BudgetPolicy.values(), policy) + ", configured "
-          + c + ": changing them mid-stream would break the privacy accounting");
+    // Named as the service's settings spell them, each that differs only.
+    List<String> differ = new ArrayList<>();
+    differ(differ, "rows", rows, c.rows());
+    differ(differ, "cols", cols, c.cols());
+    differ(differ, "clip", clip, c.clip());
+    differ(differ, "privacy-unit", name(ContributionBounds.Unit.values(), unit),
+        name(ContributionBounds.Unit.values(), c.unit().ordinal()));
+    differ(differ, "budget-policy", name(ContributionBounds.BudgetPolicy.values(), policy),
+        name(ContributionBounds.BudgetPolicy.values(), c.policy().ordinal()));
+    if (!differ.isEmpty()) {
+      throw new IOException("snapshot " + file + " was written with other contribution bounds ("
+          + String.join("; ", differ) + "): changing them mid-stream would break the privacy"
+          + " accounting: keep them, or use a new state directory");
     }
     int keys = nonNegative(file, d.readInt(), "key budget count");
     for (int k = 0; k < keys; k++) {
@@ -460,8 +469,17 @@ public final class StateStore implements Checkpoint {
     return new Header(topic, offsets, s, epochs, inEpoch, start);
   }
 
+  /** An enum constant as the settings spell it ({@code ROW_RECORD}: "row-record"). */
   private static String name(Enum<?>[] values, int ordinal) {
-    return ordinal >= 0 && ordinal < values.length ? values[ordinal].name() : "#" + ordinal;
+    return ordinal >= 0 && ordinal < values.length
+        ? values[ordinal].name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+        : "#" + ordinal;
+  }
+
+  private static void differ(List<String> out, String setting, Object stored, Object configured) {
+    if (!stored.equals(configured)) {
+      out.add(setting + ": " + stored + " in the state directory, " + configured + " configured");
+    }
   }
 
   private static int nonNegative(Path file, int v, String what) throws IOException {

@@ -104,4 +104,12 @@ class DeadLetterLogTest {
       assertTrue(DeadLetterLog.hint(r).length() > 20, r + ": " + DeadLetterLog.hint(r));
     }
   }
+
+  /** Mode completion refuses clip: its hint names the settings that bound a rating there. */
+  @Test
+  void ratingOutOfRange_hintNamesTheRatingScale_notClip() {
+    String hint = DeadLetterLog.hint(DeadLetterReason.RATING_OUT_OF_RANGE);
+    assertTrue(hint.contains("[rating-min, rating-max]"), hint);
+    assertTrue(!hint.contains("clip"), hint);
+  }
 }

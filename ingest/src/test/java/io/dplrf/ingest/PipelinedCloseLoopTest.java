@@ -237,9 +237,26 @@ class PipelinedCloseLoopTest {
       Thread.sleep(1);
     }
     assertTrue(run.loop.stateWrites().blocked().isPresent());
+    // Consuming goes on to the next epoch boundary, where the loop waits for the close.
+    while (java.util.Arrays.stream(runner.getStackTrace()).noneMatch(f -> f.getMethodName()
+        .equals("await") && f.getClassName().endsWith("EpochCloser"))
+        && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
     long t0 = System.nanoTime();
-    run.loop.close(); // wakes the 30 s wait at once
-    runner.join(10_000);
+    java.io.PrintStream err = System.err; // slf4j-simple looks it up at every line
+    java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      run.loop.close(); // wakes the 30 s wait at once
+      runner.join(10_000);
+    } finally {
+      System.setErr(err);
+    }
+    String logged = log.toString(java.nio.charset.StandardCharsets.UTF_8);
+    err.print(logged);
+    assertEquals(1, logged.lines().filter(l -> l.contains("ingest stopped without a final"
+        + " snapshot")).count(), "said once: " + logged);
     assertFalse(runner.isAlive());
     assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
     assertEquals(IngestLoop.State.STOPPED, run.loop.state());

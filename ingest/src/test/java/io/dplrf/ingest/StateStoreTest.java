@@ -110,6 +110,22 @@ class StateStoreTest {
   }
 
   @Test
+  void read_underOtherBounds_namesOnlyTheSettingsThatDiffer_asTheUserSpellsThem()
+      throws Exception {
+    Fixture f = fixture();
+    StateStore store = new StateStore(dir);
+    store.write(f.header, f.bounds, f.target);
+    var other = new ContributionBounds.Config(10, 5, 5.0, Unit.ROW, BudgetPolicy.CLIP);
+    String message = assertThrows(IOException.class,
+        () -> store.read(new ContributionBounds(other), new RecordingTarget(8))).getMessage();
+    assertTrue(message.contains("was written with other contribution bounds (clip: 1.0 in the"
+        + " state directory, 5.0 configured; privacy-unit: key in the state directory, row"
+        + " configured): "), message);
+    assertFalse(message.contains("Config["), message);
+    assertFalse(message.contains("rows:"), "rows did not change: " + message);
+  }
+
+  @Test
   void rowBudgets_roundTrip() throws Exception {
     var cfg = new ContributionBounds.Config(10, 5, 2.0, Unit.ROW, BudgetPolicy.DROP);
     ContributionBounds b = new ContributionBounds(cfg);

@@ -83,7 +83,8 @@ class EpochEndAndRestartIT {
 
   /**
    * 100 updates with epochs of 40: epochs 1 and 2 close at their count, 20 updates stay in epoch
-   * 3. The operator closes it; a second close of the then empty epoch 4 is refused (409), and an
+   * 3, which {@code /v1/status} says waits (closed by itself after the default 300 s idle). The
+   * operator closes it; a second close of the then empty epoch 4 is refused (409), and an
    * epoch cut by the clock refuses the request too.
    */
   @Test
@@ -99,6 +100,14 @@ class EpochEndAndRestartIT {
         s::ingest, i -> longOf(objectOf(i, "openEpoch"), "updatePositions") == 20), "openEpoch");
     assertEquals(3, longOf(open, "epoch"), "" + open);
     assertEquals(40, longOf(open, "closesAtUpdatePositions"), "" + open);
+    // By default the idle rule closes it; while it waits, the public status says so and how.
+    assertEquals(300.0, ((Number) open.get("idleCloseSeconds")).doubleValue(), "" + open);
+    Map<String, Object> status = Poll.until("/v1/status says epoch 3 waits", DEADLINE,
+        () -> Http.object(s.api("/v1/status")),
+        st -> String.valueOf(st.get("message")).startsWith("epoch 3 "));
+    assertEquals("epoch 3 holds updates and waits for more (the count epoch-updates is not"
+        + " reached); it closes by itself 300 s after the last record (epoch-idle-seconds), or"
+        + " POST /admin/close-epoch on the operator port closes it now", status.get("message"));
 
     Http.Answer closed = Http.send("POST", s.operator("/admin/close-epoch"), null);
     assertEquals(202, closed.status(), "" + closed);

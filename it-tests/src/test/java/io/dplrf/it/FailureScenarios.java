@@ -147,7 +147,7 @@ abstract class FailureScenarios {
     String settingsError = failedStart(settings(kafka, topic, "2", state), "other-settings");
     assertTrue(settingsError.contains(snapshot.toString())
         && settingsError.contains("other settings"), settingsError);
-    assertTrue(settingsError.contains("(privacy.epsilon: 1.0 in the state directory, 2.0"
+    assertTrue(settingsError.contains("(epsilon: 1.0 in the state directory, 2.0"
         + " configured)"), "only the setting that differs: " + settingsError);
 
     Path key = state.resolve("secret.key");
@@ -262,6 +262,8 @@ abstract class FailureScenarios {
     String degraded = Poll.until("/health degraded: state-write-refused", DEADLINE,
         () -> Http.get(child.api("/health")).body(), b -> b.contains("state-write-refused"));
     assertTrue(degraded.contains("degraded"), degraded);
+    assertTrue(degraded.contains("closing epoch 1 failed") && degraded.contains("ingest reads on"
+        + " at most to the end of the open epoch, then waits"), degraded);
     assertTrue(child.isAlive(), "the service stays up:\n" + child.output());
 
     Files.delete(files); // the directory takes writes again: the close is retried

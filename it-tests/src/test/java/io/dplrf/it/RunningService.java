@@ -33,6 +33,12 @@ final class RunningService implements AutoCloseable {
    */
   static RunningService start(KafkaEnvironment kafka, String topic, Path stateDir,
       Map<String, String> settings) throws Exception {
+    return start(kafka, topic, stateDir, settings, System.out);
+  }
+
+  /** As above, with the service's own log (its standard output) going to {@code log}. */
+  static RunningService start(KafkaEnvironment kafka, String topic, Path stateDir,
+      Map<String, String> settings, java.io.PrintStream log) throws Exception {
     Map<String, String> flags = new LinkedHashMap<>();
     flags.put("bootstrap-servers", kafka.bootstrapServers());
     flags.put("topic", topic);
@@ -41,7 +47,7 @@ final class RunningService implements AutoCloseable {
     flags.put("operator-port", "0");
     flags.putAll(settings);
     ServiceConfig config = ServiceConfig.load(null, Map.of(), flags);
-    return new RunningService(topic, stateDir, Service.start(config, System.out));
+    return new RunningService(topic, stateDir, Service.start(config, log));
   }
 
   /** Settings from name, value pairs. */

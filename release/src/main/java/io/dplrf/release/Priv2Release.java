@@ -4,6 +4,7 @@ import static io.dplrf.sketch.params.Preconditions.check;
 
 import io.dplrf.release.Linalg.Svd;
 import io.dplrf.sketch.lra.Priv2Sketches;
+import io.dplrf.sketch.randomness.SparseSignMatrix;
 import java.util.List;
 import org.ojalgo.matrix.store.MatrixStore;
 
@@ -113,9 +114,17 @@ public final class Priv2Release {
     Factorization f = Linalg.factorization(u.multiply(xs.v()), xs.s(), xs.u());
     steps.lap("U·Ux and output copies");
 
-    UtilityReport report = Reports.priv2(sk.noise(), m, n, t, f.s(), k,
+    UtilityReport report = Reports.priv2(mechanism(sk), sk.noise(), m, n, t, f.s(), k,
         ss.rank(), Linalg.smallestInverted(ss.s(), v, p));
     return new Profile(new ReportedFactorization(f, report), yRoute, xRoute, steps.laps());
+  }
+
+  /**
+   * The mechanism's name as the settings and the release's metadata spell it: sparse sign
+   * embeddings are priv2-sparse's, Gaussian ones priv2's.
+   */
+  static String mechanism(Priv2Sketches sk) {
+    return sk.s() instanceof SparseSignMatrix ? "priv2-sparse" : "priv2";
   }
 
   /**

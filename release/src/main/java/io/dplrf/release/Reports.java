@@ -110,14 +110,15 @@ final class Reports {
   /**
    * Priv2 (paper 002 §3): Y = AΦ + N1 (m×t) with Φ of N(0, 1/t) entries, floor σ_Y(√m + √t) on
    * the directions U can capture; X = (SU)⁺ Z = Vs Σs⁺ Usᵀ (SA + N2), whose noise Usᵀ N2 is
-   * r_s×n i.i.d. N(0, σ_Z²), so ‖noise(X)‖₂ ≲ σ_Z(√r_s + √n)/σmin(SU).
+   * r_s×n i.i.d. N(0, σ_Z²), so ‖noise(X)‖₂ ≲ σ_Z(√r_s + √n)/σmin(SU). The same floor holds
+   * for the sparse embeddings of priv2-sparse (NoiseFloors); {@code mechanism} names which.
    */
-  static UtilityReport priv2(
+  static UtilityReport priv2(String mechanism,
       List<NoiseScale> noise, int m, int n, int t, double[] s, int k, int rs, double minSU) {
     List<String> notes = new ArrayList<>();
     List<FloorTerm> terms = priv2Floor(noise, m, n, t, rs, minSU, notes);
     double floor = max(terms);
-    return new UtilityReport("priv2", k, noise, terms, s, Math.sqrt(k) * floor,
+    return new UtilityReport(mechanism, k, noise, terms, s, Math.sqrt(k) * floor,
         "sqrt(k) * noiseFloor (heuristic, constant 1; excludes the sketching factor (1+eps) "
             + "on ||A - [A]_k||_F)", notes);
   }

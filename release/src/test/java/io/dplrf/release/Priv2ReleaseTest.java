@@ -60,6 +60,22 @@ class Priv2ReleaseTest {
     assertThrows(IllegalArgumentException.class, () -> Priv2Release.factorize(sk, -1));
   }
 
+  /** The report names the mechanism as the release's metadata does: sparse S is priv2-sparse. */
+  @Test
+  void report_namesPriv2OrPriv2Sparse_byTheEmbeddingOfTheSketches() {
+    Random rnd = new Random(91);
+    Dense a = TestMatrices.rankK(rnd, 50, 60, 3);
+    Priv2Sketches dense = TestMatrices.priv2(rnd, a, 12, 24);
+    assertEquals("priv2", Priv2Release.factorize(dense, 3).report().mechanism());
+    var s = io.dplrf.sketch.randomness.SparseSignMatrix.of(
+        io.dplrf.sketch.randomness.SecretKey.forTesting(91), "S", 24, 50, 4);
+    Priv2Sketches sparse = new Priv2Sketches(50, 60, dense.y(),
+        TestMatrices.multiply(s.toDense(), a), s, dense.noise());
+    UtilityReport report = Priv2Release.factorize(sparse, 3).report();
+    assertEquals("priv2-sparse", report.mechanism());
+    assertEquals("priv2-sparse", report.toJsonFields().get("mechanism"));
+  }
+
   @Test
   void report_noiseFreeSketches_haveZeroFloorAndEveryValueAbove() {
     Random rnd = new Random(81);

@@ -25,7 +25,7 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 /**
- * {@code dplrf demo}: the real service (embedded KRaft Kafka, ingest, binary tree, releases,
+ * {@code dplrf demo}: the real service (embedded KRaft Kafka, ingest, continual release, releases,
  * HTTP) fed by a synthetic stream of a low-rank matrix. Every entry arrives as several small
  * turnstile updates (|Δ| ≤ 1 = C), some of them wrong and corrected later by a negative update.
  * After each epoch it prints the release's error against the true matrix so far, next to the
@@ -34,7 +34,7 @@ import java.util.stream.Stream;
 final class DemoCommand {
   static final String USAGE = """
       usage: dplrf demo [--rows 600] [--cols 500] [--rank 5] [--epsilon 1] [--delta 1e-6]
-                        [--epochs 8] [--mechanism priv2] [--max-entry 80] [--seed 1]
+                        [--epochs 8] [--mechanism priv2-sparse] [--max-entry 80] [--seed 1]
                         [--keep-state DIR]
       """;
 
@@ -70,7 +70,10 @@ final class DemoCommand {
     flags.put("rank", String.valueOf(k));
     flags.put("epsilon", a.string("epsilon", "1"));
     flags.put("delta", a.string("delta", "1e-6"));
-    flags.put("mechanism", a.string("mechanism", "priv2"));
+    String mechanism = a.string("mechanism", null); // unset: serve's default
+    if (mechanism != null) {
+      flags.put("mechanism", mechanism);
+    }
     flags.put("epochs", String.valueOf(epochs));
     flags.put("epoch-updates", String.valueOf(perEpoch));
     flags.put("clip", "1");
@@ -106,7 +109,10 @@ final class DemoCommand {
             err / norm, best, r.utility().reliableRank()));
       }
       out.print(table); // one write: nothing printed meanwhile can land inside the table
-      out.println("\nThe error is the best rank-k error plus privacy noise, whose size depends on"
+      out.println("\n'best rank-k' is ||A_e - [A_e]_k||_F, the error of the best rank-k"
+          + " approximation of the true matrix (its truncated SVD, without privacy): no rank-k"
+          + " release can be closer.");
+      out.println("The error is the best rank-k error plus privacy noise, whose size depends on"
           + " epsilon, C and the number of epochs T (the continual release), not on the data:"
           + " relative to ||A_e|| it shrinks as the matrix grows. 'reliable rank' counts released"
           + " singular values above the noise floor (utility report, computed from public"

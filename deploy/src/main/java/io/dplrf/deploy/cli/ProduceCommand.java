@@ -1,6 +1,7 @@
 package io.dplrf.deploy.cli;
 
 import io.dplrf.deploy.config.KafkaClientSettings;
+import io.dplrf.deploy.io.IdMapping;
 import io.dplrf.deploy.io.InputException;
 import io.dplrf.deploy.io.KeyedCsvInput;
 import io.dplrf.deploy.io.MatrixInput;
@@ -10,6 +11,7 @@ import io.dplrf.ingest.produce.UpdateProducer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
@@ -41,6 +43,12 @@ final class ProduceCommand {
         --key-column  each update's own key from a CSV column (a user id): its name in a header
                       line or its 0-based index; fields 0-2 stay i,j,delta, and the column may
                       be one of them. A line with an empty key is refused.
+        --ids DIR     FILE is CSV lines id_i,id_j,delta[,...] with your own ids (any text without
+                      a comma; a header line is skipped): each id takes a 0-based index, kept in
+                      DIR/rows.ids and DIR/cols.ids (line k + 1 holds the id of index k), which
+                      later runs extend. Only the indices are sent; DIR stays with you and is
+                      raw data (the ids present). With --rows/--cols, more distinct ids than
+                      that are refused before anything is sent.
              dplrf produce --format rows --input FILE [--cols d] [--topic dplrf-rows]
                            [--bootstrap-servers ...]
         FILE   CSV of dense rows (no header) or Matrix Market; one row record per row (mode rows)
@@ -66,7 +74,7 @@ final class ProduceCommand {
 
   private static final Set<String> OPTIONS = union(
       Set.of("input", "topic", "bootstrap-servers", "kafka-config", "rate", "batch", "key",
-          "key-column", "format"),
+          "key-column", "format", "ids"),
       LocalProduceCommand.OPTIONS);
 
   /** Local options that the other forms take too: the service's shape, checked before sending. */
@@ -106,16 +114,27 @@ final class ProduceCommand {
           + " (a key per line), not both");
     }
     Path input = Path.of(a.required("input"));
+    if (a.string("ids", null) != null) {
+      if (keyColumn != null) {
+        throw new Args.UsageException("produce: --ids with --key-column is not supported: map"
+            + " the ids, or key the records, in one run");
+      }
+      return withIds(a, out, err, input, Path.of(a.string("ids", null)), rows, cols, key);
+    }
     KeyedCsvInput keyed = keyColumn == null ? null : KeyedCsvInput.open(input, keyColumn);
     MatrixInput in = keyed != null ? null : MatrixInput.open(input);
     // The whole file is read once before any connection: a bad line (or, with --rows/--cols,
     // an index outside the service's shape) is refused with its number before anything is sent,
     // never after the lines above it are in the topic.
     int[] min = {Integer.MAX_VALUE, Integer.MAX_VALUE};
-    if (keyed != null) {
-      keyed.forEach(rows, cols, (k, i, j, d) -> smallest(min, i, j));
-    } else {
-      in.forEach(rows, cols, (i, j, d) -> smallest(min, i, j));
+    try {
+      if (keyed != null) {
+        keyed.forEach(rows, cols, (k, i, j, d) -> smallest(min, i, j));
+      } else {
+        in.forEach(rows, cols, (i, j, d) -> smallest(min, i, j));
+      }
+    } catch (InputException e) {
+      throw idsHint(e);
     }
     if ((keyed != null || in.rows().isEmpty()) && min[0] == 1 && min[1] == 1) {
       err.println("dplrf produce: warning: the smallest row and column index in " + input
@@ -159,6 +178,102 @@ final class ProduceCommand {
         + " applies or dead-letters each record whole)%n", terminal ? "\r" : "", sent, topic,
         bootstrap, records, records == 1 ? "" : "s", batch);
     return 0;
+  }
+
+  /**
+   * {@code --ids DIR}: a CSV of the user's own ids, mapped to indices by the producer's {@link
+   * IdMapping} in {@code DIR}; the whole file is read and the mapping saved before anything is
+   * sent, and only indices are sent.
+   */
+  private static int withIds(Args a, PrintStream out, PrintStream err, Path input, Path dir,
+      int rows, int cols, String key) throws Exception {
+    IdMapping ids = IdMapping.open(dir, rows, cols);
+    int rowsBefore = ids.rowCount();
+    int colsBefore = ids.colCount();
+    int n = 0;
+    int[] is = new int[1024];
+    int[] js = new int[1024];
+    double[] ds = new double[1024];
+    int lineNo = 0;
+    boolean data = false;
+    for (String line : Files.readAllLines(input, StandardCharsets.UTF_8)) {
+      lineNo++;
+      String t = line.strip();
+      if (t.isEmpty() || t.startsWith("#")) {
+        continue;
+      }
+      String where = input + ":" + lineNo;
+      String[] f = t.split(",", -1);
+      if (f.length < 3 || f[0].isBlank() || f[1].isBlank()) {
+        throw new InputException(where + ": expected id_i,id_j,delta[,...]: " + t);
+      }
+      double d;
+      try {
+        d = Double.parseDouble(f[2].strip());
+      } catch (NumberFormatException e) {
+        if (!data) {
+          data = true; // the header line, e.g. userId,movieId,rating,timestamp
+          continue;
+        }
+        throw new InputException(where + ": delta '" + f[2].strip() + "' is not a number");
+      }
+      data = true;
+      if (!Double.isFinite(d)) {
+        throw new InputException(where + ": delta " + d + " is not finite");
+      }
+      if (n == is.length) {
+        is = java.util.Arrays.copyOf(is, 2 * n);
+        js = java.util.Arrays.copyOf(js, 2 * n);
+        ds = java.util.Arrays.copyOf(ds, 2 * n);
+      }
+      is[n] = ids.row(f[0].strip(), where);
+      js[n] = ids.col(f[1].strip(), where);
+      ds[n] = d;
+      n++;
+    }
+    ids.save();
+    err.printf("dplrf produce: %,d row ids (%,d new) and %,d column ids (%,d new) are in %s, kept"
+        + " here and never sent (the set of ids present is raw data)%n", ids.rowCount(),
+        ids.rowCount() - rowsBefore, ids.colCount(), ids.colCount() - colsBefore, dir);
+    String topic = a.string("topic", "dplrf-updates");
+    String bootstrap = a.string("bootstrap-servers", "127.0.0.1:9092");
+    int batch = a.integer("batch", 64);
+    int[] fi = is;
+    int[] fj = js;
+    double[] fd = ds;
+    int count = n;
+    long sent;
+    long records;
+    try (UpdateProducer p = UpdateProducer.create(clientProperties(a, bootstrap, topic), topic,
+        batch, key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+        a.number("rate", Double.POSITIVE_INFINITY), (u, r) -> { })) {
+      sent = p.send(sink -> {
+        for (int k = 0; k < count; k++) {
+          sink.accept(fi[k], fj[k], fd[k]);
+        }
+      });
+      records = p.recordsSent();
+    }
+    out.printf("sent %,d updates to %s on %s in %,d record%s of at most %,d updates (the service"
+        + " applies or dead-letters each record whole)%n", sent, topic, bootstrap, records,
+        records == 1 ? "" : "s", batch);
+    return 0;
+  }
+
+  private static final java.util.regex.Pattern FAR_OUT_OF_RANGE = java.util.regex.Pattern.compile(
+      ".*index (\\d+) out of range: valid is 0\\.\\.(\\d+) \\(CSV indices are 0-based\\)$");
+
+  /**
+   * A CSV index beyond the shape by more than one is rarely an off-by-one: the file most likely
+   * holds ids (MovieLens ids are not contiguous), which {@code --ids} maps.
+   */
+  private static InputException idsHint(InputException e) {
+    java.util.regex.Matcher m = FAR_OUT_OF_RANGE.matcher(String.valueOf(e.getMessage()));
+    if (m.matches() && Long.parseLong(m.group(1)) > Long.parseLong(m.group(2)) + 1) {
+      return new InputException(e.getMessage() + "; if the file holds ids rather than indices,"
+          + " --ids DIR maps them to indices (docs/user-guide.md, \"Your own ids\")", e);
+    }
+    return e;
   }
 
   private static void smallest(int[] min, int i, int j) {

@@ -39,8 +39,8 @@ import java.util.stream.Stream;
  * {@code epoch-idle-seconds} with {@code epoch-updates} only;
  * {@code rank <= min(rows, cols)}; distinct HTTP and operator ports (unless 0).
  *
- * <p>{@link #describe()} lists every setting, its value and its source for the startup log; the
- * admin token is never printed.
+ * <p>{@link #describe()} lists every setting the mode reads, its value and its source for the
+ * startup log; the admin token is never printed.
  */
 public final class ServiceConfig {
   /**
@@ -72,6 +72,13 @@ public final class ServiceConfig {
       "completion-nuclear-norm", "completion-solver", "completion-oja-steps",
       "completion-user-shrinkage", "completion-item-clip", "completion-offset",
       "local-mechanism");
+
+  /**
+   * The default of {@code epoch-idle-seconds} with {@code epoch-updates}: a non-empty epoch closes
+   * once no record has been read for five minutes, long enough for a producer's pauses and
+   * retries (Kafka's default delivery timeout is two minutes).
+   */
+  public static final double DEFAULT_EPOCH_IDLE_SECONDS = 300;
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
@@ -137,8 +144,11 @@ public final class ServiceConfig {
         x -> x >= 0.001 && Double.isFinite(x));
     epochDuration = Double.isNaN(seconds) ? Optional.empty()
         : Optional.of(Duration.ofNanos(Math.round(seconds * 1e9)));
+    // With epochs by count, a stream that ends inside an epoch would leave it unreleased: on by
+    // default, it costs nothing while records keep coming (an empty epoch never closes by it).
     double idle = parse.number("epoch-idle-seconds", "0 (off) or >= 0.001, and < infinity",
-        x -> (x == 0 || x >= 0.001) && Double.isFinite(x), 0.0);
+        x -> (x == 0 || x >= 0.001) && Double.isFinite(x),
+        epochUpdates.isPresent() ? DEFAULT_EPOCH_IDLE_SECONDS : 0.0);
     epochIdle = Duration.ofNanos(Math.round(idle * 1e9));
     // Mode completion: the declared rating scale bounds each rating (it refuses clip).
     clip = completion != null ? parse.derived("clip", completion.ratingBound())
@@ -404,16 +414,21 @@ public final class ServiceConfig {
     return shown.get(name);
   }
 
-  /** One line per setting, "name = value (source)", for the startup log. Never prints the token. */
+  /**
+   * One line per setting the mode reads, "name = value (source)", for the startup log; the other
+   * modes' settings are left out (they are refused when given), and {@code dplrf serve --help}
+   * lists every setting. Never prints the token.
+   */
   public String describe() {
-    StringBuilder b = new StringBuilder("settings:\n");
-    int width = NAMES.stream().mapToInt(String::length).max().orElse(0);
-    for (String name : NAMES) {
+    List<String> read = NAMES.stream().filter(this::reads).toList();
+    StringBuilder b = new StringBuilder("settings of mode " + SettingParser.cliName(mode)
+        + " (" + (NAMES.size() - read.size()) + " of other modes left out; dplrf serve --help"
+        + " lists every setting):\n");
+    int width = read.stream().mapToInt(String::length).max().orElse(0);
+    for (String name : read) {
       String v = shown.get(name);
       String shownValue;
-      if (!reads(name)) {
-        shownValue = "(not used in mode " + SettingParser.cliName(mode) + ")";
-      } else if (name.equals("admin-token")) {
+      if (name.equals("admin-token")) {
         shownValue = v == null ? "(none: operator endpoints are open)"
             : "(set, " + v.length() + " characters)";
       } else if (v == null) {

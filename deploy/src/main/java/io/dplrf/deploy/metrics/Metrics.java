@@ -35,8 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * (listeners without a mode).
  *
  * <p>Exported names (Prometheus). Every mode: {@code dplrf_records_consumed_total},
- * {@code dplrf_records_dead_lettered_total{reason}} (every {@link DeadLetterReason}, at 0 from
- * the start), {@code dplrf_consumer_lag{partition}}, {@code dplrf_broker_reachable},
+ * {@code dplrf_records_dead_lettered_total{reason}} (each reason the mode's record format can
+ * give, at 0 from the start), {@code dplrf_consumer_lag{partition}}, {@code dplrf_broker_reachable},
  * {@code dplrf_broker_last_contact_timestamp_seconds}, {@code dplrf_state_writes_blocked},
  * {@code dplrf_state_write_failures_total}, {@code dplrf_state_damaged_files},
  * {@code dplrf_state_files_verified}, {@code dplrf_sketch_memory_bytes},
@@ -127,8 +127,16 @@ public final class Metrics implements AutoCloseable {
     this(Set.of());
   }
 
-  /** The meters every mode updates and those of {@code groups}. */
+  /** The meters every mode updates and those of {@code groups}; every dead-letter reason. */
   public Metrics(Set<Group> groups) {
+    this(groups, EnumSet.allOf(DeadLetterReason.class));
+  }
+
+  /**
+   * The meters every mode updates and those of {@code groups}, with a dead-letter counter for
+   * each of {@code reasons} (those the mode's record format can give).
+   */
+  public Metrics(Set<Group> groups, Set<DeadLetterReason> reasons) {
     this.groups = groups.isEmpty() ? EnumSet.noneOf(Group.class) : EnumSet.copyOf(groups);
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
@@ -141,7 +149,7 @@ public final class Metrics implements AutoCloseable {
 
     recordsConsumed = counter("dplrf.records.consumed", "Kafka records read from the update topic");
     // Every reason from the start, so that rate() and increase() see the first dead letter.
-    for (DeadLetterReason r : DeadLetterReason.values()) {
+    for (DeadLetterReason r : EnumSet.copyOf(reasons)) {
       deadLettered.put(r, Counter.builder("dplrf.records.dead.lettered")
           .description("malformed records sent to the dead-letter topic, by reason code")
           .tag("reason", r.name().toLowerCase(Locale.ROOT)).register(registry));
@@ -346,7 +354,12 @@ public final class Metrics implements AutoCloseable {
 
   /** Counts {@code n} more records sent to the dead-letter topic for {@code reason}. */
   public void deadLettered(DeadLetterReason reason, long n) {
-    deadLettered.get(reason).increment(n);
+    Counter c = deadLettered.get(reason);
+    if (c == null) {
+      throw new IllegalStateException("dead-letter reason " + reason + " is not one of this"
+          + " mode's " + deadLettered.keySet() + " (Modes.deadLetterReasons)");
+    }
+    c.increment(n);
   }
 
   /** The latest released epoch (0 before the first release). */

@@ -2,6 +2,7 @@ package io.dplrf.deploy.serve;
 
 import io.dplrf.deploy.config.ServiceConfig;
 import io.dplrf.deploy.config.SettingsDiff;
+import io.dplrf.deploy.config.Source;
 import io.dplrf.sketch.files.StateFiles;
 import java.io.IOException;
 import java.io.StringReader;
@@ -14,11 +15,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * The settings that cut the stream into epochs — {@code epoch-updates} with {@code
@@ -36,13 +39,16 @@ import java.util.Properties;
  * crash-safely (temp file, fsync, rename, fsync of the directory).
  *
  * @param settings the cut's settings by name, values in the canonical text of their unit
+ * @param defaulted those of them not given, which took their default: a refusal says how to keep
+ *     the pinned value (a default can differ from the one the run was started with)
  */
-public record EpochCut(Map<String, String> settings) {
+public record EpochCut(Map<String, String> settings, Set<String> defaulted) {
   /** The file's name in the state directory. */
   public static final String FILE = "epoch-cut";
 
   public EpochCut {
     settings = Map.copyOf(settings);
+    defaulted = Set.copyOf(defaulted);
   }
 
   /** The cut the configuration asks for. */
@@ -54,7 +60,13 @@ public record EpochCut(Map<String, String> settings) {
     } else {
       s.put("epoch-seconds", seconds(config.epochDuration().orElseThrow()));
     }
-    return new EpochCut(s);
+    Set<String> defaulted = new HashSet<>();
+    for (String name : s.keySet()) {
+      if (config.source(name) == Source.DEFAULT) {
+        defaulted.add(name);
+      }
+    }
+    return new EpochCut(s, defaulted);
   }
 
   private static String seconds(Duration d) {
@@ -82,7 +94,10 @@ public record EpochCut(Map<String, String> settings) {
     List<String> differ = new ArrayList<>();
     for (String n : names) {
       if (!Objects.equals(p.getProperty(n), settings.get(n))) {
-        differ.add(SettingsDiff.line(n, p.getProperty(n), settings.get(n)));
+        differ.add(SettingsDiff.line(n, p.getProperty(n), settings.get(n))
+            + (defaulted.contains(n) && p.getProperty(n) != null
+                ? " by default: give " + n + " " + p.getProperty(n) + " to keep this run's cut"
+                : ""));
       }
     }
     if (!differ.isEmpty()) {

@@ -114,13 +114,15 @@ public final class EpochReleases implements AutoCloseable {
 
   /**
    * Logs the utility report's warning when a release's reliable rank is 0: at the first such
-   * release, and again only after a release that stood above the floor (not at every epoch of a
-   * long run that stays below it).
+   * release, again after a release that stood above the floor (not at every epoch of a long run
+   * that stays below it), and at the last release (epoch T), which stays served once the budget
+   * is spent.
    */
   private void warnIfNoise(int epoch, ServedRelease made) {
     Optional<String> warning = made.utility().noSignalWarning();
-    if (warning.isPresent() && !belowFloor) {
-      context.log().println("dplrf: release of epoch " + epoch + ": " + warning.get());
+    if (warning.isPresent() && (!belowFloor || epoch >= epochs)) {
+      context.log().println("dplrf: release of epoch " + epoch + (epoch >= epochs
+          ? " (the last: the budget is spent, and it stays served)" : "") + ": " + warning.get());
     }
     belowFloor = warning.isPresent();
   }

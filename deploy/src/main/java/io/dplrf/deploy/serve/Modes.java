@@ -1,10 +1,12 @@
 package io.dplrf.deploy.serve;
 
 import io.dplrf.deploy.config.ServiceConfig;
+import io.dplrf.deploy.config.TreeSettings;
 import io.dplrf.deploy.metrics.Metrics;
 import io.dplrf.deploy.serve.completion.CompletionMode;
 import io.dplrf.deploy.serve.local.LocalMode;
 import io.dplrf.deploy.serve.tree.TreeMode;
+import io.dplrf.ingest.DeadLetterReason;
 import io.dplrf.sketch.files.StateFiles;
 import java.io.IOException;
 import java.util.Set;
@@ -15,7 +17,21 @@ public final class Modes {
 
   /** The service's metrics: the meters every mode updates and those of {@code config}'s mode. */
   public static Metrics metrics(ServiceConfig config) {
-    return new Metrics(meters(config.mode()));
+    return new Metrics(meters(config.mode()), deadLetterReasons(config));
+  }
+
+  /**
+   * The dead-letter reasons the mode's record format can give: the ones its metrics export and
+   * {@code /admin/ingest} lists (docs/operations.md, metrics), so that none stays at 0 for ever.
+   */
+  public static Set<DeadLetterReason> deadLetterReasons(ServiceConfig config) {
+    return switch (config.mode()) {
+      case UPDATES -> DeadLetterReason.ofUpdates(
+          config.tree().privacyUnit() == TreeSettings.PrivacyUnit.KEY);
+      case ROWS -> DeadLetterReason.ofRows();
+      case LOCAL -> DeadLetterReason.ofLocalReports(config.local().robust());
+      case COMPLETION -> DeadLetterReason.ofRatings();
+    };
   }
 
   /** The meter groups {@code mode} updates; no other mode's meters are registered. */

@@ -62,6 +62,8 @@ public final class Service implements AutoCloseable {
   private static final String LOOPBACK = "127.0.0.1";
   private final ServiceConfig config;
   private final Metrics metrics;
+  /** The dead-letter reasons of the mode's record format, in declaration order. */
+  private final List<DeadLetterReason> deadLetterReasons;
   private final ServiceMode mode;
   private final EmbeddedKafka embedded;
   private final String bootstrap;
@@ -89,6 +91,7 @@ public final class Service implements AutoCloseable {
     EpochCut cut = EpochCut.of(config);
     cut.check(config.stateDir());
     metrics = Modes.metrics(config);
+    deadLetterReasons = java.util.EnumSet.copyOf(Modes.deadLetterReasons(config)).stream().toList();
     try {
       mode = Modes.open(config, new ModeContext(metrics, log, failure::complete,
           epoch -> {
@@ -318,6 +321,13 @@ public final class Service implements AutoCloseable {
                 + " record read)");
       }
     }
+    if (config.epochUpdates().isPresent() && s.served() instanceof Status.Epochs
+        && loop.state() == IngestLoop.State.RUNNING) {
+      OpenEpoch open = loop.openEpoch();
+      if (waiting(open, STATUS_WAITING)) {
+        s = s.withMessage(waitingEpoch(open.epoch()));
+      }
+    }
     BrokerContact c = brokerWhileConsuming();
     if (c != null && !c.reachable()) {
       s = s.withMessage("ingest waits for the Kafka broker (no answer for " + c.silentMillis() / 1000
@@ -336,7 +346,7 @@ public final class Service implements AutoCloseable {
     m.put("recordsConsumed", s.recordsConsumed());
     mode.ingestStats(m, s);
     Map<String, Object> dl = new LinkedHashMap<>();
-    for (DeadLetterReason r : DeadLetterReason.values()) {
+    for (DeadLetterReason r : deadLetterReasons) {
       dl.put(r.name().toLowerCase(Locale.ROOT), s.deadLettered(r));
     }
     m.put("recordsDeadLettered", dl);
@@ -359,13 +369,22 @@ public final class Service implements AutoCloseable {
     Health h = brokerUnreachable().map(r -> new Health(List.of(r))).orElse(Health.OK);
     var blocked = loop.stateWrites().blocked();
     if (blocked.isPresent()) {
-      StateWrites.Blocked b = blocked.get();
-      h = h.and(new Health(List.of(new Health.Reason("state-write-refused", relative("not ingesting: "
-          + b.what() + " failed (" + b.reason() + ") since " + b.since() + ", " + b.attempts()
-          + " attempt(s); retried every 30 s at most, ingest resumes by itself once it succeeds;"
-          + " the releases made so far stay available")))));
+      Health.Reason r = stateWriteRefused(blocked.get());
+      h = h.and(new Health(List.of(new Health.Reason(r.code(), relative(r.message())))));
     }
     return h.and(mode.health());
+  }
+
+  /**
+   * {@code /health}'s reason while the state directory refuses a write. An epoch's close is
+   * written while the loop reads on (the pipelined close), so ingest goes on to the end of the
+   * open epoch at most and then waits; a snapshot's write stops it at once.
+   */
+  static Health.Reason stateWriteRefused(StateWrites.Blocked b) {
+    return new Health.Reason("state-write-refused", b.what() + " failed (" + b.reason()
+        + ") since " + b.since() + ", " + b.attempts() + " attempt(s): ingest reads on at most to"
+        + " the end of the open epoch, then waits; the write is retried every 30 s at most, and"
+        + " ingest resumes by itself once it succeeds; the releases made so far stay available");
   }
 
   /** {@code text} with the state directory's absolute path replaced by its setting's name. */
@@ -380,7 +399,7 @@ public final class Service implements AutoCloseable {
       IngestStats s = loop.stats();
       metrics.recordsConsumed(s.recordsConsumed() - lastStats.recordsConsumed());
       mode.publish(metrics, s, lastStats);
-      for (DeadLetterReason r : DeadLetterReason.values()) {
+      for (DeadLetterReason r : deadLetterReasons) {
         metrics.deadLettered(r, s.deadLettered(r) - lastStats.deadLettered(r));
       }
       lastStats = s;
@@ -451,28 +470,50 @@ public final class Service implements AutoCloseable {
     return java.math.BigDecimal.valueOf(d.toNanos(), 9).stripTrailingZeros().toPlainString();
   }
 
-  /** How long a partial epoch waits without records before the log says how to close it. */
+  /** How long a partial epoch waits without records before {@code /v1/status} says so. */
+  static final Duration STATUS_WAITING = Duration.ofSeconds(5);
+
+  /** How long a partial epoch waits without records before the log says so, once per epoch. */
   private static final Duration IDLE_HINT = Duration.ofSeconds(60);
 
   /**
-   * With epochs by count and no idle close: once an epoch that holds updates has read no record
-   * for {@link #IDLE_HINT}, says once in the log that it stays open and how to close it — a stream
-   * that ends inside an epoch would otherwise leave its last updates unreleased without a word.
+   * Whether {@code e}, an epoch cut by count, holds updates and has read no record for {@code
+   * after}: a stream that ended inside it, or paused. Public: whether the open epoch is empty
+   * and when records arrive are functions of the records' number and times, which the epoch cut
+   * already reveals (docs/privacy/epoch-boundaries.md).
+   */
+  private static boolean waiting(OpenEpoch e, Duration after) {
+    return e.updatePositions() > 0 && e.idleSinceMillis() > 0
+        && System.currentTimeMillis() - e.idleSinceMillis() >= after.toMillis();
+  }
+
+  /** What {@code /v1/status} and the log say of a waiting epoch: when and how it closes. */
+  private String waitingEpoch(int epoch) {
+    String how = "POST /admin/close-epoch on the operator port closes it now";
+    return "epoch " + epoch + " holds updates and waits for more (the count epoch-updates is not"
+        + " reached); " + (config.epochIdle().isZero()
+            ? "epoch-idle-seconds is 0 in this run, so it stays open until the count is reached: "
+                + how
+            : "it closes by itself " + seconds(config.epochIdle()) + " s after the last record"
+                + " (epoch-idle-seconds), or " + how);
+  }
+
+  /**
+   * With epochs by count: once an epoch that holds updates has read no record for {@link
+   * #IDLE_HINT}, says once in the log that it waits and how it closes — a stream that ends inside
+   * an epoch would otherwise leave its last updates unreleased without a word. The exact count of
+   * update positions is the operator's (this log and {@code /admin/ingest}).
    */
   private void hintIdleEpoch(PrintStream log) {
-    if (config.epochUpdates().isEmpty() || !config.epochIdle().isZero()
-        || loop.state() != IngestLoop.State.RUNNING) {
+    if (config.epochUpdates().isEmpty() || loop.state() != IngestLoop.State.RUNNING) {
       return;
     }
     OpenEpoch e = loop.openEpoch();
-    if (e.updatePositions() > 0 && e.epoch() != hintedEpoch && e.idleSinceMillis() > 0
-        && System.currentTimeMillis() - e.idleSinceMillis() >= IDLE_HINT.toMillis()) {
+    if (e.epoch() != hintedEpoch && waiting(e, IDLE_HINT)) {
       hintedEpoch = e.epoch();
-      log.println("dplrf: epoch " + e.epoch() + " holds " + e.updatePositions() + " of "
-          + config.epochUpdates().getAsLong() + " update positions and no record has arrived for "
-          + IDLE_HINT.toSeconds() + " s; it stays open until the count is reached. To release"
-          + " what it holds now: POST /admin/close-epoch on the operator port (epoch-idle-seconds,"
-          + " set at a run's first start, closes such an epoch by itself)");
+      log.println("dplrf: " + e.updatePositions() + " of " + config.epochUpdates().getAsLong()
+          + " update positions read, no record for " + IDLE_HINT.toSeconds() + " s: "
+          + waitingEpoch(e.epoch()));
     }
   }
 

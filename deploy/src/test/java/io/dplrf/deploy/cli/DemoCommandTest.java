@@ -32,6 +32,10 @@ class DemoCommandTest {
     // Every line of the service (its banner, the last epoch's notice) comes before the table.
     assertTrue(lines.subList(0, header).stream().anyMatch(l -> l.contains("epoch " + epochs
         + " of " + epochs + " closed")), r.toString());
+    // The demo runs what serve runs by default, and names it as the settings do.
+    assertTrue(r.out().contains("mechanism priv2-sparse,"), r.toString());
+    assertTrue(r.out().contains("'best rank-k' is ||A_e - [A_e]_k||_F, the error of the best"
+        + " rank-k approximation"), "the column is explained: " + r);
     assertFalse(r.out().contains("IngestStats{"), r.toString());
     assertTrue(r.out().contains("Ingested (exact counts, operator only, not private): "),
         r.toString());

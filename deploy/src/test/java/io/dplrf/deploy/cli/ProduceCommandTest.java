@@ -104,6 +104,49 @@ class ProduceCommandTest {
     }
   }
 
+  /**
+   * {@code --ids DIR}: MovieLens-style ids (not contiguous, a header, extra columns) become
+   * 0-based indices in order of first appearance; only indices are sent; the map stays in DIR,
+   * and a second file extends it with the same indices for the same ids. More distinct ids than
+   * --rows is refused before anything is sent.
+   */
+  @Test
+  void ids_mapsTheUsersOwnIds_keepsTheMapWithTheProducer_andSendsIndicesOnly() throws Exception {
+    Path first = Files.writeString(dir.resolve("ratings.csv"),
+        "userId,movieId,rating,timestamp\n7,46970,4.0,964982703\n7,1,5.0,964981247\n"
+            + "610,46970,3.5,1493848402\n");
+    Path second = Files.writeString(dir.resolve("more.csv"), "610,2,1.0\n7,1,-5.0\n");
+    Path ids = dir.resolve("ids");
+    try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), "127.0.0.1", 0)) {
+      kafka.createTopic("mapped", 1);
+      CliRun r = CliRun.of("produce", "--input", first.toString(), "--ids", ids.toString(),
+          "--rows", "610", "--cols", "9742", "--topic", "mapped", "--bootstrap-servers",
+          kafka.bootstrapServers());
+      assertEquals(0, r.code(), r.toString());
+      assertTrue(r.err().contains("2 row ids (2 new) and 2 column ids (2 new) are in " + ids
+          + ", kept here and never sent (the set of ids present is raw data)"), r.toString());
+      assertEquals("7\n610\n", Files.readString(ids.resolve("rows.ids")));
+      assertEquals("46970\n1\n", Files.readString(ids.resolve("cols.ids")));
+      CliRun again = CliRun.of("produce", "--input", second.toString(), "--ids", ids.toString(),
+          "--topic", "mapped", "--bootstrap-servers", kafka.bootstrapServers());
+      assertEquals(0, again.code(), again.toString());
+      assertEquals("46970\n1\n2\n", Files.readString(ids.resolve("cols.ids")));
+      List<String> sent = new ArrayList<>();
+      for (ConsumerRecord<byte[], byte[]> rec : consume(kafka.bootstrapServers(), "mapped", 5)) {
+        UpdateRecords.forEach(rec.value(), (i, j, d) -> sent.add(i + "," + j + "," + d));
+      }
+      assertEquals(List.of("0,0,4.0", "0,1,5.0", "1,0,3.5", "1,2,1.0", "0,1,-5.0"), sent);
+    }
+    Path many = Files.writeString(dir.resolve("many.csv"), "a,x,1\nb,x,1\nc,x,1\n");
+    CliRun over = CliRun.of("produce", "--input", many.toString(), "--ids",
+        dir.resolve("ids2").toString(), "--rows", "2", "--bootstrap-servers",
+        "127.0.0.1:" + closedPort());
+    assertEquals(1, over.code(), over.toString());
+    assertTrue(over.err().contains("many.csv:3: row id 'c' is distinct row id number 3, but the"
+        + " service has 2 rows"), over.toString());
+    assertTrue(!Files.exists(dir.resolve("ids2").resolve("rows.ids")), "nothing saved");
+  }
+
   /** The updates of each key, in order; every record's updates share its key. */
   private static Map<String, List<String>> byKey(List<ConsumerRecord<byte[], byte[]>> records)
       throws Exception {
@@ -205,6 +248,15 @@ class ProduceCommandTest {
       assertEquals(List.of("dplrf produce: " + c[0] + ":" + c[3].substring(c[3].indexOf(':') + 1)),
           List.of(r.errLines()), r.toString());
     }
+    // An index far beyond the shape is most likely an id: the refusal says how to map ids.
+    Path ratings = Files.writeString(dir.resolve("r.csv"), "1,1,4.0\n1,46970,5.0\n");
+    CliRun ids = CliRun.of("produce", "--input", ratings.toString(), "--rows", "610", "--cols",
+        "9742", "--bootstrap-servers", closed);
+    assertEquals(1, ids.code(), ids.toString());
+    assertEquals(List.of("dplrf produce: " + ratings + ":2: column index 46970 out of range:"
+        + " valid is 0..9741 (CSV indices are 0-based); if the file holds ids rather than"
+        + " indices, --ids DIR maps them to indices (docs/user-guide.md, \"Your own ids\")"),
+        List.of(ids.errLines()), ids.toString());
     // The same files within a larger shape pass the check and reach the (absent) broker.
     CliRun wide = CliRun.of("produce", "--input", csv.toString(), "--rows", "5", "--cols", "65",
         "--bootstrap-servers", closed);

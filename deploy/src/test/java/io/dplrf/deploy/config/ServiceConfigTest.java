@@ -55,7 +55,7 @@ class ServiceConfigTest {
     assertTrue(c.adminToken().isEmpty());
     assertEquals(1000, c.epochUpdates().getAsLong());
     assertTrue(c.epochDuration().isEmpty());
-    assertEquals(Duration.ZERO, c.epochIdle());
+    assertEquals(Duration.ofSeconds(300), c.epochIdle());
     assertEquals(Source.DEFAULT, c.source("topic"));
     assertEquals(Source.FLAG, c.source("rows"));
   }
@@ -93,8 +93,13 @@ class ServiceConfigTest {
     assertTrue(d.contains("dplrf.conf:2"), d);
     assertTrue(d.contains("(default)"), d);
     for (String name : ServiceConfig.NAMES) {
-      assertTrue(d.contains("  " + name + " "), "describe lists " + name);
+      assertEquals(c.reads(name), d.contains("\n  " + name + " "),
+          "describe lists " + name + " if and only if the mode reads it: " + d);
     }
+    assertTrue(d.startsWith("settings of mode updates (16 of other modes left out; dplrf serve"
+        + " --help lists every setting):\n"), d);
+    assertFalse(d.contains("not used in mode"), d);
+    assertTrue(d.lines().count() <= 35, "the mode's settings only: " + d);
   }
 
   @Test
@@ -278,6 +283,16 @@ class ServiceConfigTest {
     assertEquals("epoch-seconds must be >= 0.001 and < infinity. Provided value: 0.0005 (flag"
         + " --epoch-seconds)", assertThrows(ConfigException.class,
             () -> ServiceConfig.load(args, 0, Map.of())).getMessage());
+  }
+
+  @Test
+  void epochIdleSeconds_isOnByDefaultWithEpochsByCount_andOffWithEpochsByTheClock() {
+    // A stream that ends inside an epoch cut by count is released without a setting of its own.
+    assertEquals(Duration.ofSeconds(300), ServiceConfig.load(REQUIRED, 0, Map.of()).epochIdle());
+    String[] byTime = REQUIRED.clone();
+    byTime[REQUIRED.length - 2] = "--epoch-seconds";
+    byTime[REQUIRED.length - 1] = "60";
+    assertEquals(Duration.ZERO, ServiceConfig.load(byTime, 0, Map.of()).epochIdle());
   }
 
   @Test

@@ -56,5 +56,10 @@ class SettingsHelpTest {
     assertTrue(lines.get("local-mechanism").endsWith("[local]"), lines.get("local-mechanism"));
     assertTrue(lines.get("rank").endsWith("[updates, rows, local]"), lines.get("rank"));
     assertFalse(lines.get("http-port").contains("["), "read by every mode");
+    // The epoch cut's settings are pinned at the first start (EpochCut): the table says so.
+    for (String cut : List.of("epoch-updates", "epoch-seconds", "epoch-idle-seconds")) {
+      assertTrue(lines.get(cut).contains("pinned at the first start"), lines.get(cut));
+    }
+    assertEquals("300.0", words(lines.get("epoch-idle-seconds")).get(1));
   }
 }

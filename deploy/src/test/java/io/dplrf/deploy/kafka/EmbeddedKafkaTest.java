@@ -57,6 +57,36 @@ class EmbeddedKafkaTest {
     }
   }
 
+  /**
+   * A stop logs nothing at WARN: the broker's shutdown closes one of its network clients twice,
+   * which Kafka reports as a warning that means nothing to an operator. What the service's log
+   * shows of Kafka comes from the program's slf4j settings (deploy's simplelogger.properties).
+   */
+  @Test
+  void close_logsNoWarning() throws Exception {
+    java.io.PrintStream original = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    EmbeddedKafka kafka = EmbeddedKafka.start(dataDir, "127.0.0.1", 0);
+    try {
+      kafka.createTopic("updates", 1);
+      produce(kafka.bootstrapServers(), "updates", List.of("one"));
+      // slf4j-simple looks System.err up at every line.
+      System.setErr(new java.io.PrintStream(new java.io.OutputStream() {
+        @Override
+        public void write(int b) {
+          original.write(b);
+          captured.write(b);
+        }
+      }, true, java.nio.charset.StandardCharsets.UTF_8));
+      kafka.close();
+    } finally {
+      System.setErr(original);
+      kafka.close();
+    }
+    String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(log.lines().noneMatch(l -> l.contains("[WARN]")), log);
+  }
+
   /** close() returns once the broker has stopped: its port refuses connections at once. */
   @Test
   void close_stopsListening_refusesAdminCalls_andIsIdempotent() {

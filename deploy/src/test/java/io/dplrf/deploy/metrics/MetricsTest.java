@@ -186,6 +186,35 @@ class MetricsTest {
     }
   }
 
+  /** The reasons of a mode's record format, as its scrape lists them. */
+  private static List<String> scrapedReasons(Map<String, String> settings) {
+    Map<String, String> all = new java.util.HashMap<>(Map.of("rows", "10", "cols", "8",
+        "rank", "2", "epsilon", "1", "delta", "1e-6", "epochs", "4", "epoch-updates", "10"));
+    all.putAll(settings);
+    all.values().removeIf(String::isEmpty); // "" unsets
+    try (Metrics m = Modes.metrics(io.dplrf.deploy.config.ServiceConfig.load(null, Map.of(),
+        all))) {
+      return m.scrape().lines().filter(l -> l.startsWith("dplrf_records_dead_lettered_total{"))
+          .map(l -> l.replaceAll(".*reason=\"([a-z_]+)\".*", "$1")).sorted().toList();
+    }
+  }
+
+  /** docs/operations.md's metrics table lists these, mode by mode. */
+  @Test
+  void deadLetterCounters_areThoseOfTheModesRecordFormat() {
+    assertEquals(List.of("bad_length", "index_out_of_range", "non_finite_delta"),
+        scrapedReasons(Map.of()));
+    assertEquals(List.of("bad_length", "index_out_of_range", "missing_key", "non_finite_delta"),
+        scrapedReasons(Map.of("privacy-unit", "key")));
+    assertEquals(List.of("bad_length", "duplicate_index", "index_out_of_range",
+        "non_finite_value"), scrapedReasons(Map.of("mode", "rows", "rows", "")));
+    assertEquals(List.of("bad_length", "bad_value", "foreign_protocol", "not_a_report",
+        "wrong_shape"), scrapedReasons(Map.of("mode", "local", "rows", "")));
+    assertEquals(List.of("bad_length", "index_out_of_range", "non_finite_delta",
+        "rating_out_of_range"), scrapedReasons(Map.of("mode", "completion", "rank", "",
+        "epochs", "", "rating-min", "1", "rating-max", "5")));
+  }
+
   @Test
   void deadLetterCounters_existAtZeroForEveryReason_beforeAnyDeadLetter() {
     try (Metrics m = forMode(Mode.UPDATES)) {

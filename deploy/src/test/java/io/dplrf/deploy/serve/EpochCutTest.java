@@ -42,6 +42,22 @@ class EpochCutTest {
     assertFalse(Files.exists(dir.resolve(EpochCut.FILE + ".tmp")));
   }
 
+  /**
+   * A run pinned with an idle close other than today's default (0, as runs of an older build):
+   * the refusal says how to keep the run's cut when the setting was left at its default.
+   */
+  @Test
+  void aDefaultThatDiffersFromThePin_isRefused_sayingWhichValueKeepsTheCut() throws IOException {
+    cut("--epoch-updates", "50000", "--epoch-idle-seconds", "0").pin(dir);
+    String message = assertThrows(IOException.class, () -> cut("--epoch-updates", "50000")
+        .check(dir)).getMessage();
+    assertTrue(message.contains("(epoch-idle-seconds: 0 in the state directory, 300 configured"
+        + " by default: give epoch-idle-seconds 0 to keep this run's cut, pinned in "), message);
+    String given = assertThrows(IOException.class, () -> cut("--epoch-updates", "50000",
+        "--epoch-idle-seconds", "30").check(dir)).getMessage();
+    assertFalse(given.contains("by default"), "a value given is not a default: " + given);
+  }
+
   @Test
   void aChangedCount_orASwitchToTheClock_isRefused_namingOnlyWhatDiffers() throws IOException {
     cut("--epoch-updates", "50000").pin(dir);
@@ -52,14 +68,14 @@ class EpochCutTest {
     String idle = assertThrows(IOException.class,
         () -> cut("--epoch-updates", "50000", "--epoch-idle-seconds", "30").check(dir))
         .getMessage();
-    assertTrue(idle.contains("(epoch-idle-seconds: 0 in the state directory, 30 configured,"),
+    assertTrue(idle.contains("(epoch-idle-seconds: 300 in the state directory, 30 configured,"),
         idle);
     assertFalse(idle.contains("epoch-updates:"), idle);
     String clock = assertThrows(IOException.class,
         () -> cut("--epoch-seconds", "3600").check(dir)).getMessage();
     assertTrue(clock.contains("epoch-seconds: unset in the state directory, 3600 configured")
         && clock.contains("epoch-updates: 50000 in the state directory, unset configured")
-        && clock.contains("epoch-idle-seconds: 0 in the state directory, unset configured"),
+        && clock.contains("epoch-idle-seconds: 300 in the state directory, unset configured"),
         clock);
   }
 }

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 class EpochReleasesTest {
   /**
    * The release log warns in words when a release's reliable rank is 0: at the first such
-   * release and again after one that stood above the floor, not at every epoch below it.
+   * release, again after one that stood above the floor, not at every epoch below it, and at the
+   * last release, which stays served.
    */
   @Test
   void releaseLog_warnsWhenTheReliableRankFallsToZero_onceUntilItRecovers() {
@@ -40,9 +41,11 @@ class EpochReleasesTest {
     }
     List<String> warnings = log.toString(StandardCharsets.UTF_8).lines()
         .filter(l -> l.contains("reliable rank 0")).toList();
-    assertEquals(2, warnings.size(), String.join("\n", warnings));
-    assertTrue(warnings.get(0).contains("epoch 2"), warnings.get(0));
-    assertTrue(warnings.get(1).contains("epoch 5"), warnings.get(1));
+    assertEquals(3, warnings.size(), String.join("\n", warnings));
+    assertTrue(warnings.get(0).contains("epoch 2:"), warnings.get(0));
+    assertTrue(warnings.get(1).contains("epoch 5:"), warnings.get(1));
+    assertTrue(warnings.get(2).startsWith("dplrf: release of epoch 6 (the last: the budget is"
+        + " spent, and it stays served): WARNING: reliable rank 0"), warnings.get(2));
   }
 
   /**

@@ -50,6 +50,23 @@ class ServiceTest {
     }
   }
 
+  /**
+   * A refused close's write does not stop consumption at once (the loop reads on to the end of
+   * the open epoch): /health says so instead of "not ingesting".
+   */
+  @Test
+  void stateWriteRefused_saysIngestReadsOnToTheEndOfTheOpenEpoch() {
+    io.dplrf.deploy.http.Health.Reason r = Service.stateWriteRefused(
+        new io.dplrf.ingest.StateWrites.Blocked("closing epoch 3", "No space left on device",
+            java.time.Instant.parse("2026-01-01T00:00:00Z"), 2));
+    assertEquals("state-write-refused", r.code());
+    assertEquals("closing epoch 3 failed (No space left on device) since 2026-01-01T00:00:00Z,"
+        + " 2 attempt(s): ingest reads on at most to the end of the open epoch, then waits; the"
+        + " write is retried every 30 s at most, and ingest resumes by itself once it succeeds;"
+        + " the releases made so far stay available", r.message());
+    assertFalse(r.message().contains("not ingesting"), r.message());
+  }
+
   @Test
   void checksum_isSixteenHexDigits_zeroPadded_asTheLogPrintsIt() {
     assertEquals("000000000000002a", Service.checksumHex(42));

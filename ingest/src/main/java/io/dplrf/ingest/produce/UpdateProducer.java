@@ -5,6 +5,7 @@ import io.dplrf.ingest.UpdateVisitor;
 import io.dplrf.sketch.params.Preconditions;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -80,6 +81,10 @@ public final class UpdateProducer implements AutoCloseable {
   private long records;
   private long startNanos;
   private volatile Exception failure;
+  /** Each record handed to the producer: its first update's position (all calls together). */
+  private long[] recordStarts = new long[64];
+  /** Records whose delivery Kafka confirmed, by index; guarded by itself (callbacks' thread). */
+  private final BitSet delivered = new BitSet();
 
   /**
    * @param batch updates per record, &gt; 0
@@ -182,13 +187,57 @@ public final class UpdateProducer implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e.getCause());
     } catch (SendFailure.Unchecked e) {
-      throw e.getCause();
+      // A record failed: nothing more is handed over; say what of the rest was delivered.
+      try {
+        producer.flush();
+      } catch (RuntimeException flushFailed) {
+        e.addSuppressed(flushFailed);
+      }
+      throw undelivered(before);
     }
     producer.flush();
     if (failure != null) {
-      throw SendFailure.of(topic, failure);
+      throw undelivered(before);
     }
     return updates - before;
+  }
+
+  /**
+   * The failure, with what was not delivered, so that it can be resent: the first update of
+   * this call that Kafka did not confirm (by its position in the input, 0-based), how many were
+   * confirmed, and whether any after it were (resending from it would then repeat them).
+   */
+  private IOException undelivered(long before) {
+    IOException cause = SendFailure.of(topic, failure);
+    synchronized (delivered) {
+      int first = -1;
+      long confirmed = 0;
+      long after = 0;
+      for (int r = 0; r < records; r++) {
+        if (recordStarts[r] < before) {
+          continue; // an earlier call's
+        }
+        long size = (r + 1 < records ? recordStarts[r + 1] : updates) - recordStarts[r];
+        if (delivered.get(r)) {
+          confirmed += size;
+          if (first >= 0) {
+            after += size;
+          }
+        } else if (first < 0) {
+          first = r;
+        }
+      }
+      if (first < 0) {
+        return cause;
+      }
+      long from = recordStarts[first] - before;
+      return new IOException(cause.getMessage() + "; " + confirmed + " of " + (updates - before)
+          + " updates handed to Kafka were delivered, the first not delivered is update " + from
+          + " of the input (0-based, in input order; " + (after == 0
+              ? "none after it was delivered: resend the input from it"
+              : after + " after it were delivered: resending from it would add those twice")
+          + ")", cause.getCause());
+    }
   }
 
   private void flushBatch(long base) {
@@ -197,9 +246,19 @@ public final class UpdateProducer implements AutoCloseable {
     }
     pace(updates - base);
     byte[] value = UpdateRecords.encode(is, js, ds, 0, buffered);
+    if (records == recordStarts.length) {
+      recordStarts = Arrays.copyOf(recordStarts, 2 * recordStarts.length);
+    }
+    recordStarts[(int) records] = updates;
+    int index = (int) records;
     producer.send(new ProducerRecord<>(topic, recordKey, value), (m, e) -> {
       if (e != null && failure == null) {
         failure = e;
+      }
+      if (e == null) {
+        synchronized (delivered) {
+          delivered.set(index);
+        }
       }
     });
     updates += buffered;

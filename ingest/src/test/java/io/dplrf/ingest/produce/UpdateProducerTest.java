@@ -96,6 +96,42 @@ class UpdateProducerTest {
     assertThrows(RuntimeException.class, () -> p.send(sink -> sink.accept(0, 0, 1)));
   }
 
+  /**
+   * A record Kafka did not deliver is named by its first update's position in the input, with
+   * how many were delivered and whether any after it were, so that the input can be resent.
+   */
+  @Test
+  void send_callbackFailure_namesTheFirstUpdateNotDelivered_forAResend() throws Exception {
+    MockProducer<byte[], byte[]> mock = mock(false);
+    UpdateProducer p = new UpdateProducer(mock, "updates", 2, null, Double.POSITIVE_INFINITY, null);
+    IOException gap = assertThrows(IOException.class, () -> p.send(sink -> {
+      for (int u = 0; u < 6; u++) {
+        sink.accept(u, 0, 1); // records of updates 0-1, 2-3, 4-5
+      }
+      assertTrue(mock.completeNext());
+      assertTrue(mock.errorNext(new org.apache.kafka.common.errors.TimeoutException("expired")));
+      // the third record is delivered by the flush
+    }));
+    assertTrue(gap.getMessage().endsWith("; 4 of 6 updates handed to Kafka were delivered, the"
+        + " first not delivered is update 2 of the input (0-based, in input order; 2 after it"
+        + " were delivered: resending from it would add those twice)"), gap.getMessage());
+
+    MockProducer<byte[], byte[]> tail = mock(false);
+    UpdateProducer q = new UpdateProducer(tail, "updates", 2, null, Double.POSITIVE_INFINITY,
+        null);
+    IOException suffix = assertThrows(IOException.class, () -> q.send(sink -> {
+      for (int u = 0; u < 6; u++) {
+        sink.accept(u, 0, 1);
+      }
+      assertTrue(tail.completeNext());
+      assertTrue(tail.errorNext(new org.apache.kafka.common.errors.TimeoutException("expired")));
+      assertTrue(tail.errorNext(new org.apache.kafka.common.errors.TimeoutException("expired")));
+    }));
+    assertTrue(suffix.getMessage().endsWith("; 2 of 6 updates handed to Kafka were delivered, the"
+        + " first not delivered is update 2 of the input (0-based, in input order; none after it"
+        + " was delivered: resend the input from it)"), suffix.getMessage());
+  }
+
   @Test
   void send_callbackFailure_isReportedAsIOException() throws Exception {
     MockProducer<byte[], byte[]> mock = mock(false);

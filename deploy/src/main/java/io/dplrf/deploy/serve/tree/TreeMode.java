@@ -30,6 +30,7 @@ import io.dplrf.sketch.factorization.BltOptimizer;
 import io.dplrf.sketch.randomness.SecretKey;
 import io.dplrf.sketch.tree.TreeConfig;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,9 +57,13 @@ public final class TreeMode implements ServiceMode {
   private final TreeTarget tree;
   private final EpochReleases releases;
   private final ContributionBounds.Config bounds;
+  private final PrintStream log;
+  /** Whether this process has said in the log that updates (rows) are being clipped. */
+  private boolean clipWarned;
 
   private TreeMode(ServiceConfig config, StateStore store, TreeTarget tree, ModeContext context) {
     this.config = config;
+    this.log = context.log();
     this.rows = config.tree().rowRecords();
     this.store = store;
     this.tree = tree;
@@ -332,11 +337,39 @@ public final class TreeMode implements ServiceMode {
       metrics.updatesClipped(now.updatesClipped() - last.updatesClipped());
       metrics.updatesDropped(now.updatesDropped() - last.updatesDropped());
     }
+    if (!clipWarned && now.updatesClipped() > 0) {
+      clipWarned = true;
+      log.println(clipWarning(config, rows ? now.updatesApplied() : now.updatesConsumed(),
+          now.updatesClipped()));
+    }
     int released = releases.released();
     metrics.epochCurrent(released);
     metrics.epochsLeft(config.tree().epochs() - released);
     metrics.releaseExhausted(released >= config.tree().epochs());
     metrics.stateFiles(tree.damagedFiles(), tree.verifiedFiles());
+  }
+
+  /**
+   * The log's one warning that the contribution bound {@code clip} changes the data, as {@code
+   * dplrf factorize} warns on its terminal: {@code clipped} of {@code read} updates (rows) so far.
+   * Exact counts, for the operator's log only (and {@code /admin/ingest}).
+   */
+  static String clipWarning(ServiceConfig config, long read, long clipped) {
+    String how = config.tree().rowRecords()
+        ? clipped + " of " + read + " rows read so far had a norm above clip " + config.clip()
+            + " and were scaled down to it"
+        : switch (config.tree().privacyUnit()) {
+          case UPDATE -> clipped + " of " + read + " updates read so far had |delta| above clip "
+              + config.clip() + " and were clamped to it";
+          case KEY, ROW -> clipped + " of " + read + " updates read so far went beyond their "
+              + config.tree().privacyUnit().name().toLowerCase(Locale.ROOT) + "'s budget clip "
+              + config.clip() + " (sum of |delta| over the stream) and were clipped to what was left";
+        };
+    return "dplrf: WARNING: " + how + ": the releases are of the clipped data. Choose clip as the"
+        + " largest change one " + (config.tree().rowRecords() ? "row"
+            : config.tree().privacyUnit().name().toLowerCase(Locale.ROOT))
+        + " may make (e.g. the top of a rating scale); clip is pinned with the run, so a new"
+        + " value needs a new state directory. Said once; exact counts at /admin/ingest";
   }
 
   @Override
