@@ -248,7 +248,9 @@ class BruteForceSensitivityTest {
   /**
    * Priv1's Yc: for every change tried, every node whose Yc moves moves by the same m×t matrix
    * (the stacked input change is 1 ⊗ D, rank one with D), and C·√(nodes moved) ≤ covarianceR·σmin
-   * (= C·√L stated).
+   * (= C·√L stated). A node's Yc moves by ΔA·Φ_top (Φ_top n×t); with n ≤ t, as here, Φ_top has
+   * full row rank, so equal Yc changes mean equal input changes ΔA: the inference is exact at
+   * these sizes, and the covariance mechanism's loss itself is not re-derived here.
    */
   private static void checkYc(String name, Priv1Plan p, double[][][] basis, List<Change> changes,
       int nodes, int l, List<String> report, List<String> failures) {
