@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * epoch, as the stream draws it (its test seam), for two streams with the same key and instance:
  * their noise is the same, so the difference is round_γ(c_t) − round_γ(c′_t) exactly, the change
  * of the encoder's output before noise, joint over all T epochs. The basis is one stream per
- * single update +C at (i, j) in epoch τ against an empty stream; spreads follow by linearity
+ * single update +C at (i, j) in epoch τ against a stream of other units' updates ({@link
+ * #BACKGROUND} per epoch, in both); spreads follow by linearity, up to the grid rounding
  * ({@link BruteForceSensitivity}). Nothing here computes C's column norm or the matrices' row
  * norms: sens(T) and b come only from the plan, as the stated figure.
  *
@@ -53,6 +54,11 @@ class BruteForceSensitivityTest {
   private static final long SEED = 34_0002;
   private static final int DRAWS = 300;
   private static final double COVER = 1.01;
+  /**
+   * Other units' updates in every epoch of both streams: the encoder's buffers and the grid
+   * rounding then see other data, as in service.
+   */
+  private static final int BACKGROUND = 6;
 
   @Test
   void everyAllowedBltCombination_statedSensitivityCoversTheBruteForceWorst() {
@@ -170,6 +176,7 @@ class BruteForceSensitivityTest {
       }
     };
     for (int e = 1; e <= t; e++) {
+      BltFixtures.feed(s, e, 0, BACKGROUND);
       if (e == epoch) {
         s.update(i, j, CLIP);
       }

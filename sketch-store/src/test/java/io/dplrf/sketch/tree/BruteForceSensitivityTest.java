@@ -46,8 +46,9 @@ import org.junit.jupiter.api.Test;
  * node releases is round_γ(q) − round_γ(q′) exactly (both terms are multiples of γ well inside
  * 2⁵³γ): the change of the noiseless query, up to the rounding the slack covers. Every node (ℓ, k)
  * of the tree is released, all of them concatenated per part: the calibration composes over all
- * of them. The basis is one run per single update +C at (i, j) in epoch τ against an empty
- * stream; everything else follows by linearity ({@link BruteForceSensitivity}).
+ * of them. The basis is one run per single update +C at (i, j) in epoch τ against a stream of
+ * other units' updates ({@link #BACKGROUND} per epoch, in both); everything else follows by
+ * linearity ({@link BruteForceSensitivity}), up to the grid rounding of each basis response.
  *
  * <p><b>Stated figures</b> (joint over all nodes): a Gaussian part is calibrated per node to
  * Δ_node = base + γ√k' with L = depth compositions, so the tree states √L·base for the exact
@@ -89,6 +90,12 @@ class BruteForceSensitivityTest {
    * #chiSquareFactors_boundTheRealisedSensitivityOverManyDraws} does, over many draws.
    */
   private static final double CHI2_LOOSE = 6;
+  /**
+   * Other units' updates in every epoch of both streams, so that the change is measured where
+   * the accumulators and the grid rounding see other data (it then moves by up to γ per
+   * coordinate beyond the exact change, which the slack covers, and by floating-point error).
+   */
+  private static final int BACKGROUND = 6;
   /** Independent draws of the sketching matrices for the χ² factors. */
   private static final int MATRIX_DRAWS = 2_000;
 
@@ -100,33 +107,39 @@ class BruteForceSensitivityTest {
     for (Mechanism mech : Mechanism.of(Mechanism.Use.LOW_RANK_STREAM)) {
       for (NeighbouringRelation rel : NeighbouringRelation.values()) {
         for (int epochs : EPOCHS) {
-          if (mech == Mechanism.PRIV1 && epochs != 8) {
-            continue; // priv1 nodes cost ~65 ms a run (padding regenerated): the full tree only
+          for (double p : mech.robust() ? new double[] {1, 1.5} : new double[] {1}) {
+            if (mech == Mechanism.PRIV1 && epochs != 8) {
+              continue; // priv1 nodes cost ~65 ms a run (padding regenerated): the full tree only
+            }
+            TreeConfig c;
+            try {
+              c = new TreeConfig(mech, rel, SIZES, PRIVACY, CLIP, epochs, false, p);
+            } catch (IllegalArgumentException refused) {
+              continue; // not a combination the tree accepts
+            }
+            combinations++;
+            long start = System.nanoTime();
+            check(c, report, failures);
+            report.add(name(c) + ": " + (System.nanoTime() - start) / 1_000_000 + " ms");
           }
-          TreeConfig c;
-          try {
-            c = new TreeConfig(mech, rel, SIZES, PRIVACY, CLIP, epochs, false, 1);
-          } catch (IllegalArgumentException refused) {
-            continue; // not a combination the tree accepts
-          }
-          combinations++;
-          long start = System.nanoTime();
-          check(c, report, failures);
-          report.add(c.mechanism().cliName() + " x " + c.relation().cliName() + " T=" + c.epochs()
-              + ": " + (System.nanoTime() - start) / 1_000_000 + " ms");
         }
       }
     }
     report.forEach(System.out::println);
-    // priv1×rank-one (T = 8), priv2×{frobenius, one-entry, l1}, sparse×{one-entry, l1}, robust×2
-    // (T = 5, 8): 1 + 7 × 2.
-    assertEquals(15, combinations, "the combinations the tree accepts changed: give new ones a"
+    // priv1×rank-one (T = 8), priv2×{frobenius, one-entry, l1}, sparse×{one-entry, l1} (T = 5, 8),
+    // robust×2 (T = 5, 8; p = 1, 1.5): 1 + 5 × 2 + 2 × 4.
+    assertEquals(19, combinations, "the combinations the tree accepts changed: give new ones a"
         + " brute-force family");
     assertTrue(failures.isEmpty(), String.join("\n", failures));
   }
 
+  private static String name(TreeConfig c) {
+    return c.mechanism().cliName() + " x " + c.relation().cliName() + " T=" + c.epochs()
+        + (c.mechanism().robust() ? " p=" + c.p() : "");
+  }
+
   private static void check(TreeConfig c, List<String> report, List<String> failures) {
-    String name = c.mechanism().cliName() + " x " + c.relation().cliName() + " T=" + c.epochs();
+    String name = name(c);
     NodeFactory f = NodeFactory.create(c, KEY, "bf", NoiseDerivation.CURRENT);
     int m = SIZES.m();
     int n = SIZES.n();
@@ -430,6 +443,7 @@ class BruteForceSensitivityTest {
       f.openStartingAt(tree.open, 1, c.epochs());
     }
     for (int e = 1; e <= c.epochs(); e++) {
+      TreeFixtures.feed(tree, e, 0, BACKGROUND);
       if (e == epoch) {
         tree.update(i, j, CLIP);
       }
