@@ -76,13 +76,15 @@ import java.util.zip.CheckedOutputStream;
  *                                    instance/blt/decoder/e/i, instance/blt/release/e)
  *    length              int64       the file's bytes
  *    crc                 int32       CRC32C of all of them
+ *  releases              int32       e = epochsClosed
+ *    crc                 int32       CRC32C of R_t's file, t = 1..e (every R file has R_e's length)
  *  crc                   int32       CRC32C of every byte before it
  * </pre>
  *
  * <p>The releases R_1..R_{e−1} are the files blt-release-t.sketch, by that convention (not named
- * one by one: a snapshot stays small at any T); a restore checks that each exists and that its
- * header says it is R_t of this stream, and releases check it whole ({@link
- * BltStream#verifyRelease}). Every state file says its stream, role and epoch in its own
+ * one by one: 4 bytes each, their CRC32C); a restore checks that each exists, and releases check
+ * it whole against its header (R_t of this stream) and the recorded CRC32C ({@link
+ * BltStream#verifyRelease}), which binds it to the close this snapshot holds. Every state file says its stream, role and epoch in its own
  * checksummed header, so none rests on its name. Version 1, whose R_t files all carried one label
  * and were bound to their epochs by sidecar checksum files only, is refused with the reason. The state
  * sketches' arrays use the accumulator's layout (Y m×t, Zᵀ n×v, row-major). The snapshot holds
@@ -161,6 +163,11 @@ final class BltCodec {
       d.writeLong(w.length());
       d.writeInt(w.crc());
     }
+    int[] crcs = s.releaseCrcs;
+    d.writeInt(crcs.length);
+    for (int r : crcs) {
+      d.writeInt(r);
+    }
     d.flush();
     DataOutputStream tail = new DataOutputStream(out);
     tail.writeInt((int) crc.getValue());
@@ -232,6 +239,15 @@ final class BltCodec {
       for (int x = 0; x < count; x++) {
         named.add(new BltFiles.Written(d.readUTF(), d.readLong(), d.readInt()));
       }
+      int releases = d.readInt();
+      if (releases != closed || releases < 0 || releases > epochs) {
+        throw new IOException("corrupt BLT snapshot: " + releases + " release checksums for "
+            + closed + " epochs closed");
+      }
+      int[] crcs = new int[releases];
+      for (int t = 0; t < releases; t++) {
+        crcs[t] = d.readInt();
+      }
       int expected = (int) crc.getValue();
       if (d.readInt() != expected) {
         throw new IOException("BLT snapshot checksum mismatch: the file is corrupt");
@@ -262,7 +278,7 @@ final class BltCodec {
         throw new IOException("corrupt BLT snapshot: " + closed + " of " + epochs
             + " epochs closed");
       }
-      return restore(config, plan, derivation, key, instance, closed, acc, named, files);
+      return restore(config, plan, derivation, key, instance, closed, acc, named, crcs, files);
     } catch (EOFException e) {
       throw new IOException("BLT snapshot is truncated", e);
     } catch (IllegalArgumentException e) {
@@ -272,7 +288,7 @@ final class BltCodec {
 
   private static BltStream restore(BltConfig config, BltPlan plan, NoiseDerivation derivation,
       SecretKey key, String instance, int closed, byte[] accBytes, List<BltFiles.Written> named,
-      BltFiles files) throws IOException {
+      int[] crcs, BltFiles files) throws IOException {
     int d = plan.parameters().buffers();
     int epochs = config.epochs();
     List<String> expected = closed == 0 ? List.of()
@@ -357,7 +373,7 @@ final class BltCodec {
     // No restore may use older buffers any more (nor any after epoch T).
     BltStream.deleteBuffersBefore(files, closed == epochs ? epochs + 1 : closed);
     return new BltStream(config, key, instance, plan, derivation, mats, files, accumulator, enc,
-        dec, release, closed, named, released);
+        dec, release, closed, named, crcs, released);
   }
 
   /** What reading a state file needs. */

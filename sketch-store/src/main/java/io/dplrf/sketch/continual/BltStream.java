@@ -188,6 +188,13 @@ public final class BltStream {
   /** The state files of epoch {@link #epochsClosed} ({@link #stateFileNames}); none before 1. */
   volatile List<BltFiles.Written> stateFiles;
   /**
+   * The CRC32C of every R_t written, t = 1..{@link #epochsClosed} (index t − 1), recorded by every
+   * snapshot: a file's label binds it to its epoch, this to the close the snapshot holds, so that
+   * an R_t of a close a crash undid (same label and length, possibly other data under the same
+   * noise) is never served, even put back from a backup (docs/privacy/recovery.md §5).
+   */
+  volatile int[] releaseCrcs;
+  /**
    * The epoch whose steps 1–3 are done in memory, its state files possibly not yet written: a
    * close retried after a failed write skips them ({@link #close}).
    */
@@ -198,7 +205,7 @@ public final class BltStream {
   BltStream(BltConfig config, SecretKey key, String instance, BltPlan plan,
       NoiseDerivation derivation, Priv2Matrices mats, BltFiles files, Priv2Sketch accumulator,
       Priv2Sketch[] encoder, Priv2Sketch[] decoder, Priv2Sketch release, int epochsClosed,
-      List<BltFiles.Written> stateFiles, int epochsReleased) {
+      List<BltFiles.Written> stateFiles, int[] releaseCrcs, int epochsReleased) {
     this.config = config;
     this.key = key;
     this.instance = instance;
@@ -216,6 +223,7 @@ public final class BltStream {
     this.epochsSnapshotted = epochsClosed;
     this.epochsReleased = epochsReleased;
     this.stateFiles = List.copyOf(stateFiles);
+    this.releaseCrcs = releaseCrcs.clone();
   }
 
   /** What a test may observe of a close: the released encoded stream ŷ_t. */
@@ -259,7 +267,7 @@ public final class BltStream {
     }
     return new BltStream(config, key, instance, plan, NoiseDerivation.CURRENT, mats, files,
         newAccumulator(plan, mats, key, instance), enc, dec,
-        stateSketch(plan, mats, key, releaseLabel(instance, 0)), 0, List.of(), -1);
+        stateSketch(plan, mats, key, releaseLabel(instance, 0)), 0, List.of(), new int[0], -1);
   }
 
   static Priv2Sketch newAccumulator(BltPlan plan, Priv2Matrices mats, SecretKey key,
@@ -414,7 +422,7 @@ public final class BltStream {
    * names epoch t). Cheap ({@code whole} false): it exists, has the length of every R file of
    * this stream (the snapshot records R_e's), and its header says it is R_t of this stream
    * ({@link SketchCodec#label}: a few hundred bytes read). Whole: also every byte, against the
-   * format's own checksum.
+   * format's own checksum and the CRC32C the snapshot records for R_t ({@link #releaseCrcs}).
    *
    * @throws DamagedFileException naming R_t's file and what is wrong
    */
@@ -435,13 +443,23 @@ public final class BltStream {
             + " release file of this stream has " + want, null);
       }
     }
-    readChecked(files, name, null, null, in -> {
+    readChecked(files, name, whole ? recordedRelease(t) : null, "the snapshot records", in -> {
       String found = whole ? SketchCodec.verify(in) : SketchCodec.label(in);
       if (!found.equals(label)) {
         throw new IOException("holds " + found + ", expected " + label);
       }
       return null;
     }, whole);
+  }
+
+  /** R_t's length and CRC32C as the stream's snapshots record them, or null if not recorded. */
+  private BltFiles.Written recordedRelease(int t) {
+    int[] crcs = releaseCrcs;
+    List<BltFiles.Written> named = stateFiles;
+    if (t < 1 || t > crcs.length || named.isEmpty()) {
+      return null;
+    }
+    return new BltFiles.Written(releaseFile(t), named.get(named.size() - 1).length(), crcs[t - 1]);
   }
 
   /** The epoch of an encoder or decoder buffer file ({@link #encoderFile}), or −1 otherwise. */
@@ -586,7 +604,10 @@ public final class BltStream {
       for (int i = 0; !last && i < decoder.length; i++) {
         written.add(store(names.get(f++), decoder[i], decoderLabel(instance, t, i)));
       }
-      written.add(store(names.get(f), release, releaseLabel(instance, t)));
+      BltFiles.Written r = store(names.get(f), release, releaseLabel(instance, t));
+      written.add(r);
+      int[] crcs = java.util.Arrays.copyOf(releaseCrcs, t);
+      crcs[t - 1] = r.crc();
       deleteBuffersBefore(files, t - 1);
       if (last) { // no epoch is encoded or decoded after T: the secret buffers leave memory
         encoder = NO_BUFFERS;
@@ -594,6 +615,7 @@ public final class BltStream {
         release = null;
       }
       stateFiles = List.copyOf(written);
+      releaseCrcs = crcs;
       epochsClosed = t;
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a write or a delete: retried by the same call
@@ -816,7 +838,7 @@ public final class BltStream {
   private Priv2Sketches storedRelease(int t) {
     String name = releaseFile(t);
     try {
-      return readChecked(files, name, null, null,
+      return readChecked(files, name, recordedRelease(t), "the snapshot records",
           in -> readState(in, key, mats, plan, releaseLabel(instance, t), name)).release();
     } catch (DamagedFileException e) {
       throw new UncheckedIOException(e);

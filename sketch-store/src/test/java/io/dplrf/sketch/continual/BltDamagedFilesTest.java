@@ -229,6 +229,45 @@ class BltDamagedFilesTest {
   }
 
   /**
+   * An R_t of a close that a crash undid, put back alone (from an atomic file-system backup taken
+   * between that close's files and its snapshot): same label and length as the released R_t, but
+   * other updates under the same noise. The snapshot records every R_t's CRC32C, so releases, the
+   * whole check and the restore refuse it, naming the file; the released R_t is served once
+   * restored.
+   */
+  @Test
+  void aReleaseOfAnUndoneClose_putBackAlone_isRefused(@TempDir Path dir) throws IOException {
+    BltStream first = create(dir);
+    feed(first, 1, 0, PER_EPOCH);
+    BltFixtures.closeAndCommit(first);
+    byte[] snap1 = snapshot(first);
+    feed(first, 2, 0, PER_EPOCH); // the first attempt at epoch 2: data A
+    first.closeEpoch();
+    Path r2 = dir.resolve(BltStream.releaseFile(2));
+    byte[] attemptA = Files.readAllBytes(r2); // in a backup taken now
+    // kill -9 before the snapshot of epoch 2: the restart replays epoch 2 with data B
+    BltStream s = restore(snap1, dir);
+    feed(s, 2, PER_EPOCH, 2 * PER_EPOCH);
+    BltFixtures.closeAndCommit(s);
+    Priv2Sketches released = s.releasePrefix(2);
+    byte[] attemptB = Files.readAllBytes(r2);
+    assertEquals(attemptA.length, attemptB.length);
+    assertTrue(!Arrays.equals(attemptA, attemptB), "the two attempts hold other data");
+
+    Files.write(r2, attemptA); // the operator puts the backup's R_2 back
+    s.verifyRelease(2, false); // its label and length are R_2's
+    assertNames(assertThrows(DamagedFileException.class, () -> s.verifyRelease(2, true)), r2,
+        "not the one the snapshot records");
+    assertNames(damage(assertThrows(UncheckedIOException.class, () -> s.releasePrefix(2))), r2,
+        "not the one the snapshot records");
+    byte[] snap2 = snapshot(s);
+    assertNames(assertThrows(DamagedFileException.class, () -> restore(snap2, dir)), r2,
+        "not the one the snapshot names"); // R_e is read whole by the restore
+    Files.write(r2, attemptB);
+    assertSame(released, restore(snap2, dir).releasePrefix(2));
+  }
+
+  /**
    * The released-epoch guard (blt-release.md §5) cannot be removed or lowered unseen: a restore
    * refuses the state files without it (naming it), a damaged or another stream's guard, an old
    * snapshot behind a lowered guard (the files show later epochs), and a guard lowered with the
