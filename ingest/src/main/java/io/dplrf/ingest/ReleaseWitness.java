@@ -188,6 +188,9 @@ public interface ReleaseWitness extends AutoCloseable {
       Producer<byte[], byte[]> p = producer(stream);
       try {
         p.beginTransaction();
+        // The group has no member, so it has no generation: the metadata of the group's id alone,
+        // as a producer that is not a consumer commits (marked for removal in Kafka 4, with no
+        // replacement for member-less groups yet).
         p.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(group(stream)));
         p.commitTransaction();
       } catch (ProducerFencedException | InvalidProducerEpochException e) {

@@ -16,6 +16,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -95,6 +98,23 @@ class EmbeddedCrashPointsIT {
   private final List<ChildService> children = new ArrayList<>();
   private Path work;
 
+  /** Deletes the member-less consumer groups that record the streams of {@code topic}. */
+  private static void forgetBrokerRecord(KafkaEnvironment kafka, String topic) throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+        kafka.bootstrapServers()))) {
+      List<String> groups = new ArrayList<>();
+      for (var g : admin.listGroups().all().get(30, TimeUnit.SECONDS)) {
+        if (g.groupId().startsWith("dplrf-stream-") && admin.listConsumerGroupOffsets(g.groupId())
+            .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS).keySet().stream()
+            .anyMatch(tp -> tp.topic().equals(topic))) {
+          groups.add(g.groupId());
+        }
+      }
+      assertEquals(1, groups.size(), "the stream's record: " + groups);
+      admin.deleteConsumerGroups(groups).all().get(30, TimeUnit.SECONDS);
+    }
+  }
+
   @AfterEach
   void cleanUp() throws Exception {
     for (ChildService c : children) {
@@ -121,7 +141,8 @@ class EmbeddedCrashPointsIT {
     assertEquals(20, ALL.size());
     Map<String, byte[]> nodes = killRestartAndCompare(kafka, "tree",
         "all".equals(System.getProperty("dplrf.it.crashPoints")) ? ALL : DEFAULT, "nodes");
-    assertEquals(2 * EPOCHS - 1, nodes.size(), "" + nodes.keySet());
+    assertEquals(2 * EPOCHS - 1 + 1, nodes.size(), "every node and the released-epoch guard: "
+        + nodes.keySet());
   }
 
   @Test
@@ -192,6 +213,11 @@ class EmbeddedCrashPointsIT {
           assertFalse(s.anyMatch(p -> p.toString().endsWith(".tmp")), "no temp file");
         }
 
+        // The reference is a second run from the snapshot of epoch 0 of the same stream, which
+        // the broker's record of the stream rightly refuses (an older backup: recovery.md §6).
+        // Here its epochs hold the very same updates (epochs by count, one partition), so the
+        // test removes the record to compute it.
+        forgetBrokerRecord(kafka, topic);
         try (RunningService whole = RunningService.start(kafka, topic, reference,
             settings(kafka, topic, reference, continual))) {
           Map<String, Object> wholeAfter = untilAllClosed(whole);
