@@ -6,8 +6,8 @@ import io.dplrf.release.completion.BiasedCompletion;
 import io.dplrf.release.completion.BiasedModel;
 import io.dplrf.release.completion.BiasedParams;
 import io.dplrf.release.completion.CompletionParams;
-import io.dplrf.release.completion.EigenSolver;
 import io.dplrf.release.completion.ItemMeans;
+import io.dplrf.release.completion.PrivateFrankWolfe;
 import io.dplrf.release.completion.Ratings;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -44,7 +44,7 @@ public final class CompletionBench {
    * many runs the private model kept its Frank–Wolfe component (−1: not applicable).
    */
   public record Cell(String method, double epsilon, double mean, double sd, double seconds,
-      int residualUsed) {}
+      int residualUsed, int itemEffectsUsed) {}
 
   /**
    * Public knobs of the model, as multiples of its defaults (1 = the default); {@code
@@ -124,8 +124,8 @@ public final class CompletionBench {
     double l = r.clip() * knobs.rowNorm();
     double k = r.withNuclearNorm(0).nuclearNormFor(ds.users(), ds.items()) / r.clip() * l
         * knobs.nuclearNorm();
-    r = new CompletionParams(r.privacy(), XI, l, knobs.iterations(), k, EigenSolver.FULL,
-        r.ojaSteps(), r.beta());
+    r = new CompletionParams(r.privacy(), XI, l, knobs.iterations(), k,
+        PrivateFrankWolfe.solverFor(ds.items()), r.ojaSteps(), r.beta());
     p = p.withResidual(r).withItemClip(p.itemClip() * knobs.itemClip());
     return Double.isNaN(knobs.userShrinkage()) ? p : p.withUserShrinkage(knobs.userShrinkage());
   }
@@ -135,23 +135,21 @@ public final class CompletionBench {
     double[][][] rmse = new double[epsilons.length][methods][runs];
     double[][][] secs = new double[epsilons.length][methods][runs];
     int[] used = new int[epsilons.length];
-    double[][] base = new double[3][runs]; // global mean, item mean, biased FW
-    double[][] baseSecs = new double[3][runs];
+    int[] itemsUsed = new int[epsilons.length];
+    double[][] base = new double[TRIVIAL.length][runs];
+    double[][] baseSecs = new double[TRIVIAL.length][runs];
     for (int r = 0; r < runs; r++) {
       Triples[] split = split(ds, seed * 1000 + r);
       Triples train = split[0];
       Triples test = split[1];
       SecretKey key = SecretKey.forTesting(seed * 1000 + r);
-      double[][] means = trivial(ds, train, test);
-      base[0][r] = rmse(ds, means[0], test);
-      base[1][r] = rmse(ds, means[1], test);
+      double[][] trivial = trivial(ds, train, test);
+      for (int b = 0; b < TRIVIAL.length; b++) {
+        base[b][r] = rmse(ds, trivial[b], test);
+      }
       BiasedParams p1 = params(ds, 1);
       Ratings bounded = BiasedCompletion.ratings(ds.users(), ds.items(), p1, train.user(),
           train.item(), train.value());
-      long t0 = System.nanoTime();
-      BiasedModel np = BiasedCompletion.fitNonPrivate(bounded, p1);
-      baseSecs[2][r] = (System.nanoTime() - t0) / 1e9;
-      base[2][r] = rmse(ds, CompletionOneShot.predict(np, bounded, test), test);
       Triples centred = CompletionOneShot.shift(train, -ds.offset());
       Ratings clipped = Ratings.of(ds.users(), ds.items(), XI, ds.clip(), centred.user(),
           centred.item(), centred.value());
@@ -164,6 +162,7 @@ public final class CompletionBench {
         secs[e][0][r] = (System.nanoTime() - s0) / 1e9;
         rmse[e][0][r] = rmse(ds, CompletionOneShot.predict(m, bounded, test), test);
         used[e] += m.residual().isPresent() ? 1 : 0;
+        itemsUsed[e] += m.usesItemEffects() ? 1 : 0;
         long s1 = System.nanoTime();
         ItemMeans.Estimate dp = ItemMeans.fit(clipped, privacy, key, label + "/means");
         secs[e][1][r] = (System.nanoTime() - s1) / 1e9;
@@ -177,40 +176,79 @@ public final class CompletionBench {
           runs, params(ds, 1).residual().iterationsFor(ds.users(), ds.items()));
     }
     List<Cell> cells = new ArrayList<>();
-    cells.add(cell("global mean", Double.POSITIVE_INFINITY, base[0], baseSecs[0], -1));
-    cells.add(cell("item mean", Double.POSITIVE_INFINITY, base[1], baseSecs[1], -1));
-    cells.add(cell("biased FW", Double.POSITIVE_INFINITY, base[2], baseSecs[2], -1));
+    for (int b = 0; b < TRIVIAL.length; b++) {
+      cells.add(cell(TRIVIAL[b], Double.POSITIVE_INFINITY, base[b], baseSecs[b], -1, -1));
+    }
     for (int e = 0; e < epsilons.length; e++) {
-      cells.add(cell("private biased model", epsilons[e], rmse[e][0], secs[e][0], used[e]));
-      cells.add(cell("DP item means", epsilons[e], rmse[e][1], secs[e][1], -1));
+      cells.add(cell(MODEL, epsilons[e], rmse[e][0], secs[e][0], used[e], itemsUsed[e]));
+      cells.add(cell("DP item means", epsilons[e], rmse[e][1], secs[e][1], -1, -1));
     }
     return cells;
   }
 
+  /** The private model's column. */
+  static final String MODEL = "private biased model";
+
+  /** The non-private baselines, in the order {@link #trivial} returns them. */
+  static final String[] TRIVIAL = {"global mean", "per-user mean", "item mean",
+      "user + item biases"};
+
   /**
-   * Non-private predictions at the test pairs from every training rating: [0] the global mean,
-   * [1] the item's mean (the global mean for an item without training ratings).
+   * λ of the user + item biases baseline: b_j = Σ(r − g)/(n_j + λ), then c_i = Σ(r − g −
+   * b_j)/(n_i + λ), the usual damped baseline of recommender practice (Koren 2010, §2.1).
+   */
+  static final double BASELINE_DAMPING = 5;
+
+  /**
+   * Non-private predictions at the test pairs from every training rating (not only the ξ kept):
+   * [0] the global mean g; [1] the user's mean (g for a user without training ratings); [2] the
+   * item's mean (g for an item without training ratings); [3] g + b_j + c_i with damped biases
+   * ({@link #BASELINE_DAMPING}).
    */
   static double[][] trivial(Dataset ds, Triples train, Triples test) {
-    double[] sum = new double[ds.items()];
-    int[] count = new int[ds.items()];
+    double[] itemSum = new double[ds.items()];
+    int[] itemCount = new int[ds.items()];
+    double[] userSum = new double[ds.users()];
+    int[] userCount = new int[ds.users()];
     double total = 0;
     for (int x = 0; x < train.size(); x++) {
-      sum[train.item()[x]] += train.value()[x];
-      count[train.item()[x]]++;
+      itemSum[train.item()[x]] += train.value()[x];
+      itemCount[train.item()[x]]++;
+      userSum[train.user()[x]] += train.value()[x];
+      userCount[train.user()[x]]++;
       total += train.value()[x];
     }
     double g = total / Math.max(1, train.size());
-    double[][] out = new double[2][test.size()];
+    double[] b = new double[ds.items()];
+    for (int x = 0; x < train.size(); x++) {
+      b[train.item()[x]] += train.value()[x] - g;
+    }
+    for (int j = 0; j < b.length; j++) {
+      b[j] /= itemCount[j] + BASELINE_DAMPING;
+    }
+    double[] c = new double[ds.users()];
+    for (int x = 0; x < train.size(); x++) {
+      c[train.user()[x]] += train.value()[x] - g - b[train.item()[x]];
+    }
+    for (int i = 0; i < c.length; i++) {
+      c[i] /= userCount[i] + BASELINE_DAMPING;
+    }
+    double[][] out = new double[TRIVIAL.length][test.size()];
     for (int x = 0; x < test.size(); x++) {
+      int i = test.user()[x];
       int j = test.item()[x];
       out[0][x] = g;
-      out[1][x] = count[j] > 0 ? sum[j] / count[j] : g;
+      out[1][x] = userCount[i] > 0 ? userSum[i] / userCount[i] : g;
+      out[2][x] = itemCount[j] > 0 ? itemSum[j] / itemCount[j] : g;
+      out[3][x] = g + b[j] + c[i];
     }
     return out;
   }
 
-  /** [train, test]: 1% of all ratings, uniformly (or, synthetic, the first 1% of each user's). */
+  /**
+   * [train, test]: real sets a uniform {@link #TEST_FRACTION} of all ratings, from the run's
+   * seed (the same split for every ε and method); synthetic, the first 1% of each user's.
+   */
   private static Triples[] split(Dataset ds, long splitSeed) {
     CompletionOneShot.TripleBuffer train = new CompletionOneShot.TripleBuffer();
     CompletionOneShot.TripleBuffer test = new CompletionOneShot.TripleBuffer();
@@ -226,12 +264,15 @@ public final class CompletionBench {
         prevUser = all.user()[x];
         isTest = seen < testPerUser;
       } else {
-        isTest = rnd.nextDouble() < 0.01;
+        isTest = rnd.nextDouble() < TEST_FRACTION;
       }
       (isTest ? test : train).add(all.user()[x], all.item()[x], all.value()[x]);
     }
     return new Triples[] {train.toTriples(), test.toTriples()};
   }
+
+  /** The share of a real set's ratings held out for the test: an 80/20 split. */
+  static final double TEST_FRACTION = 0.2;
 
   /** RMSE of the predictions, clamped to the public rating range. */
   private static double rmse(Dataset ds, double[] predictions, Triples test) {
@@ -243,7 +284,7 @@ public final class CompletionBench {
   }
 
   private static Cell cell(String method, double eps, double[] values, double[] seconds,
-      int residualUsed) {
+      int residualUsed, int itemEffectsUsed) {
     double mean = 0;
     for (double v : values) {
       mean += v / values.length;
@@ -257,7 +298,7 @@ public final class CompletionBench {
     for (double s : seconds) {
       time += s / seconds.length;
     }
-    return new Cell(method, eps, mean, sd, time, residualUsed);
+    return new Cell(method, eps, mean, sd, time, residualUsed, itemEffectsUsed);
   }
 
   /** A Markdown table: one row per ε, one column per method (mean ± sd over runs). */
@@ -296,8 +337,9 @@ public final class CompletionBench {
     }
     for (Cell c : cells) {
       if (c.residualUsed() >= 0) {
-        out.printf(Locale.ROOT, "eps %s: %s kept its residual Frank-Wolfe in %d of %d runs%n",
-            c.epsilon(), c.method(), c.residualUsed(), runs);
+        out.printf(Locale.ROOT, "eps %s: %s kept its item effects in %d and its residual"
+            + " Frank-Wolfe in %d of %d runs%n", c.epsilon(), c.method(), c.itemEffectsUsed(),
+            c.residualUsed(), runs);
       }
     }
     for (String m : methods) {
