@@ -189,60 +189,12 @@ public final class CompletionBench {
   /** The private model's column. */
   static final String MODEL = "private biased model";
 
-  /** The non-private baselines, in the order {@link #trivial} returns them. */
-  static final String[] TRIVIAL = {"global mean", "per-user mean", "item mean",
-      "user + item biases"};
+  /** The non-private baselines, in the order {@link CompletionOneShot#baselines} gives them. */
+  static final String[] TRIVIAL = CompletionOneShot.BASELINES;
 
-  /**
-   * λ of the user + item biases baseline: b_j = Σ(r − g)/(n_j + λ), then c_i = Σ(r − g −
-   * b_j)/(n_i + λ), the usual damped baseline of recommender practice (Koren 2010, §2.1).
-   */
-  static final double BASELINE_DAMPING = 5;
-
-  /**
-   * Non-private predictions at the test pairs from every training rating (not only the ξ kept):
-   * [0] the global mean g; [1] the user's mean (g for a user without training ratings); [2] the
-   * item's mean (g for an item without training ratings); [3] g + b_j + c_i with damped biases
-   * ({@link #BASELINE_DAMPING}).
-   */
+  /** The baselines' predictions at the test pairs ({@link CompletionOneShot#baselines}). */
   static double[][] trivial(Dataset ds, Triples train, Triples test) {
-    double[] itemSum = new double[ds.items()];
-    int[] itemCount = new int[ds.items()];
-    double[] userSum = new double[ds.users()];
-    int[] userCount = new int[ds.users()];
-    double total = 0;
-    for (int x = 0; x < train.size(); x++) {
-      itemSum[train.item()[x]] += train.value()[x];
-      itemCount[train.item()[x]]++;
-      userSum[train.user()[x]] += train.value()[x];
-      userCount[train.user()[x]]++;
-      total += train.value()[x];
-    }
-    double g = total / Math.max(1, train.size());
-    double[] b = new double[ds.items()];
-    for (int x = 0; x < train.size(); x++) {
-      b[train.item()[x]] += train.value()[x] - g;
-    }
-    for (int j = 0; j < b.length; j++) {
-      b[j] /= itemCount[j] + BASELINE_DAMPING;
-    }
-    double[] c = new double[ds.users()];
-    for (int x = 0; x < train.size(); x++) {
-      c[train.user()[x]] += train.value()[x] - g - b[train.item()[x]];
-    }
-    for (int i = 0; i < c.length; i++) {
-      c[i] /= userCount[i] + BASELINE_DAMPING;
-    }
-    double[][] out = new double[TRIVIAL.length][test.size()];
-    for (int x = 0; x < test.size(); x++) {
-      int i = test.user()[x];
-      int j = test.item()[x];
-      out[0][x] = g;
-      out[1][x] = userCount[i] > 0 ? userSum[i] / userCount[i] : g;
-      out[2][x] = itemCount[j] > 0 ? itemSum[j] / itemCount[j] : g;
-      out[3][x] = g + b[j] + c[i];
-    }
-    return out;
+    return CompletionOneShot.baselines(ds.users(), ds.items(), train, test);
   }
 
   /**
