@@ -20,12 +20,13 @@ import java.util.SplittableRandom;
 
 /**
  * {@code dplrf bench completion}: test RMSE against ε of the biased private completion model
- * ({@link BiasedCompletion}: global offset, item biases, user biases, private Frank–Wolfe on the
- * residuals, one budget) beside, from the same split in the same run, the non-private global
- * mean, the non-private item mean, the non-private twin of the model (biased FW) and the
- * user-level DP item means. Per run: a fresh 1% test split and fresh noise; ≤ ξ = 80 training
- * ratings per user for the private methods and the twin (the non-private means use every
- * training rating); δ fixed. Test keys only: nothing printed is labelled private.
+ * ({@link BiasedCompletion}: global offset, user biases, item effects kept or dropped by the
+ * model choice, private Frank–Wolfe on the residuals, one budget) beside, from the same split in
+ * the same run, the non-private global mean, per-user mean, item mean and user + item biases
+ * ({@link CompletionOneShot#baselines}, from every training rating) and the user-level DP item
+ * means. Every set on its full item set. Per run: a fresh split (real sets: 80/20, uniform;
+ * synthetic: 4 test items per user) and fresh noise; ξ = 80 for the residual Frank–Wolfe; δ
+ * fixed. Test keys only: nothing printed is labelled private.
  */
 public final class CompletionBench {
   /** Ratings per user kept for training (paper 004 §4). */

@@ -17,9 +17,10 @@ final class CompletionPlot {
   private static final int RIGHT = 12;
   private static final int TOP = 30;
   private static final int BOTTOM = 40;
-  private static final String[] COLOURS = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#7f7f7f"};
+  private static final String[] COLOURS = {"#d62728", "#1f77b4", "#9467bd", "#2ca02c",
+      "#ff7f0e", "#7f7f7f"};
   private static final List<String> ORDER = List.of("private biased model", "DP item means",
-      "biased FW", "item mean", "global mean");
+      "per-user mean", "user + item biases", "item mean", "global mean");
 
   private CompletionPlot() {}
 
@@ -38,7 +39,7 @@ final class CompletionPlot {
     for (int m = 0; m < ORDER.size(); m++) {
       s.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
           + "stroke=\"%s\" stroke-width=\"2\"%s/>", x, H + 20, x + 20, H + 20, COLOURS[m],
-          m >= 3 ? " stroke-dasharray=\"5,3\"" : ""));
+          m >= 2 ? " stroke-dasharray=\"5,3\"" : ""));
       s.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", x + 24, H + 24,
           ORDER.get(m)));
       x += 30 + 7 * ORDER.get(m).length();

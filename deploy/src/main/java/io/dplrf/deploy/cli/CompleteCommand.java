@@ -231,10 +231,12 @@ final class CompleteCommand {
         : noNoise ? "NOT PRIVATE (--no-noise)"
         : seed != null ? "NOT PRIVATE (--seed test key)"
         : "NOT PRIVATE (dimensions from the data)";
-    out.printf(Locale.ROOT, "wrote %s: %s %s model, %d users x %d items, %d ratings kept "
-        + "(%d beyond xi = %d dropped), %s solver, %s, %.1f s%n", outDir, label,
-        biased ? "biased" : "Frank-Wolfe", users, items, ratings.size(), ratings.dropped(),
-        params.maxRatingsPerUser(), solver.name().toLowerCase(Locale.ROOT), summary, seconds);
+    String kept = biased ? "(xi = " + params.maxRatingsPerUser() + " bounds the residual"
+        + " Frank-Wolfe only)" : "(" + ratings.dropped() + " beyond xi = "
+        + params.maxRatingsPerUser() + " dropped)";
+    out.printf(Locale.ROOT, "wrote %s: %s %s model, %d users x %d items, %d ratings kept %s,"
+        + " %s solver, %s, %.1f s%n", outDir, label, biased ? "biased" : "Frank-Wolfe", users,
+        items, ratings.size(), kept, solver.name().toLowerCase(Locale.ROOT), summary, seconds);
     out.printf(Locale.ROOT, "test RMSE %.6f over %d pairs%n", rmse, test.size());
     printBaselines(users, items, raw, test, lo, hi, out);
     return 0;
