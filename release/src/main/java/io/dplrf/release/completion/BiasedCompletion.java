@@ -28,9 +28,13 @@ import java.util.function.IntConsumer;
  *       rating, ρ, from each user's clamped estimate (Δ = a + 1/6, {@link #spreadSums}); it
  *       sets the users' shrinkage λ_u = 1/E[ρ̄ | release] ({@link #userShrinkageOf}), so that a
  *       population whose users have no bias of their own gets user biases shrunk to ≈ 0;
- *   <li><b>user biases c_i</b> = Σ(r − g − b_j)/(n_i + λ_u): computed by each user from her own
- *       row and (g, b, λ_u) — never released, as the local component of paper 004's Algorithm 1
- *       (billboard lemma);
+ *   <li><b>the model choice</b>: each user's clipped leave-one-out score of the item effects
+ *       against the user-only model g + c_i, summed (Δ = 2C, {@link #choiceSums}); the item
+ *       effects are kept only when the release clears {@link #CHOICE_Z}σ, otherwise b = 0 and
+ *       the model is the floor that joint DP gives for free (docs/privacy/completion.md §8);
+ *   <li><b>user biases c_i</b> = Σ(r − g − b_j)/(n_i + λ_u) over all her ratings: computed by
+ *       each user from her own row and (g, b, λ_u) — never released, as the local component of
+ *       paper 004's Algorithm 1 (billboard lemma);
  *   <li><b>private Frank–Wolfe on the residuals</b> r − g − b − c (paper 004, Algorithm 1),
  *       whose first iteration is the signal test {@link PrivateFrankWolfe#signalThreshold}: when its
  *       top eigenvalue does not clear it, Frank–Wolfe stops and the rest of its share is spent on
