@@ -226,8 +226,8 @@ public final class BenchMain {
         case "movielens" -> {
           Path f = Path.of(a.string("movielens",
               "../shared/data/movielens-latest-small/ratings.csv"));
-          sets.add(CompletionBench.fromTriples("MovieLens small, top 400",
-              Datasets.ratingTriples(f, 400), 0.5, 5, 1, 0, 10));
+          sets.add(CompletionBench.fromTriples("MovieLens small, all items",
+              Datasets.ratingTriples(f, 0), 0.5, 5, 1, 0, 10));
         }
         default -> throw new IllegalArgumentException(
             "datasets are synthetic, jester, movielens. Provided value: " + name);

@@ -6,8 +6,8 @@ import io.dplrf.release.completion.BiasedCompletion;
 import io.dplrf.release.completion.BiasedModel;
 import io.dplrf.release.completion.BiasedParams;
 import io.dplrf.release.completion.CompletionParams;
-import io.dplrf.release.completion.EigenSolver;
 import io.dplrf.release.completion.ItemMeans;
+import io.dplrf.release.completion.PrivateFrankWolfe;
 import io.dplrf.release.completion.Ratings;
 import io.dplrf.sketch.params.PrivacyParams;
 import io.dplrf.sketch.randomness.SecretKey;
@@ -20,12 +20,13 @@ import java.util.SplittableRandom;
 
 /**
  * {@code dplrf bench completion}: test RMSE against ε of the biased private completion model
- * ({@link BiasedCompletion}: global offset, item biases, user biases, private Frank–Wolfe on the
- * residuals, one budget) beside, from the same split in the same run, the non-private global
- * mean, the non-private item mean, the non-private twin of the model (biased FW) and the
- * user-level DP item means. Per run: a fresh 1% test split and fresh noise; ≤ ξ = 80 training
- * ratings per user for the private methods and the twin (the non-private means use every
- * training rating); δ fixed. Test keys only: nothing printed is labelled private.
+ * ({@link BiasedCompletion}: global offset, user biases, item effects kept or dropped by the
+ * model choice, private Frank–Wolfe on the residuals, one budget) beside, from the same split in
+ * the same run, the non-private global mean, per-user mean, item mean and user + item biases
+ * ({@link CompletionOneShot#baselines}, from every training rating) and the user-level DP item
+ * means. Every set on its full item set. Per run: a fresh split (real sets: 80/20, uniform;
+ * synthetic: 4 test items per user) and fresh noise; ξ = 80 for the residual Frank–Wolfe; δ
+ * fixed. Test keys only: nothing printed is labelled private.
  */
 public final class CompletionBench {
   /** Ratings per user kept for training (paper 004 §4). */
@@ -44,7 +45,7 @@ public final class CompletionBench {
    * many runs the private model kept its Frank–Wolfe component (−1: not applicable).
    */
   public record Cell(String method, double epsilon, double mean, double sd, double seconds,
-      int residualUsed) {}
+      int residualUsed, int itemEffectsUsed) {}
 
   /**
    * Public knobs of the model, as multiples of its defaults (1 = the default); {@code
@@ -124,8 +125,8 @@ public final class CompletionBench {
     double l = r.clip() * knobs.rowNorm();
     double k = r.withNuclearNorm(0).nuclearNormFor(ds.users(), ds.items()) / r.clip() * l
         * knobs.nuclearNorm();
-    r = new CompletionParams(r.privacy(), XI, l, knobs.iterations(), k, EigenSolver.FULL,
-        r.ojaSteps(), r.beta());
+    r = new CompletionParams(r.privacy(), XI, l, knobs.iterations(), k,
+        PrivateFrankWolfe.solverFor(ds.items()), r.ojaSteps(), r.beta());
     p = p.withResidual(r).withItemClip(p.itemClip() * knobs.itemClip());
     return Double.isNaN(knobs.userShrinkage()) ? p : p.withUserShrinkage(knobs.userShrinkage());
   }
@@ -135,23 +136,21 @@ public final class CompletionBench {
     double[][][] rmse = new double[epsilons.length][methods][runs];
     double[][][] secs = new double[epsilons.length][methods][runs];
     int[] used = new int[epsilons.length];
-    double[][] base = new double[3][runs]; // global mean, item mean, biased FW
-    double[][] baseSecs = new double[3][runs];
+    int[] itemsUsed = new int[epsilons.length];
+    double[][] base = new double[TRIVIAL.length][runs];
+    double[][] baseSecs = new double[TRIVIAL.length][runs];
     for (int r = 0; r < runs; r++) {
       Triples[] split = split(ds, seed * 1000 + r);
       Triples train = split[0];
       Triples test = split[1];
       SecretKey key = SecretKey.forTesting(seed * 1000 + r);
-      double[][] means = trivial(ds, train, test);
-      base[0][r] = rmse(ds, means[0], test);
-      base[1][r] = rmse(ds, means[1], test);
+      double[][] trivial = trivial(ds, train, test);
+      for (int b = 0; b < TRIVIAL.length; b++) {
+        base[b][r] = rmse(ds, trivial[b], test);
+      }
       BiasedParams p1 = params(ds, 1);
       Ratings bounded = BiasedCompletion.ratings(ds.users(), ds.items(), p1, train.user(),
           train.item(), train.value());
-      long t0 = System.nanoTime();
-      BiasedModel np = BiasedCompletion.fitNonPrivate(bounded, p1);
-      baseSecs[2][r] = (System.nanoTime() - t0) / 1e9;
-      base[2][r] = rmse(ds, CompletionOneShot.predict(np, bounded, test), test);
       Triples centred = CompletionOneShot.shift(train, -ds.offset());
       Ratings clipped = Ratings.of(ds.users(), ds.items(), XI, ds.clip(), centred.user(),
           centred.item(), centred.value());
@@ -164,6 +163,7 @@ public final class CompletionBench {
         secs[e][0][r] = (System.nanoTime() - s0) / 1e9;
         rmse[e][0][r] = rmse(ds, CompletionOneShot.predict(m, bounded, test), test);
         used[e] += m.residual().isPresent() ? 1 : 0;
+        itemsUsed[e] += m.usesItemEffects() ? 1 : 0;
         long s1 = System.nanoTime();
         ItemMeans.Estimate dp = ItemMeans.fit(clipped, privacy, key, label + "/means");
         secs[e][1][r] = (System.nanoTime() - s1) / 1e9;
@@ -177,40 +177,31 @@ public final class CompletionBench {
           runs, params(ds, 1).residual().iterationsFor(ds.users(), ds.items()));
     }
     List<Cell> cells = new ArrayList<>();
-    cells.add(cell("global mean", Double.POSITIVE_INFINITY, base[0], baseSecs[0], -1));
-    cells.add(cell("item mean", Double.POSITIVE_INFINITY, base[1], baseSecs[1], -1));
-    cells.add(cell("biased FW", Double.POSITIVE_INFINITY, base[2], baseSecs[2], -1));
+    for (int b = 0; b < TRIVIAL.length; b++) {
+      cells.add(cell(TRIVIAL[b], Double.POSITIVE_INFINITY, base[b], baseSecs[b], -1, -1));
+    }
     for (int e = 0; e < epsilons.length; e++) {
-      cells.add(cell("private biased model", epsilons[e], rmse[e][0], secs[e][0], used[e]));
-      cells.add(cell("DP item means", epsilons[e], rmse[e][1], secs[e][1], -1));
+      cells.add(cell(MODEL, epsilons[e], rmse[e][0], secs[e][0], used[e], itemsUsed[e]));
+      cells.add(cell("DP item means", epsilons[e], rmse[e][1], secs[e][1], -1, -1));
     }
     return cells;
   }
 
-  /**
-   * Non-private predictions at the test pairs from every training rating: [0] the global mean,
-   * [1] the item's mean (the global mean for an item without training ratings).
-   */
+  /** The private model's column. */
+  static final String MODEL = "private biased model";
+
+  /** The non-private baselines, in the order {@link CompletionOneShot#baselines} gives them. */
+  static final String[] TRIVIAL = CompletionOneShot.BASELINES;
+
+  /** The baselines' predictions at the test pairs ({@link CompletionOneShot#baselines}). */
   static double[][] trivial(Dataset ds, Triples train, Triples test) {
-    double[] sum = new double[ds.items()];
-    int[] count = new int[ds.items()];
-    double total = 0;
-    for (int x = 0; x < train.size(); x++) {
-      sum[train.item()[x]] += train.value()[x];
-      count[train.item()[x]]++;
-      total += train.value()[x];
-    }
-    double g = total / Math.max(1, train.size());
-    double[][] out = new double[2][test.size()];
-    for (int x = 0; x < test.size(); x++) {
-      int j = test.item()[x];
-      out[0][x] = g;
-      out[1][x] = count[j] > 0 ? sum[j] / count[j] : g;
-    }
-    return out;
+    return CompletionOneShot.baselines(ds.users(), ds.items(), train, test);
   }
 
-  /** [train, test]: 1% of all ratings, uniformly (or, synthetic, the first 1% of each user's). */
+  /**
+   * [train, test]: real sets a uniform {@link #TEST_FRACTION} of all ratings, from the run's
+   * seed (the same split for every ε and method); synthetic, the first 1% of each user's.
+   */
   private static Triples[] split(Dataset ds, long splitSeed) {
     CompletionOneShot.TripleBuffer train = new CompletionOneShot.TripleBuffer();
     CompletionOneShot.TripleBuffer test = new CompletionOneShot.TripleBuffer();
@@ -226,12 +217,15 @@ public final class CompletionBench {
         prevUser = all.user()[x];
         isTest = seen < testPerUser;
       } else {
-        isTest = rnd.nextDouble() < 0.01;
+        isTest = rnd.nextDouble() < TEST_FRACTION;
       }
       (isTest ? test : train).add(all.user()[x], all.item()[x], all.value()[x]);
     }
     return new Triples[] {train.toTriples(), test.toTriples()};
   }
+
+  /** The share of a real set's ratings held out for the test: an 80/20 split. */
+  static final double TEST_FRACTION = 0.2;
 
   /** RMSE of the predictions, clamped to the public rating range. */
   private static double rmse(Dataset ds, double[] predictions, Triples test) {
@@ -243,7 +237,7 @@ public final class CompletionBench {
   }
 
   private static Cell cell(String method, double eps, double[] values, double[] seconds,
-      int residualUsed) {
+      int residualUsed, int itemEffectsUsed) {
     double mean = 0;
     for (double v : values) {
       mean += v / values.length;
@@ -257,7 +251,7 @@ public final class CompletionBench {
     for (double s : seconds) {
       time += s / seconds.length;
     }
-    return new Cell(method, eps, mean, sd, time, residualUsed);
+    return new Cell(method, eps, mean, sd, time, residualUsed, itemEffectsUsed);
   }
 
   /** A Markdown table: one row per ε, one column per method (mean ± sd over runs). */
@@ -296,8 +290,9 @@ public final class CompletionBench {
     }
     for (Cell c : cells) {
       if (c.residualUsed() >= 0) {
-        out.printf(Locale.ROOT, "eps %s: %s kept its residual Frank-Wolfe in %d of %d runs%n",
-            c.epsilon(), c.method(), c.residualUsed(), runs);
+        out.printf(Locale.ROOT, "eps %s: %s kept its item effects in %d and its residual"
+            + " Frank-Wolfe in %d of %d runs%n", c.epsilon(), c.method(), c.itemEffectsUsed(),
+            c.residualUsed(), runs);
       }
     }
     for (String m : methods) {

@@ -14,7 +14,8 @@ final class CompletionPlot {
   private static final List<SvgPlot.Line> LEGEND = List.of(
       new SvgPlot.Line("private biased model", "#d62728", false),
       new SvgPlot.Line("DP item means", "#1f77b4", false),
-      new SvgPlot.Line("biased FW", "#2ca02c", false),
+      new SvgPlot.Line("per-user mean", "#9467bd", true),
+      new SvgPlot.Line("user + item biases", "#2ca02c", true),
       new SvgPlot.Line("item mean", "#ff7f0e", true),
       new SvgPlot.Line("global mean", "#7f7f7f", true));
 

@@ -35,13 +35,15 @@ import java.util.Set;
  * The default model is {@link BiasedCompletion} (global offset, item biases, each user's own
  * bias, private Frank–Wolfe on the residuals; one (ε, δ) budget); {@code --model fw} is paper
  * 004's Algorithm 1 alone, centred on the range's midpoint. The user declares the public rating
- * range; ratings are clamped to it and so are predictions. Writes predictions.csv (user,item,
+ * range; predictions are clamped to it. Writes predictions.csv (user,item,
  * prediction for every test pair, in the test file's order) and release.json (mechanism,
- * relation, ε, δ, every noise scale); prints the test RMSE. A private run needs --users/--items:
+ * relation, ε, δ, every noise scale); prints the test RMSE and, beside it, the trivial
+ * predictors' on the same pairs ({@link #printBaselines}). With more than 2,000 items the
+ * default solver is oja ({@link PrivateFrankWolfe#solverFor}). A private run needs --users/--items:
  * dimensions read from the data change with one user (δ = 1), so only a run that is not private
  * anyway (--no-noise, --seed) may read them, and its release says so. Training records with a
- * non-finite rating or an id outside the catalogue are dropped and counted on stderr ({@link
- * Training}). On any other error: one line on stderr, a non-zero exit code and no output
+ * non-finite rating, a rating outside the declared scale or an id outside the catalogue are
+ * dropped and counted on stderr with the first one's line ({@link Training}). On any other error: one line on stderr, a non-zero exit code and no output
  * directory.
  */
 final class CompleteCommand {
@@ -49,28 +51,33 @@ final class CompleteCommand {
       usage: dplrf complete --train FILE --test FILE --rating-min A --rating-max B
                             --epsilon E --delta D --out DIR [--users M --items N]
                             [--model biased|fw] [--max-ratings 80] [--iterations T] [--clip L]
-                            [--nuclear-norm K] [--solver full|oja] [--oja-steps 100]
+                            [--nuclear-norm K] [--solver auto|full|oja] [--oja-steps 100]
                             [--user-shrinkage auto|X] [--item-clip TAU] [--offset C]
                             [--key FILE] [--seed S] [--overwrite] [--no-noise]
         FILE            CSV lines user,item,rating (0-based ids, no header). Training records
-                        with a non-finite rating or an id outside --users x --items are
-                        dropped and counted on stderr; a malformed line is an error
+                        with a non-finite rating, a rating outside [--rating-min, --rating-max]
+                        or an id outside --users x --items are dropped and counted on stderr
+                        (with the first one's line); a malformed line is an error
         --rating-min/--rating-max
-                        the public rating scale (e.g. 0.5 and 5 for MovieLens stars); ratings
-                        are clamped to it, predictions too, and the defaults centre on it
+                        the public rating scale (e.g. 0.5 and 5 for MovieLens stars); training
+                        ratings outside it are dropped and counted, predictions are clamped to
+                        it, and the defaults centre on it
         --users/--items public dimensions (the catalogue sizes), required unless --no-noise
                         or --seed: read from the data, one user could change them
         --model         biased (default): global offset + item biases + each user's own bias +
                         private Frank-Wolfe on the residuals, one budget; fw: Frank-Wolfe alone
-        --max-ratings   xi: ratings kept per user (first xi distinct items in file order)
+        --max-ratings   xi: ratings per user in the residual Frank-Wolfe (biased: the first xi
+                        of her items in id order, the rest of the model reads all of them; fw:
+                        the first xi distinct items in file order)
         --iterations    Frank-Wolfe iterations (default: Corollary 3.1 of paper 004)
         --clip L        each user's (residual) row is scaled to Euclidean norm <= L
                         (default: biased (max-min)*sqrt(xi)/8, fw 5)
         --nuclear-norm  the FW constraint k (default sqrt(users*items)*L/sqrt(xi))
-        --solver        full: Algorithm 1, dense noisy d x d matrix; oja: Algorithm 2
+        --solver        auto (default): full up to 2000 items, else oja; full: Algorithm 1,
+                        dense noisy d x d matrix; oja: Algorithm 2, linear in d
         --user-shrinkage  biased: lambda_u, a user's bias is sum(r-g-b)/(n+lambda_u). auto
                         (default): estimated privately from how much users' means vary, in
-                        the same budget (not with --max-ratings < 6: then 5); a number fixes
+                        the same budget; a number fixes
                         it (no estimate)
         --item-clip     biased: tau, root mean square bound of a user's centred ratings in the
                         item sums (default (max-min)/4)
@@ -106,12 +113,11 @@ final class CompleteCommand {
     double hi = a.requiredNumber("rating-max");
     PrivacyParams privacy =
         new PrivacyParams(a.requiredNumber("epsilon"), a.requiredNumber("delta"));
-    EigenSolver solver = switch (a.string("solver", "full")) {
-      case "full" -> EigenSolver.FULL;
-      case "oja" -> EigenSolver.OJA;
-      default -> throw new IllegalArgumentException(
-          "solver must be full or oja. Provided value: " + a.string("solver", ""));
-    };
+    String solverName = a.string("solver", "auto");
+    if (!List.of("auto", "full", "oja").contains(solverName)) {
+      throw new IllegalArgumentException(
+          "solver must be auto, full or oja. Provided value: " + solverName);
+    }
     boolean biased = switch (a.string("model", "biased")) {
       case "biased" -> true;
       case "fw" -> false;
@@ -120,17 +126,7 @@ final class CompleteCommand {
     };
     int xi = a.integer("max-ratings", CompletionParams.DEFAULT_MAX_RATINGS);
     BiasedParams defaults = BiasedParams.of(privacy, xi, lo, hi);
-    CompletionParams params = new CompletionParams(privacy, xi,
-        a.number("clip", biased ? defaults.residual().clip() : 5), a.integer("iterations", 0),
-        a.number("nuclear-norm", 0), solver,
-        a.integer("oja-steps", CompletionParams.DEFAULT_OJA_STEPS),
-        CompletionParams.DEFAULT_BETA);
-    BiasedParams bp = defaults.withResidual(params)
-        .withItemClip(a.number("item-clip", defaults.itemClip()));
     boolean shrinkageFixed = !a.string("user-shrinkage", "auto").equals("auto");
-    if (shrinkageFixed) {
-      bp = bp.withUserShrinkage(a.number("user-shrinkage", defaults.userShrinkage()));
-    }
     boolean noNoise = a.flag("no-noise");
     Integer seed = a.integerOrNull("seed");
     boolean overwrite = a.flag("overwrite");
@@ -138,7 +134,7 @@ final class CompleteCommand {
       throw new IllegalArgumentException("output directory " + outDir
           + " exists and is not empty (use --overwrite to replace it)");
     }
-    double offset = biased ? Double.NaN : a.number("offset", bp.midpoint());
+    double offset = biased ? Double.NaN : a.number("offset", defaults.midpoint());
     Integer usersOpt = a.integerOrNull("users");
     Integer itemsOpt = a.integerOrNull("items");
     if ((usersOpt == null) != (itemsOpt == null)) {
@@ -149,7 +145,7 @@ final class CompleteCommand {
           + " N: read from the data, one user's ratings at a new largest id would change the"
           + " release's shape, which no noise hides");
     }
-    Training training = readTraining(trainFile, usersOpt, itemsOpt);
+    Training training = readTraining(trainFile, usersOpt, itemsOpt, lo, hi);
     Triples raw = training.kept();
     Triples test = read(testFile);
     boolean dimsFromData = usersOpt == null;
@@ -162,6 +158,22 @@ final class CompleteCommand {
     }
     training.report(err);
     checkRange(test, users, items, testFile);
+    // The solver is a function of the public d only: full (dense) up to 2000 items, else oja.
+    EigenSolver solver = switch (solverName) {
+      case "full" -> EigenSolver.FULL;
+      case "oja" -> EigenSolver.OJA;
+      default -> PrivateFrankWolfe.solverFor(items);
+    };
+    CompletionParams params = new CompletionParams(privacy, xi,
+        a.number("clip", biased ? defaults.residual().clip() : 5), a.integer("iterations", 0),
+        a.number("nuclear-norm", 0), solver,
+        a.integer("oja-steps", CompletionParams.DEFAULT_OJA_STEPS),
+        CompletionParams.DEFAULT_BETA);
+    BiasedParams bp = defaults.withResidual(params)
+        .withItemClip(a.number("item-clip", defaults.itemClip()));
+    if (shrinkageFixed) {
+      bp = bp.withUserShrinkage(a.number("user-shrinkage", defaults.userShrinkage()));
+    }
     SecretKey key = noNoise ? null
         : seed != null ? SecretKey.forTesting(seed) : FactorizeCommand.loadOrCreateKey(a, err);
     String runId = seed != null ? "seed-" + seed : OneShot.newRunId();
@@ -183,8 +195,10 @@ final class CompleteCommand {
       predictions = CompletionOneShot.predict(model, ratings, test);
       doc = biasedDocument(model, bp, users, items, isPrivate, noNoise, dimsFromData,
           shrinkageFixed, runId, key);
-      summary = String.format(Locale.ROOT, "global offset %.4f, residual Frank-Wolfe %s",
-          model.offset(), model.residualStatus());
+      summary = String.format(Locale.ROOT, "global offset %.4f, item effects %s, residual"
+          + " Frank-Wolfe %s", model.offset(), model.usesItemEffects() ? "kept by the model"
+          + " choice" : "dropped by the model choice (the user-only model g + c_i)",
+          model.residualStatus());
     } else {
       Triples train = CompletionOneShot.shift(raw, -offset);
       ratings = Ratings.of(users, items, params.maxRatingsPerUser(), params.clip(),
@@ -217,12 +231,38 @@ final class CompleteCommand {
         : noNoise ? "NOT PRIVATE (--no-noise)"
         : seed != null ? "NOT PRIVATE (--seed test key)"
         : "NOT PRIVATE (dimensions from the data)";
-    out.printf(Locale.ROOT, "wrote %s: %s %s model, %d users x %d items, %d ratings kept "
-        + "(%d beyond xi = %d dropped), %s, %.1f s%n", outDir, label,
-        biased ? "biased" : "Frank-Wolfe", users, items, ratings.size(), ratings.dropped(),
-        params.maxRatingsPerUser(), summary, seconds);
+    String kept = biased ? "(xi = " + params.maxRatingsPerUser() + " bounds the residual"
+        + " Frank-Wolfe only)" : "(" + ratings.dropped() + " beyond xi = "
+        + params.maxRatingsPerUser() + " dropped)";
+    out.printf(Locale.ROOT, "wrote %s: %s %s model, %d users x %d items, %d ratings kept %s,"
+        + " %s solver, %s, %.1f s%n", outDir, label, biased ? "biased" : "Frank-Wolfe", users,
+        items, ratings.size(), kept, solver.name().toLowerCase(Locale.ROOT), summary, seconds);
     out.printf(Locale.ROOT, "test RMSE %.6f over %d pairs%n", rmse, test.size());
+    printBaselines(users, items, raw, test, lo, hi, out);
     return 0;
+  }
+
+  /**
+   * The trivial predictors' test RMSE beside the model's ({@link CompletionOneShot#baselines}:
+   * global mean, per-user mean, item mean, user + item biases), each fitted on every usable
+   * training rating and clamped to the declared scale. They are exact statistics of the
+   * training file, NOT private: printed for the operator, never written to the output
+   * directory.
+   */
+  static void printBaselines(int users, int items, Triples train, Triples test, double lo,
+      double hi, PrintStream out) {
+    double[][] base = CompletionOneShot.baselines(users, items, train, test);
+    StringBuilder b = new StringBuilder("baselines on the same pairs (NOT private, fitted on the"
+        + " training ratings):");
+    for (int k = 0; k < base.length; k++) {
+      double[] p = base[k];
+      for (int x = 0; x < p.length; x++) {
+        p[x] = Math.max(lo, Math.min(hi, p[x]));
+      }
+      b.append(String.format(Locale.ROOT, "%s %s RMSE %.6f", k == 0 ? "" : ";",
+          CompletionOneShot.BASELINES[k], CompletionOneShot.rmse(p, test.value())));
+    }
+    out.println(b);
   }
 
   /** release.json of the biased model: its public part (g, b) is in the account's terms. */
@@ -283,6 +323,8 @@ final class CompleteCommand {
     doc.put("itemClip", p.itemClip());
     doc.put("offset", model.offset());
     doc.put("itemBiases", model.itemBiases());
+    doc.put("itemEffects", model.usesItemEffects() ? "kept by the model choice"
+        : "dropped by the model choice");
     doc.put("residual", model.residualStatus());
     model.residual().ifPresent(r -> {
       doc.put("clip", r.clip());
@@ -308,10 +350,6 @@ final class CompleteCommand {
     if (shrinkageFixed) {
       return "fixed by the user";
     }
-    if (!p.estimatesUserShrinkage()) {
-      return "fixed at the default: with xi = " + p.maxRatingsPerUser() + " < "
-          + BiasedParams.SPREAD_MIN_RATINGS + " no user has the ratings the estimate needs";
-    }
     return noNoise ? "from the exact sums (non-private)" : isPrivate ? "privately"
         : "by the private mechanism, but this release is NOT private (see warning)";
   }
@@ -330,19 +368,25 @@ final class CompleteCommand {
    * guarantee, which is stated for well-formed files.
    */
   record Training(Triples kept, Path file, long nonFinite, long firstNonFinite, long outside,
-      long firstOutside, String catalogue) {
+      long firstOutside, String catalogue, long offScale, long firstOffScale, String scale) {
     void report(PrintStream err) {
-      if (nonFinite + outside == 0) {
+      if (nonFinite + outside + offScale == 0) {
         return;
       }
       StringBuilder b = new StringBuilder("dplrf complete: dropped ")
-          .append(nonFinite + outside).append(" training record(s) that cannot be used: ");
+          .append(nonFinite + outside + offScale).append(" training record(s) that cannot be"
+              + " used: ");
       if (nonFinite > 0) {
         b.append(nonFinite).append(" with a non-finite rating (first at ").append(file)
             .append(':').append(firstNonFinite).append(')');
       }
+      if (offScale > 0) {
+        b.append(nonFinite > 0 ? "; " : "").append(offScale).append(" with a rating outside ")
+            .append(scale).append(" (first at ").append(file).append(':').append(firstOffScale)
+            .append(')');
+      }
       if (outside > 0) {
-        b.append(nonFinite > 0 ? "; " : "").append(outside).append(" with an id outside ")
+        b.append(nonFinite + offScale > 0 ? "; " : "").append(outside).append(" with an id outside ")
             .append(catalogue).append(" (first at ").append(file).append(':')
             .append(firstOutside).append(')');
       }
@@ -351,13 +395,17 @@ final class CompleteCommand {
     }
   }
 
-  static Training readTraining(Path file, Integer users, Integer items) throws Exception {
+  static Training readTraining(Path file, Integer users, Integer items, double lo, double hi)
+      throws Exception {
     CompletionOneShot.TripleBuffer b = new CompletionOneShot.TripleBuffer();
     long[] nonFinite = {0, 0};
     long[] outside = {0, 0};
+    long[] offScale = {0, 0};
     MatrixInput.open(file).forEachRecord((line, u, j, v) -> {
       if (!Double.isFinite(v)) {
         nonFinite[1] = nonFinite[0]++ == 0 ? line : nonFinite[1];
+      } else if (v < lo || v > hi) {
+        offScale[1] = offScale[0]++ == 0 ? line : offScale[1];
       } else if (u < 0 || j < 0 || users != null && u >= users || items != null && j >= items) {
         outside[1] = outside[0]++ == 0 ? line : outside[1];
       } else {
@@ -367,7 +415,8 @@ final class CompleteCommand {
     String catalogue = users == null ? "the non-negative ids"
         : "--users " + users + " x --items " + items;
     return new Training(b.toTriples(), file, nonFinite[0], nonFinite[1], outside[0], outside[1],
-        catalogue);
+        catalogue, offScale[0], offScale[1],
+        "[--rating-min " + lo + ", --rating-max " + hi + "]");
   }
 
   private static Triples read(Path file) throws Exception {

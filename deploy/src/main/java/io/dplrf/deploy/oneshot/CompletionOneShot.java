@@ -98,6 +98,64 @@ public final class CompletionOneShot {
     return out;
   }
 
+  /** The names of {@link #baselines}' predictors, in its order. */
+  public static final String[] BASELINES = {"global mean", "per-user mean", "item mean",
+      "user + item biases"};
+
+  /**
+   * λ of the user + item biases baseline: b_j = Σ(r − g)/(n_j + λ), then c_i = Σ(r − g −
+   * b_j)/(n_i + λ), the damped baseline of recommender practice (Koren 2010, "Factor in the
+   * neighbors", §2.1).
+   */
+  public static final double BASELINE_DAMPING = 5;
+
+  /**
+   * The trivial predictors, fitted on every training triple (NOT private: exact statistics of
+   * the training data, for comparison only), at the test pairs: [0] the global mean g; [1] the
+   * user's mean (g for a user without training ratings); [2] the item's mean (g for an item
+   * without training ratings); [3] g + b_j + c_i with damped biases ({@link #BASELINE_DAMPING}).
+   * Ids must lie in [0, users) × [0, items).
+   */
+  public static double[][] baselines(int users, int items, Triples train, Triples test) {
+    double[] itemSum = new double[items];
+    int[] itemCount = new int[items];
+    double[] userSum = new double[users];
+    int[] userCount = new int[users];
+    double total = 0;
+    for (int x = 0; x < train.size(); x++) {
+      itemSum[train.item()[x]] += train.value()[x];
+      itemCount[train.item()[x]]++;
+      userSum[train.user()[x]] += train.value()[x];
+      userCount[train.user()[x]]++;
+      total += train.value()[x];
+    }
+    double g = total / Math.max(1, train.size());
+    double[] b = new double[items];
+    for (int x = 0; x < train.size(); x++) {
+      b[train.item()[x]] += train.value()[x] - g;
+    }
+    for (int j = 0; j < items; j++) {
+      b[j] /= itemCount[j] + BASELINE_DAMPING;
+    }
+    double[] c = new double[users];
+    for (int x = 0; x < train.size(); x++) {
+      c[train.user()[x]] += train.value()[x] - g - b[train.item()[x]];
+    }
+    for (int i = 0; i < users; i++) {
+      c[i] /= userCount[i] + BASELINE_DAMPING;
+    }
+    double[][] out = new double[BASELINES.length][test.size()];
+    for (int x = 0; x < test.size(); x++) {
+      int i = test.user()[x];
+      int j = test.item()[x];
+      out[0][x] = g;
+      out[1][x] = userCount[i] > 0 ? userSum[i] / userCount[i] : g;
+      out[2][x] = itemCount[j] > 0 ? itemSum[j] / itemCount[j] : g;
+      out[3][x] = g + b[j] + c[i];
+    }
+    return out;
+  }
+
   /** The triples with {@code delta} added to every value (centering by a public constant). */
   public static Triples shift(Triples t, double delta) {
     double[] v = t.value().clone();

@@ -124,7 +124,8 @@ class CompleteCommandTest {
 
   /**
    * "privately" is written only for a private run: a --seed run says the mechanism ran but the
-   * release is not private; with --max-ratings below 6 nothing is estimated and λ_u is 5.
+   * release is not private. ξ bounds the residual Frank–Wolfe only, so with --max-ratings 5 the
+   * spread (which reads all of a user's ratings) is still estimated.
    */
   @Test
   void complete_labelsHowTheUserShrinkageWasSet_honestly() throws IOException {
@@ -143,10 +144,83 @@ class CompleteCommandTest {
     Run f = run(args(few, "--max-ratings", "5"));
     assertEquals(0, f.code(), f.err());
     Map<String, Object> fewDoc = json(few);
-    assertTrue(String.valueOf(fewDoc.get("userShrinkageEstimated")).startsWith(
-        "fixed at the default: with xi = 5 < 6"), fewDoc.toString());
-    assertEquals(5.0, ((Number) fewDoc.get("userShrinkage")).doubleValue());
-    assertFalse(fewDoc.get("components").toString().contains("spread"), fewDoc.toString());
+    assertEquals("privately", fewDoc.get("userShrinkageEstimated"), fewDoc.toString());
+    assertTrue(fewDoc.get("components").toString().contains("spread"), fewDoc.toString());
+  }
+
+  /**
+   * A training rating outside the declared scale is dropped and counted, with its line, on
+   * stderr (never clamped silently); the run goes on, and its model is the model without it.
+   */
+  @Test
+  void complete_dropsAndCountsOutOfScaleRatings_withTheFirstLine() throws IOException {
+    Path extra = dir.resolve("extra.csv");
+    Files.writeString(extra, Files.readString(train) + "4,0,3.5\n5,1,-1\n");
+    long lines = Files.readAllLines(train).size();
+    List<String> a = new ArrayList<>(Arrays.asList(args(dir.resolve("x"), "--seed", "3")));
+    a.set(a.indexOf(train.toString()), extra.toString());
+    int k = a.indexOf("--key");
+    a.remove(k + 1);
+    a.remove(k);
+    Run r = run(a.toArray(String[]::new));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("2 with a rating outside [--rating-min 0.0, --rating-max 3.0]"
+        + " (first at " + extra + ":" + (lines + 1) + ")"), r.err());
+    Run clean = run(args(dir.resolve("y"), "--seed", "3"));
+    assertEquals(Files.readString(dir.resolve("y").resolve("predictions.csv")),
+        Files.readString(dir.resolve("x").resolve("predictions.csv")));
+    assertFalse(clean.err().contains("rating outside"), clean.err());
+  }
+
+  /**
+   * Beside the model's test RMSE, complete prints the trivial predictors' on the same pairs,
+   * fitted on the training ratings: global mean, per-user mean, item mean, user + item biases.
+   * Checked against the global mean computed here from the training file.
+   */
+  @Test
+  void complete_printsTheTrivialPredictorsBesideTheModel() throws IOException {
+    Run r = run(args(dir.resolve("b")));
+    assertEquals(0, r.code(), r.err());
+    double sum = 0;
+    List<String> tr = Files.readAllLines(train);
+    for (String line : tr) {
+      sum += Double.parseDouble(line.split(",")[2]);
+    }
+    double g = sum / tr.size();
+    double se = 0;
+    List<String> te = Files.readAllLines(test);
+    for (String line : te) {
+      double e = Double.parseDouble(line.split(",")[2]) - g;
+      se += e * e;
+    }
+    String expected = String.format(java.util.Locale.ROOT, "global mean RMSE %.6f",
+        Math.sqrt(se / te.size()));
+    assertTrue(r.out().contains(expected), expected + " in " + r.out());
+    for (String name : new String[] {"per-user mean RMSE", "item mean RMSE",
+        "user + item biases RMSE"}) {
+      assertTrue(r.out().contains(name), name + " in " + r.out());
+    }
+  }
+
+  /**
+   * With more than 2,000 items the default solver is oja (the dense one would need a d × d
+   * matrix), so the run completes instead of refusing; --solver full still refuses.
+   */
+  @Test
+  void complete_withMoreThan2000Items_picksTheOjaSolver() throws IOException {
+    String[] big = args(dir.resolve("big"), "--seed", "2", "--oja-steps", "3");
+    big[Arrays.asList(big).indexOf("--items") + 1] = "2500";
+    Run r = run(big);
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("oja solver"), r.out());
+    Run small = run(args(dir.resolve("small"), "--seed", "2"));
+    assertTrue(small.out().contains("full solver"), small.out());
+    List<String> full = new ArrayList<>(Arrays.asList(big));
+    full.set(full.indexOf(dir.resolve("big").toString()), dir.resolve("full").toString());
+    full.addAll(List.of("--solver", "full"));
+    Run refused = run(full.toArray(String[]::new));
+    assertEquals(2, refused.code(), refused.out());
+    assertTrue(refused.err().contains("oja"), refused.err());
   }
 
   @Test
@@ -235,7 +309,7 @@ class CompleteCommandTest {
     assertFalse(Files.exists(out));
     Run s = run(args(out, "--solver", "lanczos"));
     assertEquals(2, s.code());
-    assertTrue(s.err().contains("solver must be full or oja"), s.err());
+    assertTrue(s.err().contains("solver must be auto, full or oja"), s.err());
     Run m = run(args(out, "--max-ratings", "0"));
     assertEquals(2, m.code());
     assertFalse(Files.exists(out));

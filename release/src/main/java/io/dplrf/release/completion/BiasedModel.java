@@ -9,8 +9,9 @@ import java.util.Optional;
  * ξ, λ_u). Everything here is (ε, δ)-DP (docs/privacy/completion.md §7); no user's row is stored.
  *
  * <p>A user's prediction is computed from her own ratings and this model only ({@link
- * #predictUser}): her bias c_i = Σ_{j∈Ω_i}(r_ij − g − b_j)/(n_i + λ_u), the residual model's
- * local component on her residuals r_ij − g − b_j − c_i, and
+ * #predictUser}): her bias c_i = Σ_{j∈Ω_i}(r_ij − g − b_j)/(n_i + λ_u) over all her ratings,
+ * the residual model's local component on her residuals r_ij − g − b_j − c_i (the first ξ in
+ * item order, as in training), and
  * <pre>  prediction_ij = clamp(g + b_j + c_i + Y_ij, [min, max])</pre>
  * — the billboard form of joint DP. Immutable and thread-safe.
  */
@@ -60,8 +61,9 @@ public final class BiasedModel {
   }
 
   /**
-   * User i's predictions at {@code queryItems} from her own ratings (arrival order; the ξ bound
-   * and the clamp to the declared range are applied as in training) and this model only.
+   * User i's predictions at {@code queryItems} from her own ratings (arrival order: a later
+   * rating of an item replaces it; clamped to the declared range, as in training) and this model
+   * only.
    *
    * @throws IllegalArgumentException on an item id outside [0, d) or a non-finite rating
    */
@@ -97,7 +99,7 @@ public final class BiasedModel {
     for (int x = 0; x < values.length; x++) {
       clamped[x] = Double.isFinite(values[x]) ? clamp(values[x]) : values[x];
     }
-    return Ratings.normalizeRow(itemBias.length, maxRatingsPerUser, rowBound(), items, clamped);
+    return Ratings.normalizeRow(itemBias.length, itemBias.length, rowBound(), items, clamped);
   }
 
   /** c_i = Σ(r_ij − g − b_j)/(n_i + λ_u): the user's own bias (local, never released). */
@@ -118,8 +120,9 @@ public final class BiasedModel {
     return z;
   }
 
+  /** The norm bound of a row of every item, as in training ({@link BiasedParams#rowBound}). */
   double rowBound() {
-    return Math.max(Math.abs(ratingMin), Math.abs(ratingMax)) * Math.sqrt(maxRatingsPerUser)
+    return Math.max(Math.abs(ratingMin), Math.abs(ratingMax)) * Math.sqrt(itemBias.length)
         * (1 + 1e-6);
   }
 
@@ -152,6 +155,16 @@ public final class BiasedModel {
   /** b_1..b_d (a copy). */
   public double[] itemBiases() {
     return itemBias.clone();
+  }
+
+  /** Whether any item effect is non-zero (false: the model is the user-only g + c_i). */
+  public boolean usesItemEffects() {
+    for (double b : itemBias) {
+      if (b != 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public int items() {

@@ -24,10 +24,7 @@ import java.util.Objects;
  *     value only centres each user's contribution to the item sums; otherwise it is the users' λ_u
  * @param itemClip τ &gt; 0: each user's centred ratings enter the item sums with root mean square
  *     at most τ (the row is scaled down otherwise)
- * @param shares the budget's split (fractions of μ², normalised to sum to 1); when ξ &lt;
- *     {@link #SPREAD_MIN_RATINGS} no user could enter the users' spread, so its share is set to 0
- *     and the others renormalised ({@link Shares#withoutUserSpread}): λ_u is then {@code
- *     userShrinkage}, a decision on the public ξ only
+ * @param shares the budget's split (fractions of μ², normalised to sum to 1)
  */
 public record BiasedParams(CompletionParams residual, double ratingMin, double ratingMax,
     double userShrinkage, double itemClip, Shares shares) {
@@ -51,8 +48,7 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
 
   /**
    * Users with fewer ratings than this do not enter the users' spread (each user's estimate ρ̂_i
-   * needs n_i ≥ 4, and 6 bounds it below by −1/6). With ξ below it nobody could, so the spread is
-   * not released and its share goes to the other components.
+   * needs n_i ≥ 4, and 6 bounds it below by −1/6).
    */
   public static final int SPREAD_MIN_RATINGS = 6;
 
@@ -60,25 +56,27 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
    * The budget's split as fractions of μ² (Gaussian-DP composes by adding μ², Dong–Roth–Su 2022
    * Cor. 3.3), normalised on construction so that they sum to 1 up to rounding (a few ulps): the
    * fit then checks the spent μ against μ(ε, δ) with a rounding-level tolerance only. By
-   * default: 5% global offset, 5% the users' spread (the private λ_u), 27% item sums, 13% item
-   * weights, 50% Frank–Wolfe on the residuals, of which the first iteration (a fraction 1/T) is
-   * the signal test and the rest goes back to the item biases when that test fails.
+   * default: 5% global offset, 5% the users' spread (the private λ_u), 5% the model choice (the
+   * users' held-out score of the item effects against the user-only model), 27% item sums, 13%
+   * item weights, 45% Frank–Wolfe on the residuals, of which the first iteration (a fraction 1/T)
+   * is the signal test and the rest goes back to the item biases when that test fails.
    *
    * @param userSpread 0 for a fixed, public λ_u (no release); every other share &gt; 0
    */
-  public record Shares(double global, double userSpread, double itemSums, double itemCounts,
-      double residual) {
-    public static final Shares DEFAULT = new Shares(0.05, 0.05, 0.27, 0.13, 0.50);
+  public record Shares(double global, double userSpread, double choice, double itemSums,
+      double itemCounts, double residual) {
+    public static final Shares DEFAULT = new Shares(0.05, 0.05, 0.05, 0.27, 0.13, 0.45);
 
     public Shares {
-      for (double s : new double[] {global, itemSums, itemCounts, residual}) {
+      for (double s : new double[] {global, choice, itemSums, itemCounts, residual}) {
         check(s > 0 && Double.isFinite(s), "budget share", "> 0 and finite", s);
       }
       check(userSpread >= 0 && Double.isFinite(userSpread), "user-spread budget share",
           ">= 0 and finite", userSpread);
-      double sum = global + userSpread + itemSums + itemCounts + residual;
+      double sum = global + userSpread + choice + itemSums + itemCounts + residual;
       global /= sum;
       userSpread /= sum;
+      choice /= sum;
       itemSums /= sum;
       itemCounts /= sum;
       residual /= sum;
@@ -86,7 +84,7 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
 
     /** The same split with no user-spread release (the other shares renormalised). */
     public Shares withoutUserSpread() {
-      return new Shares(global, 0, itemSums, itemCounts, residual);
+      return new Shares(global, 0, choice, itemSums, itemCounts, residual);
     }
   }
 
@@ -99,13 +97,11 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
     check(userShrinkage >= 0 && Double.isFinite(userShrinkage), "user shrinkage",
         ">= 0 and finite", userShrinkage);
     checkPositiveFinite("item clip (tau)", itemClip);
-    if (shares.userSpread() > 0 && residual.maxRatingsPerUser() < SPREAD_MIN_RATINGS) {
-      shares = shares.withoutUserSpread();
-    }
   }
 
   /**
-   * The defaults for (ε, δ), ξ and the declared range [min, max]: L = (max − min)·√ξ/8 (a row of
+   * The defaults for (ε, δ), ξ (the residual Frank–Wolfe's ratings per user) and the declared
+   * range [min, max]: L = (max − min)·√ξ/8 (a row of
    * ξ residuals of root mean square (max − min)/8, a quarter of a uniform rating's standard
    * deviation (max − min)/√12 ≈ (max − min)/3.5 after the biases took out most of it), τ =
    * (max − min)/4, the users' λ_u estimated privately (λ_u = 5 to centre the item sums), T and
@@ -131,7 +127,7 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
 
   /**
    * Whether the users' λ_u is estimated privately (else it is {@link #userShrinkage}): unless it
-   * was fixed ({@link #withUserShrinkage}) or ξ &lt; {@link #SPREAD_MIN_RATINGS}.
+   * was fixed ({@link #withUserShrinkage}) or its share is 0.
    */
   public boolean estimatesUserShrinkage() {
     return shares.userSpread() > 0;
@@ -165,9 +161,13 @@ public record BiasedParams(CompletionParams residual, double ratingMin, double r
     return (ratingMax - ratingMin) / 2;
   }
 
-  /** The bound on a rating row's norm after clamping to the range: max(|min|, |max|)·√ξ. */
-  public double rowBound() {
-    return Math.max(Math.abs(ratingMin), Math.abs(ratingMax))
-        * Math.sqrt(maxRatingsPerUser()) * (1 + 1e-6);
+  /**
+   * The bound on a rating row's norm after clamping to the range when every one of d items may be
+   * rated: max(|min|, |max|)·√d. The biased model's own releases bound each user's contribution
+   * whatever her count (docs/privacy/completion.md §7), so its rows are never capped at ξ nor
+   * scaled; only the residual Frank–Wolfe keeps ξ per user.
+   */
+  public double rowBound(int items) {
+    return Math.max(Math.abs(ratingMin), Math.abs(ratingMax)) * Math.sqrt(items) * (1 + 1e-6);
   }
 }

@@ -136,6 +136,15 @@ public final class PrivateFrankWolfe {
    */
   public static final int FULL_MAX_ITEMS = 2000;
 
+  /**
+   * The solver that works for d items: {@link EigenSolver#FULL} (Algorithm 1) up to {@link
+   * #FULL_MAX_ITEMS}, else {@link EigenSolver#OJA} (Algorithm 2, linear in d per step). A
+   * function of the public d only.
+   */
+  public static EigenSolver solverFor(int items) {
+    return items <= FULL_MAX_ITEMS ? EigenSolver.FULL : EigenSolver.OJA;
+  }
+
   private static void checkMatches(Ratings ratings, CompletionParams params) {
     if (ratings.items() > FULL_MAX_ITEMS && params.solver() == EigenSolver.FULL) {
       throw new IllegalArgumentException("the full eigen solver needs a dense d x d matrix; d = "

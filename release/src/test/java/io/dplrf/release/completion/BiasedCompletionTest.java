@@ -74,47 +74,14 @@ class BiasedCompletionTest {
     assertTrue(p.estimatesUserShrinkage());
     assertEquals(2 / 5.0, BiasedParams.SPREAD_CLIP);
     BiasedParams.Shares sh = p.shares();
-    assertEquals(1, sh.global() + sh.userSpread() + sh.itemSums() + sh.itemCounts()
-        + sh.residual(), 4e-16);
+    assertEquals(1, sh.global() + sh.userSpread() + sh.choice() + sh.itemSums()
+        + sh.itemCounts() + sh.residual(), 4e-16);
     BiasedParams fixed = p.withUserShrinkage(3);
     assertFalse(fixed.estimatesUserShrinkage());
     assertEquals(3, fixed.userShrinkage());
     assertEquals(0.05 / 0.95, fixed.shares().global(), 1e-15);
   }
 
-  /**
-   * With ξ &lt; 6 no user has the 6 ratings the users' spread needs, so it is not released (a
-   * decision on the public ξ): its share goes to the others as the normalisation does, λ_u is
-   * the fixed default, and the fit still spends exactly μ(ε, δ). With ξ = 6 it is estimated.
-   */
-  @Test
-  void userSpread_isOff_whenXiIsBelowTheSpreadsMinimum() {
-    PrivacyParams privacy = new PrivacyParams(1, 1e-6);
-    BiasedParams five = BiasedParams.of(privacy, BiasedParams.SPREAD_MIN_RATINGS - 1, 1, 5);
-    assertFalse(five.estimatesUserShrinkage());
-    assertEquals(0, five.shares().userSpread());
-    assertEquals(0.05 / 0.95, five.shares().global(), 1e-15);
-    assertEquals(0.50 / 0.95, five.shares().residual(), 1e-15);
-    assertTrue(BiasedParams.of(privacy, BiasedParams.SPREAD_MIN_RATINGS, 1, 5)
-        .estimatesUserShrinkage());
-    assertFalse(five.withShares(BiasedParams.Shares.DEFAULT).estimatesUserShrinkage());
-    BiasedCompletion.Traced t = BiasedCompletion.fitTraced(data(five, 200, 81), five,
-        SecretKey.forTesting(82), "xi5", x -> { });
-    assertEquals(null, t.released().spread());
-    assertEquals(BiasedParams.DEFAULT_USER_SHRINKAGE, t.model().userShrinkage());
-    BiasedAccount a = t.model().account().orElseThrow();
-    double mu = AnalyticGaussian.mu(1, 1e-6);
-    assertFalse(a.components().stream().anyMatch(c -> c.name().contains("spread")),
-        a.components().toString());
-    assertSpends(mu * Math.sqrt(0.40 / 0.95), a.components().get(1).mu(), "items");
-    assertSpends(mu, a.muSpent(), "total");
-  }
-
-  /**
-   * The library path never fails on one user's unusable record: a non-finite rating or an id
-   * outside users × items is dropped and counted, and the fit is the fit without that record
-   * (same key and label, so the same bits: equal models), its user's row the only one changed.
-   */
   @Test
   void ratings_dropUnusableRecords_andTheFitIsTheFitWithoutThem() {
     BiasedParams p = params(1);
@@ -152,11 +119,11 @@ class BiasedCompletionTest {
   /** Shares are weights: normalised to sum to 1 (the fit's tolerance is rounding only). */
   @Test
   void shares_areNormalised() {
-    BiasedParams.Shares s = new BiasedParams.Shares(1, 1, 1, 1, 4);
+    BiasedParams.Shares s = new BiasedParams.Shares(1, 1, 1, 1, 0.5, 3.5);
     assertEquals(0.125, s.global(), 0);
-    assertEquals(0.5, s.residual(), 0);
-    assertEquals(1, s.global() + s.userSpread() + s.itemSums() + s.itemCounts() + s.residual(),
-        0);
+    assertEquals(0.4375, s.residual(), 0);
+    assertEquals(1, s.global() + s.userSpread() + s.choice() + s.itemSums() + s.itemCounts()
+        + s.residual(), 0);
   }
 
   /**
@@ -236,14 +203,15 @@ class BiasedCompletionTest {
     assertFalse(small.residual().isPresent(), small.residualStatus());
     assertEquals(mu, a.mu(), 0);
     List<BiasedAccount.Component> cs = a.components();
-    assertEquals(5, cs.size());
+    assertEquals(6, cs.size());
     double muR = mu * Math.sqrt(sh.residual());
     double rest = muR * Math.sqrt(3 / 4.0);
     assertSpends(mu * Math.sqrt(sh.global()), cs.get(0).mu(), "global offset");
     assertSpends(mu * Math.sqrt(sh.itemSums() + sh.itemCounts()), cs.get(1).mu(), "items");
     assertSpends(mu * Math.sqrt(sh.userSpread()), cs.get(2).mu(), "users' spread");
-    assertSpends(muR / 2, cs.get(3).mu(), "signal test");
-    assertSpends(rest, cs.get(4).mu(), "second item release");
+    assertSpends(mu * Math.sqrt(sh.choice()), cs.get(3).mu(), "model choice");
+    assertSpends(muR / 2, cs.get(4).mu(), "signal test");
+    assertSpends(rest, cs.get(5).mu(), "second item release");
     assertSpends(mu, a.muSpent(), "total");
     double muG = mu * Math.sqrt(sh.global()) / Math.sqrt(2);
     assertSigma(2 * p.halfWidth() / muG, part(cs.get(0), 0), 1);
@@ -253,12 +221,14 @@ class BiasedCompletionTest {
     assertSigma((BiasedParams.SPREAD_CLIP + 1 / 6.0) / (mu * Math.sqrt(sh.userSpread())),
         part(cs.get(2), 0), 1);
     double l = p.residual().clip();
-    BiasedAccount.Part w = part(cs.get(3), 0);
+    assertSigma(2 * BiasedCompletion.choiceClip(p) / (mu * Math.sqrt(sh.choice())),
+        part(cs.get(3), 0), 1);
+    BiasedAccount.Part w = part(cs.get(4), 0);
     assertSigma(4 * Math.sqrt(2) * l * l / (muR / 2), w, 1);
     assertEquals(D * (D + 1) / 2, w.noise().entries());
     double fs = sh.itemSums() / (sh.itemSums() + sh.itemCounts());
-    assertSigma(2 * p.itemClip() / (rest * Math.sqrt(fs)), part(cs.get(4), 0), 1);
-    assertSigma(Math.sqrt(2) / (rest * Math.sqrt(1 - fs)), part(cs.get(4), 1), 1);
+    assertSigma(2 * p.itemClip() / (rest * Math.sqrt(fs)), part(cs.get(5), 0), 1);
+    assertSigma(Math.sqrt(2) / (rest * Math.sqrt(1 - fs)), part(cs.get(5), 1), 1);
     // Many users and a strong residual at a large ε: Frank–Wolfe runs all its iterations.
     BiasedParams big = params(50);
     Ratings strong = rankOne(big, 4000);
@@ -267,12 +237,12 @@ class BiasedCompletionTest {
     BiasedAccount b = used.account().orElseThrow();
     double muBig = AnalyticGaussian.mu(50, 1e-6);
     int t = big.residual().iterationsFor(strong.users(), D);
-    assertEquals(4, b.components().size());
+    assertEquals(5, b.components().size());
     assertSpends(muBig, b.muSpent(), "total");
-    assertSpends(muBig * Math.sqrt(big.shares().residual()), b.components().get(3).mu(), "FW");
+    assertSpends(muBig * Math.sqrt(big.shares().residual()), b.components().get(4).mu(), "FW");
     double lb = big.residual().clip();
     assertSigma(4 * Math.sqrt(2) * lb * lb / (muBig * Math.sqrt(big.shares().residual())
-        / Math.sqrt(t)), part(b.components().get(3), 0), t);
+        / Math.sqrt(t)), part(b.components().get(4), 0), t);
     assertEquals(muBig * Math.sqrt(big.shares().residual()), b.residual().orElseThrow().mu(),
         muBig * 1e-12);
   }
@@ -311,7 +281,7 @@ class BiasedCompletionTest {
       seconds += second ? 1 : 0;
       double[][] z = new double[4][];
       for (int v = 0; v < (second ? 4 : 2); v++) {
-        double sigma = part(cs.get(v < 2 ? 1 : 4), v % 2).noise().sigma();
+        double sigma = part(cs.get(v < 2 ? 1 : 5), v % 2).noise().sigma();
         double[] e = exact[v % 2].exact();
         z[v] = new double[D];
         for (int j = 0; j < D; j++) {
@@ -454,20 +424,25 @@ class BiasedCompletionTest {
         sigmaC);
     assertArrayEquals(rel.spread(), replay(BiasedCompletion.spreadSums(r, p, g, released1),
         part(cs.get(2), 0), KeyStream.of(key, label + "/biased/spread").bits()), "spread");
-    assertEquals(BiasedCompletion.userShrinkageOf(rel.spread()[0], rel.spread()[1],
-        part(cs.get(2), 0).noise().sigma()), t.model().userShrinkage(), 0);
+    double lambdaU = BiasedCompletion.withOffsetNoise(BiasedCompletion.userShrinkageOf(
+        rel.spread()[0], rel.spread()[1], part(cs.get(2), 0).noise().sigma()),
+        BiasedCompletion.offsetVariance(p, rel.activeUsers(), part(cs.get(0), 0).noise().sigma(),
+            part(cs.get(0), 1).noise().sigma()), p.itemClip());
+    assertEquals(lambdaU, t.model().userShrinkage(), 0);
+    assertChoiceReplays(r, p, key, label, g, lambdaU, rel, cs);
     ExactSum[] item = BiasedCompletion.itemSums(r, p, g);
     RandomBits bits2 = KeyStream.of(key, label + "/biased/items/2").bits();
-    assertArrayEquals(rel.itemSums2(), replay(item[0], part(cs.get(4), 0), bits2), "sums 2");
-    assertArrayEquals(rel.itemWeights2(), replay(item[1], part(cs.get(4), 1), bits2),
+    assertArrayEquals(rel.itemSums2(), replay(item[0], part(cs.get(5), 0), bits2), "sums 2");
+    assertArrayEquals(rel.itemWeights2(), replay(item[1], part(cs.get(5), 1), bits2),
         "weights 2");
     double[] s = rel.itemSums().clone();
     double[] c = rel.itemWeights().clone();
     double sigma2S = BiasedCompletion.combine(s, sigmaS, rel.itemSums2(),
-        part(cs.get(4), 0).noise().sigma());
+        part(cs.get(5), 0).noise().sigma());
     double sigma2C = BiasedCompletion.combine(c, sigmaC, rel.itemWeights2(),
-        part(cs.get(4), 1).noise().sigma());
-    assertArrayEquals(BiasedCompletion.shrink(s, c, sigma2S, sigma2C), t.model().itemBiases());
+        part(cs.get(5), 1).noise().sigma());
+    assertArrayEquals(chosen(BiasedCompletion.shrink(s, c, sigma2S, sigma2C), rel, cs),
+        t.model().itemBiases());
 
     // The other branch: Frank–Wolfe ran all its iterations, its noise from "/biased/residual".
     BiasedParams big = params(50);
@@ -477,11 +452,15 @@ class BiasedCompletionTest {
     assertTrue(u.model().residual().isPresent(), u.model().residualStatus());
     List<BiasedAccount.Component> us = u.model().account().orElseThrow().components();
     double g2 = replayGlobalAndItems(strong, big, key, label2, u.released(), us);
-    double[] b2 = BiasedCompletion.shrink(u.released().itemSums(), u.released().itemWeights(),
-        part(us.get(1), 0).noise().sigma(), part(us.get(1), 1).noise().sigma());
-    assertArrayEquals(b2, u.model().itemBiases());
+    double[] shrunk2 = BiasedCompletion.shrink(u.released().itemSums(),
+        u.released().itemWeights(), part(us.get(1), 0).noise().sigma(),
+        part(us.get(1), 1).noise().sigma());
     assertArrayEquals(u.released().spread(), replay(BiasedCompletion.spreadSums(strong, big, g2,
-        b2), part(us.get(2), 0), KeyStream.of(key, label2 + "/biased/spread").bits()));
+        shrunk2), part(us.get(2), 0), KeyStream.of(key, label2 + "/biased/spread").bits()));
+    assertChoiceReplays(strong, big, key, label2, g2, u.model().userShrinkage(), u.released(),
+        us);
+    double[] b2 = chosen(shrunk2, u.released(), us);
+    assertArrayEquals(b2, u.model().itemBiases());
     double mu = AnalyticGaussian.mu(50, 1e-6) * Math.sqrt(big.shares().residual());
     CompletionModel fw = PrivateFrankWolfe.fitShare(BiasedCompletion.residualRatings(strong, big,
         g2, b2, u.model().userShrinkage()), big.residual(), mu, key, label2 + "/biased/residual",
@@ -511,6 +490,29 @@ class BiasedCompletionTest {
   }
 
   /** {@code sum} released from {@code bits} with the grid Gaussian of the σ {@code part} used. */
+  /**
+   * The model choice's release replayed from {@code "/biased/choice"} on the released g, λ_u and
+   * the RELEASED first item sums and weights (their σ's and prior variance).
+   */
+  private static void assertChoiceReplays(Ratings r, BiasedParams p, SecretKey key, String label,
+      double g, double lambdaU, BiasedCompletion.Released rel,
+      List<BiasedAccount.Component> cs) {
+    double sigmaS = part(cs.get(1), 0).noise().sigma();
+    double sigmaC = part(cs.get(1), 1).noise().sigma();
+    ExactSum exact = BiasedCompletion.choiceSums(r, p, g, lambdaU, rel.itemSums(),
+        rel.itemWeights(), sigmaS, sigmaC, BiasedCompletion.priorVariance(rel.itemSums(),
+            rel.itemWeights(), sigmaS, sigmaC));
+    assertEquals(rel.choice(), replay(exact, part(cs.get(3), 0),
+        KeyStream.of(key, label + "/biased/choice").bits())[0], 0, "model choice");
+  }
+
+  /** The item biases as the model choice leaves them: kept iff its score clears 2σ. */
+  private static double[] chosen(double[] bias, BiasedCompletion.Released rel,
+      List<BiasedAccount.Component> cs) {
+    boolean keep = rel.choice() > BiasedCompletion.CHOICE_Z * part(cs.get(3), 0).noise().sigma();
+    return keep ? bias : new double[bias.length];
+  }
+
   private static double[] replay(ExactSum sum, BiasedAccount.Part part, RandomBits bits) {
     NoiseScale n = part.noise();
     return sum.release(new GaussianSketchNoise(n.sketch(), n.sensitivity(), 1, 1,
@@ -535,7 +537,7 @@ class BiasedCompletionTest {
     double[][] again = noiseOf(r, p, key, "run/x");
     double[][] y = noiseOf(r, p, key, "run/y");
     String[] names = {"global sum and count", "first item sums", "first item weights",
-        "users' spread", "second item sums", "second item weights"};
+        "users' spread", "second item sums", "second item weights", "model choice"};
     for (int v = 0; v < names.length; v++) {
       assertArrayEquals(x[v], again[v], 0, names[v] + ": the same runLabel, the same noise");
       double sigma = x[names.length + v][0];
@@ -550,8 +552,9 @@ class BiasedCompletionTest {
   }
 
   /**
-   * The noise (released − exact) of the six releases of one fit (the global pair, the first
-   * item sums and weights, the spread, the second item sums and weights), then each one's
+   * The noise (released − exact) of the seven releases of one fit (the global pair, the first
+   * item sums and weights, the spread, the second item sums and weights, the model choice),
+   * then each one's
    * smallest σ (as a one-entry array).
    */
   private static double[][] noiseOf(Ratings r, BiasedParams p, SecretKey key, String label) {
@@ -564,15 +567,21 @@ class BiasedCompletionTest {
     ExactSum[] item = BiasedCompletion.itemSums(r, p, g);
     double[] bias = BiasedCompletion.shrink(rel.itemSums(), rel.itemWeights(),
         part(cs.get(1), 0).noise().sigma(), part(cs.get(1), 1).noise().sigma());
+    double sigmaS = part(cs.get(1), 0).noise().sigma();
+    double sigmaC = part(cs.get(1), 1).noise().sigma();
+    double[] choice = BiasedCompletion.choiceSums(r, p, g, t.model().userShrinkage(),
+        rel.itemSums(), rel.itemWeights(), sigmaS, sigmaC, BiasedCompletion.priorVariance(
+            rel.itemSums(), rel.itemWeights(), sigmaS, sigmaC)).exact();
     double[][] released = {{rel.globalSum(), rel.activeUsers()}, rel.itemSums(),
-        rel.itemWeights(), rel.spread(), rel.itemSums2(), rel.itemWeights2()};
+        rel.itemWeights(), rel.spread(), rel.itemSums2(), rel.itemWeights2(),
+        {rel.choice()}};
     double[][] exact = {{global[0].exact()[0], global[1].exact()[0]}, item[0].exact(),
         item[1].exact(), BiasedCompletion.spreadSums(r, p, g, bias).exact(), item[0].exact(),
-        item[1].exact()};
+        item[1].exact(), choice};
     double[] sigma = {Math.min(part(cs.get(0), 0).noise().sigma(),
-        part(cs.get(0), 1).noise().sigma()), part(cs.get(1), 0).noise().sigma(),
-        part(cs.get(1), 1).noise().sigma(), part(cs.get(2), 0).noise().sigma(),
-        part(cs.get(4), 0).noise().sigma(), part(cs.get(4), 1).noise().sigma()};
+        part(cs.get(0), 1).noise().sigma()), sigmaS, sigmaC, part(cs.get(2), 0).noise().sigma(),
+        part(cs.get(5), 0).noise().sigma(), part(cs.get(5), 1).noise().sigma(),
+        part(cs.get(3), 0).noise().sigma()};
     double[][] out = new double[2 * released.length][];
     for (int v = 0; v < released.length; v++) {
       out[v] = new double[released[v].length];
@@ -735,7 +744,8 @@ class BiasedCompletionTest {
     assertTrue(withBiases.userShrinkage() < 15, "lambda_u " + withBiases.userShrinkage());
     BiasedModel none = BiasedCompletion.fit(centredRankOne(p, 3000), p,
         SecretKey.forTesting(53), "n");
-    assertTrue(none.userShrinkage() > 1000, "lambda_u " + none.userShrinkage());
+    // Large, up to the cap τ²/σ_g² that the offset's noise puts on λ_u (≈ 600 here).
+    assertTrue(none.userShrinkage() > 300, "lambda_u " + none.userShrinkage());
   }
 
   /** Empirical Bayes: with σ = 0 it is s/(c + prior); noise-level sums shrink to 0. */

@@ -165,10 +165,6 @@ final class CompletionFit implements CompletionRuns.Fitter {
     if (s.userShrinkage().isPresent()) {
       return "fixed by the operator (completion-user-shrinkage)";
     }
-    if (!p.estimatesUserShrinkage()) {
-      return "fixed at the default: with max-ratings = " + p.maxRatingsPerUser() + " < "
-          + BiasedParams.SPREAD_MIN_RATINGS + " no user has the ratings the estimate needs";
-    }
     return "privately";
   }
 
