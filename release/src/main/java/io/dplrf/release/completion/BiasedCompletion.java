@@ -214,8 +214,8 @@ public final class BiasedCompletion {
       }
       progress.accept(t);
     }
-    BiasedAccount account = new BiasedAccount(p.privacy(), CompletionAccount.RELATION, mu, spent,
-        fw == null ? Optional.empty() : fw.diagnostics().account());
+    BiasedAccount account = new BiasedAccount(p.privacy(), CompletionAccount.BIASED_RELATION, mu,
+        spent, fw == null ? Optional.empty() : fw.diagnostics().account());
     // The premise of the guarantee: what the noise actually drawn spends is at most μ(ε, δ).
     if (!(account.muSpent() <= mu * (1 + BiasedAccount.TOLERANCE))) {
       throw new IllegalStateException("the releases spent mu = " + account.muSpent() + " > "
@@ -258,6 +258,12 @@ public final class BiasedCompletion {
 
   private static void checkMatches(Ratings ratings, BiasedParams p) {
     int d = ratings.items();
+    // A whole row is up to d ratings: RowClipping's margin and ExactSum's slack are derived for
+    // rows of at most 10^6 entries (docs/privacy/completion.md §7).
+    if (d > MAX_ITEMS) {
+      throw new IllegalArgumentException("the biased model reads whole rows, and its bounds hold"
+          + " for at most " + MAX_ITEMS + " items. Provided value: " + d);
+    }
     if (ratings.maxPerUser() != d || ratings.clip() != p.rowBound(d)) {
       throw new IllegalArgumentException("ratings were bounded with " + ratings.maxPerUser()
           + " ratings per user, row bound " + ratings.clip() + " but the model needs every item ("
@@ -364,6 +370,8 @@ public final class BiasedCompletion {
    * them is at most Φ(−2) = 2.3%.
    */
   static final double CHOICE_Z = 2;
+  /** The most items a whole row may span: the rounding margins' premise (RowClipping). */
+  static final int MAX_ITEMS = 1_000_000;
 
   /**
    * The exact sum of the users' held-out scores of the item effects against the user-only
@@ -376,7 +384,7 @@ public final class BiasedCompletion {
    * (C = {@link #choiceClip}). d_i &gt; 0 says the item effects predict her held-out ratings
    * better. Each user adds one scalar in [−C, C] (nothing with n_i &lt; 2), and another user's
    * d depends on her own row and the released values only, so replacing a user moves the sum by
-   * at most 2C (docs/privacy/completion.md §7).
+   * at most 2C (docs/privacy/completion.md §8).
    */
   static ExactSum choiceSums(Ratings r, BiasedParams p, double offset, double lambdaU,
       double[] s, double[] c, double sigmaS, double sigmaC, double prior) {

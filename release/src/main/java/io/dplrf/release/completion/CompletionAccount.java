@@ -29,6 +29,15 @@ public record CompletionAccount(PrivacyParams privacy, String relation, String c
       + "public model are (epsilon, delta)-DP (in the service, what the epoch cut makes public"
       + " is in /v1/status)";
 
+  /**
+   * The biased model's relation: its bounded releases read each user's whole row, of any length
+   * (docs/privacy/completion.md §7–8); only the residual Frank–Wolfe reads her first ξ ratings.
+   */
+  public static final String BIASED_RELATION = "one user (joint DP): one user's whole ratings"
+      + " row replaced by any other row (any number of ratings, each clamped to [rating-min,"
+      + " rating-max]); the other users' outputs and the public model are (epsilon, delta)-DP (in"
+      + " the service, what the epoch cut makes public is in /v1/status)";
+
   public CompletionAccount {
     noise = List.copyOf(noise);
   }

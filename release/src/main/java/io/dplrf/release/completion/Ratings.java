@@ -91,7 +91,7 @@ public final class Ratings {
       order[next[user[r]]++] = r;
     }
     int[] rowStart = new int[users + 1];
-    int[] outCols = new int[Math.min(user.length, Math.multiplyExact(users, maxPerUser))];
+    int[] outCols = new int[(int) Math.min(user.length, (long) users * maxPerUser)];
     double[] outVals = new double[outCols.length];
     long dropped = 0;
     int clippedRows = 0;

@@ -13,7 +13,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The model choice of {@link BiasedCompletion} (docs/privacy/completion.md §7, "The model
+ * The model choice of {@link BiasedCompletion} (docs/privacy/completion.md §8, "The model
  * choice"): the users' clipped held-out scores of the item effects against the user-only model,
  * summed with Δ = 2C and released with charged noise; the item effects are kept only when the
  * release clears 2σ.
@@ -161,6 +161,33 @@ class ModelChoiceTest {
     double upper = ChiSquare.upperTail(chi, labels);
     assertTrue(upper > FALSE_ALARM && 1 - upper > FALSE_ALARM,
         "sum of z^2 = " + chi + " over " + labels + " labels");
+  }
+
+  /**
+   * The decision reads the released, noisy score only: on data whose exact score sits near the
+   * threshold CHOICE_Z·σ (300 users, item effects of spread 0.85, where one draw's score is about
+   * 2σ), every one of 40 runs keeps the item effects exactly when its released score clears
+   * CHOICE_Z·σ, and both outcomes occur. A decision on the exact score would be the same in every
+   * run and fail (a threshold on the data without noise); two equal outcomes in all 40 runs of a
+   * correct decision have probability of order 2^-39 when the score sits at the threshold.
+   */
+  @Test
+  void theDecision_followsTheReleasedScore_notTheExactOne() {
+    BiasedParams p = params(1).withResidual(params(1).residual().withIterations(4));
+    Ratings r = data(p, 300, 1.7, 31);
+    SecretKey key = SecretKey.forTesting(33);
+    int kept = 0;
+    int runs = 40;
+    for (int k = 0; k < runs; k++) {
+      BiasedCompletion.Traced t = BiasedCompletion.fitTraced(r, p, key, "decide" + k, x -> { });
+      var cs = t.model().account().orElseThrow().components();
+      double sigma = cs.get(3).parts().get(0).noise().sigma();
+      boolean clears = t.released().choice() > BiasedCompletion.CHOICE_Z * sigma;
+      assertEquals(clears, t.model().usesItemEffects(), "run " + k + ": released score "
+          + t.released().choice() / sigma + " sigma");
+      kept += clears ? 1 : 0;
+    }
+    assertTrue(kept > 0 && kept < runs, kept + " of " + runs + " runs kept the item effects");
   }
 
   /**
