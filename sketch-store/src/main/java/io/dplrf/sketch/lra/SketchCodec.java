@@ -303,18 +303,7 @@ public final class SketchCodec {
     DataInputStream d =
         new DataInputStream(new CheckedInputStream(new BufferedInputStream(in, 1 << 16), crc));
     try {
-      int version = readVersion(d);
-      d.readByte(); // mechanism
-      d.readByte(); // noiseless
-      if (version != VERSION_ONE_STREAM) {
-        d.readInt(); // noiseChunk
-      }
-      if (version >= VERSION) {
-        d.readByte(); // sampler
-      }
-      d.readUTF(); // key fingerprint
-      d.readUTF(); // instance
-      String node = d.readUTF();
+      String node = readLabel(d);
       d.readFully(new byte[5 * 4 + 3 * 8]); // m, n, k, t, v; epsilon, delta, clip
       skipArray(d, 64); // plan
       d.readLong(); // updates
@@ -348,21 +337,26 @@ public final class SketchCodec {
   public static String label(InputStream in) throws IOException {
     DataInputStream d = new DataInputStream(new BufferedInputStream(in, 512));
     try {
-      int version = readVersion(d);
-      d.readByte(); // mechanism
-      d.readByte(); // noiseless
-      if (version != VERSION_ONE_STREAM) {
-        d.readInt(); // noiseChunk
-      }
-      if (version >= VERSION) {
-        d.readByte(); // sampler
-      }
-      d.readUTF(); // key fingerprint
-      d.readUTF(); // instance
-      return d.readUTF();
+      return readLabel(d);
     } catch (EOFException e) {
       throw new IOException("sketch snapshot is truncated", e);
     }
+  }
+
+  /** Reads the header from the magic number through the node label; returns the label. */
+  private static String readLabel(DataInputStream d) throws IOException {
+    int version = readVersion(d);
+    d.readByte(); // mechanism
+    d.readByte(); // noiseless
+    if (version != VERSION_ONE_STREAM) {
+      d.readInt(); // noiseChunk
+    }
+    if (version >= VERSION) {
+      d.readByte(); // sampler
+    }
+    d.readUTF(); // key fingerprint
+    d.readUTF(); // instance
+    return d.readUTF();
   }
 
   /** Reads past one array of at most {@code max} numbers, through the checksum. */
