@@ -53,10 +53,10 @@ import org.slf4j.LoggerFactory;
  * its offsets re-applies exactly the updates after it, in the same per-partition order: none is
  * lost, none is applied twice. The listener (which releases) runs only after the snapshot holding
  * the closed epoch is durable, so nothing released can be rolled back by a crash. Between the two,
-the loop records the epoch on the broker ({@link ReleaseWitness}: the snapshot's offsets
-committed to a member-less group of the stream's own, never read back as a position), so that
-a start from an older backup is refused ({@link #checkWitness}); then the target raises its
-released-epoch guard ({@link IngestTarget#beforeRelease}).
+ * the loop records the epoch on the broker ({@link ReleaseWitness}: the snapshot's offsets
+ * committed to a member-less group of the stream's own, never read back as a position), so that
+ * a start from an older backup is refused ({@link #checkWitness}); then the target raises its
+ * released-epoch guard ({@link IngestTarget#beforeRelease}).
  *
  * <p><b>Pipelined close.</b> Where the target can end an epoch at once and finish it later
  * ({@link IngestTarget#beginCloseEpoch}: the sketch tree with its nodes kept as files) and the
@@ -158,6 +158,8 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   private final EpochListener listener;
   /** The broker's record of the stream's durable snapshots ({@link ReleaseWitness}). */
   private final ReleaseWitness witness;
+  /** Whether the restored snapshot has been checked against {@link #witness}. */
+  private boolean witnessChecked;
   private final LongSupplier clock;
   private final ContributionBounds bounds;
   private final long epochMillis;
@@ -381,7 +383,14 @@ public final class IngestLoop implements Runnable, AutoCloseable {
           config.topic());
     }
     restored = true;
-    checkWitness();
+    try {
+      checkWitness();
+    } catch (IOException e) {
+      // The broker cannot be asked now (an outage): the restored epochs are served, nothing is
+      // consumed or closed before the check (start), so no epoch can be closed a second time.
+      LOG.warn("the broker's record of the stream cannot be read yet ({}); it is checked before"
+          + " anything is consumed", e.getMessage());
+    }
     guardRestored();
     epochsBegun = target.epochsClosed();
     state = State.STARTING;
@@ -398,18 +407,19 @@ public final class IngestLoop implements Runnable, AutoCloseable {
    * restored epoch, which renews the record. Runs in {@link #restore}, before the listener hears
    * of the restored epochs (it may release them).
    *
-   * @throws IOException naming the consumer group and both epochs, or if the broker cannot be
-   *     asked
+   * @throws OlderThanBrokerRecordException naming the consumer group and both epochs
+   * @throws IOException if the broker cannot be asked (the caller retries)
    */
   private void checkWitness() throws IOException {
     String stream = target.streamLabel();
-    if (stream == null) {
+    if (stream == null || witnessChecked) {
+      witnessChecked = true;
       return;
     }
     int closed = target.epochsClosed();
     int witnessed = witness.witnessed(stream);
     if (witnessed > closed) {
-      throw new IOException("the broker records that the snapshot of epoch " + witnessed
+      throw new OlderThanBrokerRecordException("the broker records that the snapshot of epoch " + witnessed
           + " of this stream was durable (consumer group " + ReleaseWitness.group(stream)
           + " on topic '" + config.topic() + "'), but " + store.file() + " is of epoch " + closed
           + ": it is an older backup, and restoring it would close epochs that may have been"
@@ -419,6 +429,19 @@ public final class IngestLoop implements Runnable, AutoCloseable {
     }
     if (closed > 0) {
       witness.record(stream, closed, new TreeMap<>(nextOffsets));
+    }
+    witnessChecked = true;
+  }
+
+  /**
+   * A restored snapshot older than the broker's record of its stream: never retried, the start
+   * (or ingest) fails with it.
+   */
+  public static final class OlderThanBrokerRecordException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    OlderThanBrokerRecordException(String message) {
+      super(message);
     }
   }
 
@@ -452,6 +475,9 @@ public final class IngestLoop implements Runnable, AutoCloseable {
   /** Restores the snapshot (unless {@link #restore} did), then assigns all partitions and seeks. */
   void start() throws IOException {
     restore();
+    if (!witnessChecked) {
+      writes.run("reading the broker's record of the stream", this::checkWitness);
+    }
     started = true;
     if (!store.exists()) {
       // A run exists on disk before its first epoch closes: the snapshot of epoch 0 (no offsets,

@@ -40,14 +40,19 @@ class ReleaseWitnessLoopTest {
   final class Witness implements ReleaseWitness {
     final List<String> events;
     volatile int epoch = -1;
+    /** While set, the broker cannot be asked. */
+    volatile boolean unavailable;
 
     Witness(List<String> events) {
       this.events = events;
     }
 
     @Override
-    public int witnessed(String stream) {
+    public int witnessed(String stream) throws IOException {
       assertEquals(STREAM, stream);
+      if (unavailable) {
+        throw new IOException("the broker does not answer");
+      }
       return epoch;
     }
 
@@ -185,7 +190,8 @@ class ReleaseWitnessLoopTest {
     // The broker records a later epoch than the snapshot: an older backup put back whole.
     events.clear();
     witness.epoch = 6;
-    IOException older = assertThrows(IOException.class,
+    IngestLoop.OlderThanBrokerRecordException older = assertThrows(
+        IngestLoop.OlderThanBrokerRecordException.class,
         () -> loop(witness, events, new RecordingTarget(100)).restore());
     assertTrue(older.getMessage().contains("the broker records that the snapshot of epoch 6 of"
         + " this stream was durable (consumer group dplrf-stream-0123456789abcdef"),
@@ -193,6 +199,36 @@ class ReleaseWitnessLoopTest {
     assertTrue(older.getMessage().contains("is of epoch 4: it is an older backup"),
         older.getMessage());
     assertEquals(List.of(), events, "nothing is released, and the record is left as it is");
+  }
+
+  /**
+   * A broker that cannot be asked at the restore (an outage): the service starts and the listener
+   * hears of the restored epochs (already released, the same files), and the record is asked
+   * before anything is consumed; a record above the snapshot then fails the start of ingest.
+   */
+  @Test
+  void aBrokerThatCannotBeAskedAtTheRestore_isAskedBeforeAnythingIsConsumed() throws Exception {
+    List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+    Witness witness = new Witness(events);
+    IngestLoop first = loop(witness, events, new RecordingTarget(100));
+    first.start();
+    consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, 0, null, threeUpdates()));
+    for (int k = 0; k < 100 && first.stats().recordsConsumed() < 1; k++) {
+      first.pollOnce();
+    }
+    first.snapshot();
+    events.clear();
+    witness.unavailable = true;
+    witness.epoch = 3; // a later run of this stream's backup went on to epoch 3
+    IngestLoop again = loop(witness, events, new RecordingTarget(100));
+    again.restore();
+    assertEquals(List.of("guard 1", "restored 1"), events);
+    witness.unavailable = false;
+    IngestLoop.OlderThanBrokerRecordException older = assertThrows(
+        IngestLoop.OlderThanBrokerRecordException.class, again::start);
+    assertTrue(older.getMessage().contains("is of epoch 1: it is an older backup"),
+        older.getMessage());
+    assertEquals(List.of("guard 1", "restored 1"), events, "nothing consumed or released");
   }
 
   @Test

@@ -171,7 +171,7 @@ class StateRestoreIT {
         restored.service.close();
       }
 
-      IOException refused = assertThrows(IOException.class,
+      IllegalStateException refused = assertThrows(IllegalStateException.class,
           () -> RunningService.start(kafka, topic, older, settings(continual)).service.close());
       assertTrue(refused.getMessage().contains("the broker records that the snapshot of epoch 4"
           + " of this stream was durable") && refused.getMessage().contains("is of epoch 2: it is"
