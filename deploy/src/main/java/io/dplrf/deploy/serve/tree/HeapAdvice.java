@@ -168,6 +168,43 @@ final class HeapAdvice {
     return 0;
   }
 
+  /**
+   * Bytes of state files a BLT stream keeps by epoch T: every prefix release R_t (ranges are
+   * differences of two) and the buffers of the last two closes (4d), each a sketch of {@link
+   * Priv2Sketch#stateBytes} (the files' headers add a few hundred bytes).
+   */
+  static long diskBytes(BltConfig c, int buffers) {
+    return (c.epochs() + 4L * buffers) * Priv2Sketch.stateBytes(c.sizes());
+  }
+
+  /**
+   * Bytes of node files a Priv2 tree keeps by epoch T: its 2T − popcount(T) closed nodes; empty
+   * for other mechanisms (their nodes differ).
+   */
+  static OptionalLong diskBytes(TreeConfig c) {
+    if (c.mechanism() != Mechanism.PRIV2 && c.mechanism() != Mechanism.PRIV2_SPARSE) {
+      return OptionalLong.empty();
+    }
+    long nodes = 2L * c.epochs() - Integer.bitCount(c.epochs());
+    return OptionalLong.of(nodes * Priv2Sketch.stateBytes(c.sizes()));
+  }
+
+  /**
+   * The start's line on the memory and disk a stream will need: its peak of sketches in the
+   * heap, and the state files it keeps by epoch T beside the space free in the state directory.
+   */
+  static String footprint(long peakBytes, long heap, OptionalLong disk, long free, String dir) {
+    long gib = 1L << 30;
+    String memory = String.format(Locale.ROOT, "dplrf: sketches take about %.1f GiB of heap at"
+        + " their peak (this JVM has %.1f GiB)", peakBytes / (double) gib, heap / (double) gib);
+    if (disk.isEmpty()) {
+      return memory;
+    }
+    return memory + String.format(Locale.ROOT, "; state files reach about %.1f GiB in %s by epoch"
+        + " T (%.1f GiB free there now)%s", disk.getAsLong() / (double) gib, dir,
+        free / (double) gib, disk.getAsLong() > free ? ": WARNING, more than is free" : "");
+  }
+
   /** The heap the sketches may take: {@link #SHARE} of the maximum, less {@link #RESERVE}. */
   private static double budget(long maxHeap) {
     return SHARE * maxHeap - RESERVE;

@@ -413,9 +413,35 @@ public final class TreeMode implements ServiceMode {
 
   @Override
   public List<String> notes() {
-    return tree.stream() instanceof TreeStream t
-        ? HeapAdvice.advice(t.config(), Runtime.getRuntime().maxMemory()).stream().toList()
-        : List.of(); // a BLT stream that does not fit is refused at start (HeapAdvice)
+    long heap = Runtime.getRuntime().maxMemory();
+    java.util.ArrayList<String> notes = new java.util.ArrayList<>();
+    String dir;
+    java.util.OptionalLong peak;
+    java.util.OptionalLong disk;
+    if (tree.stream() instanceof FactorizationStream f) {
+      int buffers = f.stream().plan().parameters().buffers();
+      dir = "blt/";
+      peak = java.util.OptionalLong.of(HeapAdvice.peakBytes(f.stream().config(), buffers));
+      disk = java.util.OptionalLong.of(HeapAdvice.diskBytes(f.stream().config(), buffers));
+    } else if (tree.stream() instanceof TreeStream t) {
+      // A BLT stream that does not fit is refused at start; a tree keeps fewer nodes in memory.
+      notes.addAll(HeapAdvice.advice(t.config(), heap).stream().toList());
+      dir = "nodes/";
+      peak = HeapAdvice.peakBytes(t.config());
+      disk = HeapAdvice.diskBytes(t.config());
+    } else {
+      return notes;
+    }
+    if (peak.isPresent()) {
+      long free;
+      try {
+        free = java.nio.file.Files.getFileStore(config.stateDir()).getUsableSpace();
+      } catch (IOException e) {
+        free = Long.MAX_VALUE;
+      }
+      notes.add(HeapAdvice.footprint(peak.getAsLong(), heap, disk, free, dir));
+    }
+    return notes;
   }
 
   @Override

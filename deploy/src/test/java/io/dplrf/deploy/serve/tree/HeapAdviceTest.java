@@ -89,5 +89,11 @@ class HeapAdviceTest {
         SketchSizes.of(10_000, 10_000, 10, null, null, SketchSizes.DEFAULT_ALPHA),
         new PrivacyParams(1, 1e-6), 1, 1024, true);
     assertEquals(Optional.empty(), HeapAdvice.bltRefusal(small, 3, 4 * GIB, 24 * GIB));
+    // disk by epoch T: T prefix releases and two generations of buffers, 1036 sketches: 386 GiB
+    assertEquals((1024L + 12) * node, HeapAdvice.diskBytes(big, 3));
+    String line = HeapAdvice.footprint(HeapAdvice.peakBytes(big, 3), 12 * GIB,
+        java.util.OptionalLong.of(HeapAdvice.diskBytes(big, 3)), 100 * GIB, "blt/");
+    assertTrue(line.contains("about 4.7 GiB of heap") && line.contains("about 385.9 GiB in blt/")
+        && line.contains("WARNING, more than is free"), line);
   }
 }
