@@ -580,17 +580,19 @@ public final class ContinualSketch {
     if (f == null || !f.equals(n.file())) {
       throw new IllegalArgumentException("not a stored node of this tree: " + n);
     }
-    String label;
     try (InputStream in = archive.open(id)) {
-      label = SketchCodec.verify(in);
+      String label = SketchCodec.verify(in);
+      if (!label.equals(factory.label(id))) {
+        throw new DamagedFileException(f, "holds node " + label + ", expected "
+            + factory.label(id), null);
+      }
+      if (in instanceof NodeArchive.Directory.Recorded r) {
+        r.requireRecorded(); // the whole file, against the CRC32C its snapshot records
+      }
     } catch (DamagedFileException e) {
       throw e;
     } catch (IOException e) {
       throw new DamagedFileException(f, String.valueOf(e.getMessage()), e);
-    }
-    if (!label.equals(factory.label(id))) {
-      throw new DamagedFileException(f, "holds node " + label + ", expected " + factory.label(id),
-          null);
     }
   }
 
@@ -599,6 +601,9 @@ public final class ContinualSketch {
     if (!node.nodeLabel().equals(factory.label(id))) {
       throw new IOException("stored node " + id + " has label " + node.nodeLabel() + ", expected "
           + factory.label(id));
+    }
+    if (in instanceof NodeArchive.Directory.Recorded r) {
+      r.requireRecorded(); // the whole file, against the CRC32C its snapshot records
     }
     return node;
   }

@@ -144,6 +144,13 @@ abstract sealed class NodeArchive {
 
     private final Path dir;
     private final DirectorySync sync;
+    /**
+     * The CRC32C of every node file this stream has written, or its snapshot records (tree format
+     * 6): the label binds a file to its node, this to the close the snapshot holds, so that a node
+     * of a close a crash undid (same label, possibly other data under the same noise) is never
+     * read, even put back from a backup ({@link #open}; docs/privacy/recovery.md §5).
+     */
+    final Map<NodeId, Integer> crcs = new ConcurrentHashMap<>();
     /** False once the file system has refused direct I/O ({@link #writeDirect}). */
     private volatile boolean direct = true;
 
@@ -246,9 +253,15 @@ abstract sealed class NodeArchive {
     void put(NodeId id, NodeWriter node) {
       Path target = file(id);
       Path tmp = temp(target);
+      java.util.zip.CRC32C[] last = new java.util.zip.CRC32C[1];
+      NodeWriter checked = out -> { // once per attempt: direct I/O, then the page cache
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        node.writeTo(new java.util.zip.CheckedOutputStream(out, crc));
+        last[0] = crc;
+      };
       try {
         StateFiles.createDirectories(dir);
-        writeTemp(tmp, target, node);
+        writeTemp(tmp, target, checked);
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
         WriteSteps.reached(WriteSteps.Step.RENAMED, target);
@@ -257,6 +270,7 @@ abstract sealed class NodeArchive {
         // the restore would fail on a missing closed node.
         sync.fsync(dir);
         WriteSteps.reached(WriteSteps.Step.DURABLE, target);
+        crcs.put(id, (int) last[0].getValue());
       } catch (IOException e) {
         deleteQuietly(tmp, e);
         throw new UncheckedIOException("cannot store closed node " + id + " in " + dir, e);
@@ -362,10 +376,70 @@ abstract sealed class NodeArchive {
     @Override
     InputStream open(NodeId id) throws IOException {
       Path f = file(id);
+      InputStream raw;
       try {
-        return Files.newInputStream(f);
+        raw = Files.newInputStream(f);
       } catch (NoSuchFileException e) {
         throw new DamagedFileException(f, "missing", e);
+      }
+      Integer want = crcs.get(id);
+      return want == null ? raw : new Recorded(raw, want, f);
+    }
+
+    /**
+     * A node file's bytes with the CRC32C the stream recorded for it: a reader that has parsed the
+     * node checks the whole file against it ({@link #requireRecorded}).
+     */
+    static final class Recorded extends java.io.FilterInputStream {
+      private final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+      private final int want;
+      private final Path file;
+      private boolean checked;
+
+      Recorded(InputStream in, int want, Path file) {
+        super(in);
+        this.want = want;
+        this.file = file;
+      }
+
+      @Override
+      public int read() throws IOException {
+        int b = in.read();
+        if (b >= 0) {
+          crc.update(b);
+        }
+        return b;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        int n = in.read(b, off, len);
+        if (n > 0) {
+          crc.update(b, off, n);
+        }
+        return n;
+      }
+
+      @Override
+      public long skip(long n) throws IOException {
+        byte[] scratch = new byte[(int) Math.min(n, 1 << 16)];
+        int r = read(scratch, 0, scratch.length);
+        return Math.max(r, 0);
+      }
+
+      /**
+       * Reads the rest of the file and compares all of its bytes with the recorded CRC32C.
+       *
+       * @throws DamagedFileException naming the file if it is not the one the snapshot records
+       */
+      void requireRecorded() throws IOException {
+        transferTo(java.io.OutputStream.nullOutputStream());
+        if (!checked && (int) crc.getValue() != want) {
+          throw new DamagedFileException(file, "not the one the snapshot records (CRC "
+              + Integer.toHexString((int) crc.getValue()) + ", expected "
+              + Integer.toHexString(want) + "): a node of a close that a crash undid?", null);
+        }
+        checked = true;
       }
     }
 

@@ -47,12 +47,12 @@ import java.util.zip.CheckedOutputStream;
  * redrawn on restore.
  *
  * <pre>
- * Format version 5, big-endian (java.io.DataOutput):
+ * Format version 6, big-endian (java.io.DataOutput):
  *
  *  field                 type        notes
  *  --------------------  ----------  ----------------------------------------------------------
  *  magic                 8 bytes     ASCII "DPLRFCT1"
- *  version               int32       5
+ *  version               int32       6
  *  mechanism             int8        1 = priv1, 2 = priv2, 3 = priv2-sparse, 4 = robust-lra,
  *                                    5 = robust-pca
  *  relation              int8        the neighbouring relation the nodes are calibrated for
@@ -80,13 +80,17 @@ import java.util.zip.CheckedOutputStream;
  *    level, index        2 × int32   nodes; sorted by (level, index)
  *    sketch              store 0 only: int32 len, len bytes (SketchCodec); store 1: nothing,
  *                                    the node is read from its file
+ *  fileCount             int32       store 1 only: then per closed node's file, sorted by
+ *    level, index, crc   3 × int32   (level, index), the CRC32C of the file's bytes: binds each
+ *                                    file to the close this snapshot holds
  *  crc                   int32       CRC32C of every byte before it
  * </pre>
  *
  * <p>So a snapshot taken at an epoch close of a Priv2 tree with a node store is a few hundred
  * bytes: the accumulator is empty, no node is open, and the retained nodes are named, not copied.
  *
- * <p>Version 4 (read, never written) is version 5 without relation: each mechanism's default
+ * <p>Version 5 (read, never written) is version 6 without fileCount: its node files are bound by
+ * their labels only. Version 4 (read, never written) is version 5 without relation: each mechanism's default
  * ({@link TreeConfig#defaultRelation}: priv2 frobenius, priv2-sparse one-entry, as they were
  * calibrated). Version 3 (read, never written) is version 4 without sampler: its streams keep the CKS
  * sampler. Version 2 (read, never written) is version 3 without noiseChunk: its streams keep one
@@ -97,7 +101,7 @@ import java.util.zip.CheckedOutputStream;
  */
 final class TreeCodec {
   private static final byte[] MAGIC = "DPLRFCT1".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 5;
+  static final int VERSION = 6;
   private static final int MAX_NODES = 1 << 24;
 
   private TreeCodec() {}
@@ -172,6 +176,21 @@ final class TreeCodec {
         d.writeInt(id.index());
       }
     }
+    if (tree.archive instanceof NodeArchive.Directory dir) {
+      List<NodeId> files = new ArrayList<>();
+      for (NodeId id : dir.crcs.keySet()) {
+        if (id.end() <= tree.epochsClosed) { // not a node of a close begun after this state
+          files.add(id);
+        }
+      }
+      files.sort(Comparator.comparingInt(NodeId::level).thenComparingInt(NodeId::index));
+      d.writeInt(files.size());
+      for (NodeId id : files) {
+        d.writeInt(id.level());
+        d.writeInt(id.index());
+        d.writeInt(dir.crcs.get(id));
+      }
+    }
     d.flush();
     DataOutputStream tail = new DataOutputStream(out);
     tail.writeInt((int) crc.getValue());
@@ -236,6 +255,13 @@ final class TreeCodec {
       for (int x = 0; x < closedCount; x++) {
         closedNodes.add(named ? new NodeBytes(readId(d), null) : readNode(d));
       }
+      java.util.Map<NodeId, Integer> fileCrcs = new java.util.HashMap<>();
+      if (version >= 6 && store == 1) {
+        int files = count(d.readInt());
+        for (int x = 0; x < files; x++) {
+          fileCrcs.put(readId(d), d.readInt());
+        }
+      }
       int expected = (int) crc.getValue();
       if (d.readInt() != expected) {
         throw new IOException("tree snapshot checksum mismatch: the file is corrupt");
@@ -277,9 +303,12 @@ final class TreeCodec {
       if (nodeStore != null) {
         NodeArchive.Directory.removeTemporaries(nodeStore);
       }
+      NodeArchive archive = store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore);
+      if (archive instanceof NodeArchive.Directory dir) {
+        dir.crcs.putAll(fileCrcs); // before any node file is read
+      }
       return restore(config, p, derivation, key, instance, closedEpochs, acc, openNodes,
-          closedNodes, store == 0 ? NodeArchive.memory() : NodeArchive.directory(nodeStore),
-          nodesInMemory);
+          closedNodes, archive, nodesInMemory);
     } catch (EOFException e) {
       throw new IOException("tree snapshot is truncated", e);
     } catch (IllegalArgumentException e) {

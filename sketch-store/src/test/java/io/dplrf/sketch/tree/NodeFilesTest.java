@@ -178,6 +178,49 @@ class NodeFilesTest {
     assertEquals(leaf3, assertInstanceOf(DamagedFileException.class, swapped.getCause()).file());
   }
 
+  /**
+   * A node file of a close that a crash undid, put back alone (from an atomic file-system backup
+   * taken between that close's node writes and its snapshot): the same label, other updates under
+   * the same noise. The snapshot records every node file's CRC32C (tree format 6), so the release
+   * that reads it, the background check and the restore refuse it, naming the file; the released
+   * node is served once restored.
+   */
+  @Test
+  void aNodeOfAnUndoneClose_putBackAlone_isRefused() throws Exception {
+    Path nodes = dir.resolve("undone");
+    ContinualSketch first = ContinualSketch.create(config(), KEY, "u", nodes);
+    feed(first, 1, 0, PER_EPOCH);
+    first.closeEpoch();
+    byte[] snap1 = closedState(first);
+    feed(first, 2, 0, PER_EPOCH); // the first attempt at epoch 2: data A
+    first.closeEpoch();
+    Path leaf2 = nodes.resolve("node-0-1.sketch");
+    byte[] attemptA = Files.readAllBytes(leaf2); // in a backup taken now
+    // kill -9 before the snapshot of epoch 2: the restart replays epoch 2 with data B
+    ContinualSketch tree = ContinualSketch.readFrom(new ByteArrayInputStream(snap1), KEY, nodes);
+    feed(tree, 2, PER_EPOCH, 2 * PER_EPOCH);
+    tree.closeEpoch();
+    byte[] snap2 = closedState(tree);
+    var released = tree.releaseRange(2, 2);
+    byte[] attemptB = Files.readAllBytes(leaf2);
+    assertFalse(java.util.Arrays.equals(attemptA, attemptB), "the two attempts hold other data");
+
+    Files.write(leaf2, attemptA); // the operator puts the backup's leaf back
+    DamagedFileException read = assertInstanceOf(DamagedFileException.class,
+        assertThrows(UncheckedIOException.class, () -> tree.releaseRange(2, 2)).getCause());
+    assertEquals(leaf2, read.file());
+    assertTrue(read.problem().contains("not the one the snapshot records"), read.getMessage());
+    ContinualSketch restored = ContinualSketch.readFrom(new ByteArrayInputStream(snap2), KEY,
+        nodes);
+    ContinualSketch.StoredNode stored = restored.storedNodes().stream()
+        .filter(n -> n.file().equals(leaf2)).findFirst().orElseThrow();
+    assertEquals(leaf2, assertThrows(DamagedFileException.class, () -> restored.verify(stored))
+        .file());
+    Files.write(leaf2, attemptB);
+    restored.verify(stored);
+    assertSameRelease(released, restored.releaseRange(2, 2), "[2, 2] from the released leaf");
+  }
+
   /** Temp files of node writes a crash interrupted are deleted when the store is opened. */
   @Test
   void tempFilesLeftByACrash_areDeletedWhenTheNodeStoreIsOpened() throws Exception {

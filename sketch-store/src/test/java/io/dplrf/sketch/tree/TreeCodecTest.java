@@ -208,15 +208,18 @@ class TreeCodecTest {
     long nodeBytes = Files.size(dir.resolve("node-0-2.sketch"));
     assertTrue(nodeBytes > 8 * 1000, "a node file holds its sketch (> 1000 doubles): " + nodeBytes);
     byte[] snap = bytes(original);
-    assertTrue(snap.length < 512, "snapshot at a close: " + snap.length + " bytes");
-    ContinualSketch restored = ContinualSketch.readFrom(new ByteArrayInputStream(snap), KEY, dir);
+    assertTrue(snap.length < 512 + 12 * 8, "snapshot at a close: " + snap.length + " bytes");
+    // Each stream continues in its own copy of the directory (one stream per node store).
+    ContinualSketch restored = ContinualSketch.readFrom(new ByteArrayInputStream(snap), KEY,
+        copyOf(dir, dir.resolveSibling(dir.getFileName() + "-restored")));
     assertEquals(original.plan(), restored.plan());
     assertEquals(0, restored.accumulator.updateCount());
     feed(original, 4, 0, PER_EPOCH / 2);
     byte[] mid = bytes(original); // mid-epoch: the accumulator is in the snapshot
     assertTrue(mid.length > snap.length + nodeBytes / 2, "mid-epoch: " + mid.length);
     feed(restored, 4, 0, PER_EPOCH / 2);
-    ContinualSketch restoredMid = ContinualSketch.readFrom(new ByteArrayInputStream(mid), KEY, dir);
+    ContinualSketch restoredMid = ContinualSketch.readFrom(new ByteArrayInputStream(mid), KEY,
+        copyOf(dir, dir.resolveSibling(dir.getFileName() + "-mid")));
     assertEquals(PER_EPOCH / 2, restoredMid.accumulator.updateCount());
     for (ContinualSketch c : new ContinualSketch[] {original, restored, restoredMid}) {
       feed(c, 4, PER_EPOCH / 2, PER_EPOCH);
@@ -233,6 +236,16 @@ class TreeCodecTest {
         assertSameRelease(original.releaseRange(s, e), restoredMid.releaseRange(s, e), "mid [" + s + ", " + e + "]");
       }
     }
+  }
+
+  private static Path copyOf(Path from, Path to) throws IOException {
+    Files.createDirectories(to);
+    try (var files = Files.list(from)) {
+      for (Path f : files.toList()) {
+        Files.copy(f, to.resolve(f.getFileName()));
+      }
+    }
+    return to;
   }
 
   /**
@@ -293,7 +306,8 @@ class TreeCodecTest {
       "robust-pca, 2", "priv1, 3", "priv2, 3", "priv2-sparse, 3", "robust-lra, 3",
       "robust-pca, 3", "priv1, 4", "priv2, 4", "priv2-sparse, 4", "robust-lra, 4",
       "robust-pca, 4", "priv1, 5", "priv2, 5", "priv2-sparse, 5", "robust-lra, 5",
-      "robust-pca, 5"})
+      "robust-pca, 5", "priv1, 6", "priv2, 6", "priv2-sparse, 6", "robust-lra, 6",
+      "robust-pca, 6"})
   void goldenSnapshots_stayReadableAndContinueIdentically(String mechanism, int version)
       throws IOException {
     Mechanism mech = Mechanism.valueOf(mechanism.toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
