@@ -40,7 +40,8 @@ class EpochEndAndRestartIT {
     }
   }
 
-  private static List<Update> updates(int n, long seed) {
+  /** {@code n} updates of a 10 x 8 matrix, Δ in (−1, 1), from {@code seed}. */
+  static List<Update> updates(int n, long seed) {
     SplittableRandom rnd = new SplittableRandom(seed);
     List<Update> u = new ArrayList<>();
     for (int x = 0; x < n; x++) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dplrf.it.Stream.Update;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -30,15 +28,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(KafkaSuite.class)
 class StateRestoreIT {
   private static final Duration DEADLINE = Duration.ofSeconds(90);
-
-  private static List<Update> updates(int n, long seed) {
-    SplittableRandom rnd = new SplittableRandom(seed);
-    List<Update> u = new ArrayList<>();
-    for (int x = 0; x < n; x++) {
-      u.add(new Update(rnd.nextInt(10), rnd.nextInt(8), rnd.nextDouble(-1, 1)));
-    }
-    return u;
-  }
 
   private static Map<String, String> settings(String continual) {
     return RunningService.settings("rows", "10", "cols", "8", "rank", "2", "epsilon", "1",
@@ -105,7 +94,7 @@ class StateRestoreIT {
     List<RunningService> running = new ArrayList<>();
     try {
       Stream.sendAll(kafka.bootstrapServers(), topic,
-          Stream.unkeyed(Stream.records(updates(80, 3), 10)));
+          Stream.unkeyed(Stream.records(EpochEndAndRestartIT.updates(80, 3), 10)));
       RunningService first = RunningService.start(kafka, topic, state, settings("factorization"));
       awaitRelease(first, 2);
       first.service.close();
@@ -119,7 +108,7 @@ class StateRestoreIT {
       running.add(b);
       awaitRelease(b, 2);
       Stream.sendAll(kafka.bootstrapServers(), topic,
-          Stream.unkeyed(Stream.records(updates(40, 4), 10)));
+          Stream.unkeyed(Stream.records(EpochEndAndRestartIT.updates(40, 4), 10)));
       awaitRelease(b, 3);
       Map<String, Object> fenced = Poll.until("the first process fails", DEADLINE, a::ingest,
           m -> "failed".equals(m.get("state")));
@@ -143,7 +132,7 @@ class StateRestoreIT {
     List<Path> dirs = new ArrayList<>(List.of(state));
     try {
       Stream.sendAll(kafka.bootstrapServers(), topic,
-          Stream.unkeyed(Stream.records(updates(80, 1), 10)));
+          Stream.unkeyed(Stream.records(EpochEndAndRestartIT.updates(80, 1), 10)));
       RunningService first = RunningService.start(kafka, topic, state, settings(continual));
       awaitRelease(first, 2);
       first.service.close(); // a clean stop: the final snapshot
@@ -151,7 +140,7 @@ class StateRestoreIT {
       dirs.add(older);
 
       Stream.sendAll(kafka.bootstrapServers(), topic,
-          Stream.unkeyed(Stream.records(updates(80, 2), 10)));
+          Stream.unkeyed(Stream.records(EpochEndAndRestartIT.updates(80, 2), 10)));
       RunningService second = RunningService.start(kafka, topic, state, settings(continual));
       awaitRelease(second, 4);
       Map<List<Integer>, double[]> before = ranges(second, 4);

@@ -27,7 +27,9 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
@@ -311,7 +313,7 @@ public final class BltStream {
   }
 
   private static String epoch(int e) {
-    return String.format(java.util.Locale.ROOT, "%010d", e);
+    return String.format(Locale.ROOT, "%010d", e);
   }
 
   /** File of encoder buffer i after epoch e. */
@@ -606,7 +608,7 @@ public final class BltStream {
       }
       BltFiles.Written r = store(names.get(f), release, releaseLabel(instance, t));
       written.add(r);
-      int[] crcs = java.util.Arrays.copyOf(releaseCrcs, t);
+      int[] crcs = Arrays.copyOf(releaseCrcs, t);
       crcs[t - 1] = r.crc();
       deleteBuffersBefore(files, t - 1);
       if (last) { // no epoch is encoded or decoded after T: the secret buffers leave memory

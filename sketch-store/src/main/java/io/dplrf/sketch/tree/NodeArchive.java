@@ -11,10 +11,12 @@ import io.dplrf.sketch.tree.Dyadic.NodeId;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -24,6 +26,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedOutputStream;
 
 /**
  * Every closed node's {@code SketchCodec} bytes, for range releases (any closed node may be part
@@ -178,7 +184,7 @@ abstract sealed class NodeArchive {
       try {
         StateFiles.createDirectories(dir);
         try (FileChannel ch = StateFiles.createForWriting(tmp)) {
-          ch.write(java.nio.ByteBuffer.wrap(bytes));
+          ch.write(ByteBuffer.wrap(bytes));
           ch.force(true);
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE,
@@ -213,7 +219,7 @@ abstract sealed class NodeArchive {
       }
       try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "node-*.sketch")) {
         for (Path p : s) {
-          java.util.regex.Matcher m = NODE_FILE.matcher(p.getFileName().toString());
+          Matcher m = NODE_FILE.matcher(p.getFileName().toString());
           if (m.matches()) {
             long index = Long.parseLong(m.group(2));
             if (index > Integer.MAX_VALUE) {
@@ -229,8 +235,8 @@ abstract sealed class NodeArchive {
       return newest;
     }
 
-    private static final java.util.regex.Pattern NODE_FILE =
-        java.util.regex.Pattern.compile("node-(\\d{1,2})-(\\d{1,10})\\.sketch");
+    private static final Pattern NODE_FILE =
+        Pattern.compile("node-(\\d{1,2})-(\\d{1,10})\\.sketch");
 
     /** True if {@code dir} already holds node files (of this or another stream). */
     static boolean hasNodeFiles(Path dir) throws IOException {
@@ -253,10 +259,10 @@ abstract sealed class NodeArchive {
     void put(NodeId id, NodeWriter node) {
       Path target = file(id);
       Path tmp = temp(target);
-      java.util.zip.CRC32C[] last = new java.util.zip.CRC32C[1];
+      CRC32C[] last = new CRC32C[1];
       NodeWriter checked = out -> { // once per attempt: direct I/O, then the page cache
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        node.writeTo(new java.util.zip.CheckedOutputStream(out, crc));
+        CRC32C crc = new CRC32C();
+        node.writeTo(new CheckedOutputStream(out, crc));
         last[0] = crc;
       };
       try {
@@ -390,8 +396,8 @@ abstract sealed class NodeArchive {
      * A node file's bytes with the CRC32C the stream recorded for it: a reader that has parsed the
      * node checks the whole file against it ({@link #requireRecorded}).
      */
-    static final class Recorded extends java.io.FilterInputStream {
-      private final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    static final class Recorded extends FilterInputStream {
+      private final CRC32C crc = new CRC32C();
       private final int want;
       private final Path file;
       private boolean checked;
@@ -433,7 +439,7 @@ abstract sealed class NodeArchive {
        * @throws DamagedFileException naming the file if it is not the one the snapshot records
        */
       void requireRecorded() throws IOException {
-        transferTo(java.io.OutputStream.nullOutputStream());
+        transferTo(OutputStream.nullOutputStream());
         if (!checked && (int) crc.getValue() != want) {
           throw new DamagedFileException(file, "not the one the snapshot records (CRC "
               + Integer.toHexString((int) crc.getValue()) + ", expected "

@@ -32,6 +32,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -255,7 +256,7 @@ final class TreeCodec {
       for (int x = 0; x < closedCount; x++) {
         closedNodes.add(named ? new NodeBytes(readId(d), null) : readNode(d));
       }
-      java.util.Map<NodeId, Integer> fileCrcs = new java.util.HashMap<>();
+      Map<NodeId, Integer> fileCrcs = new HashMap<>();
       if (version >= 6 && store == 1) {
         int files = count(d.readInt());
         for (int x = 0; x < files; x++) {
@@ -401,7 +402,7 @@ final class TreeCodec {
       throw new IOException("corrupt tree snapshot: open nodes " + gotOpen + ", expected "
           + expectedOpen);
     }
-    Map<NodeId, byte[]> inline = new java.util.HashMap<>();
+    Map<NodeId, byte[]> inline = new HashMap<>();
     for (NodeBytes o : closedNodes) {
       NodeId id = o.id();
       if (id.end() > closedEpochs) {
